@@ -1,0 +1,2 @@
+//! The kacl network server: listeners, connections, SASL, routing by API key, one handler per API.
+#![forbid(unsafe_code)]
