@@ -1,2 +1,4 @@
 //! The kacl network server: listeners, connections, SASL, routing by API key, one handler per API.
 #![forbid(unsafe_code)]
+
+pub mod tls_principal;
