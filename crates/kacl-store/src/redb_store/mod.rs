@@ -1,0 +1,271 @@
+//! The default, embedded [`MetadataStore`]: one redb file, `<dir>/kacl.redb`, in a
+//! data directory locked by `<dir>/LOCK`.
+
+#[cfg(test)]
+mod fault_tests;
+mod lock;
+mod tables;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard};
+
+use kacl_acl::AclBinding;
+use redb::{Builder, Database, Durability, ReadableDatabase as _};
+
+use crate::error::StoreError;
+use crate::ids;
+use crate::ops;
+use crate::records::{AclCommit, PartitionRecord, ScramCredential, ScramMechanism, TopicRecord};
+use crate::store::MetadataStore;
+
+use lock::DirLock;
+use tables::{ReadTables, WriteTables};
+
+/// The database file's name inside the data directory.
+pub const DB_FILE_NAME: &str = "kacl.redb";
+
+/// Opens the database file; called again to recover after an I/O error.
+type Opener = Box<dyn Fn() -> Result<Database, redb::DatabaseError> + Send + Sync>;
+
+/// The embedded store. Dropping it closes the database and releases the directory lock.
+pub struct RedbStore {
+    // Fields drop in order: the database is closed before the lock is released.
+    /// `None` only between closing a failed database and reopening it.
+    db: RwLock<Option<Database>>,
+    /// Set when an I/O error stopped the database; the next call reopens the file.
+    needs_reopen: AtomicBool,
+    opener: Opener,
+    dir: PathBuf,
+    db_path: PathBuf,
+    cluster_id: String,
+    _lock: DirLock,
+}
+
+impl std::fmt::Debug for RedbStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedbStore")
+            .field("db_path", &self.db_path)
+            .field("cluster_id", &self.cluster_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedbStore {
+    /// Opens the store in `dir`, creating the directory and the database on first use.
+    ///
+    /// Fails with [`StoreError::Locked`] if another store holds the directory, with
+    /// [`StoreError::UnsupportedFormat`] if a newer kacl wrote it. After a crash, redb
+    /// recovers the last committed state here (which may take a moment on a large store).
+    pub fn open(dir: &Path) -> Result<RedbStore, StoreError> {
+        let db_path = dir.join(DB_FILE_NAME);
+        let path = db_path.clone();
+        Self::open_with(dir, Box::new(move || Builder::new().create(&path)))
+    }
+
+    /// [`RedbStore::open`] with a custom way to open the database file (tests inject
+    /// failing storage through this).
+    pub(crate) fn open_with(dir: &Path, opener: Opener) -> Result<RedbStore, StoreError> {
+        let dir_existed = dir.is_dir();
+        fs::create_dir_all(dir).map_err(|e| StoreError::from_io(dir, e))?;
+        let lock = DirLock::acquire(dir)?;
+        let db_path = dir.join(DB_FILE_NAME);
+        let file_existed = db_path.exists();
+        let db = opener().map_err(|e| StoreError::from_redb(&db_path, e))?;
+        if !file_existed {
+            // A new file's directory entry is durable only once its directory is synced.
+            sync_dir(dir)?;
+            if !dir_existed {
+                if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+                    sync_dir(parent)?;
+                }
+            }
+        }
+        let mut store = RedbStore {
+            db: RwLock::new(Some(db)),
+            needs_reopen: AtomicBool::new(false),
+            opener,
+            dir: dir.to_path_buf(),
+            db_path,
+            cluster_id: String::new(),
+            _lock: lock,
+        };
+        store.cluster_id = store.write(|t| ops::init_meta(t))?;
+        Ok(store)
+    }
+
+    /// The data directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The database file, `<dir>/kacl.redb`.
+    pub fn db_path(&self) -> &Path {
+        &self.db_path
+    }
+
+    /// The open database, reopening it first if an I/O error stopped it.
+    fn database(&self) -> Result<RwLockReadGuard<'_, Option<Database>>, StoreError> {
+        if self.needs_reopen.load(Ordering::Acquire) {
+            let mut slot = self.db.write().unwrap_or_else(PoisonError::into_inner);
+            if self.needs_reopen.load(Ordering::Acquire) {
+                // Close first: redb refuses a second open of a file this process holds.
+                *slot = None;
+                let db = (self.opener)().map_err(|e| StoreError::from_redb(&self.db_path, e))?;
+                *slot = Some(db);
+                self.needs_reopen.store(false, Ordering::Release);
+            }
+        }
+        Ok(self.db.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Maps a redb error, and schedules a reopen if it stopped the database.
+    fn engine_error(&self, error: impl Into<redb::Error>) -> StoreError {
+        self.noted(StoreError::from_redb(&self.db_path, error))
+    }
+
+    /// Schedules a reopen after an error that may have stopped the database (redb
+    /// refuses every later operation after an I/O error until the file is reopened).
+    fn noted(&self, error: StoreError) -> StoreError {
+        if matches!(
+            error,
+            StoreError::Io { .. }
+                | StoreError::StorageFull { .. }
+                | StoreError::ReadOnly { .. }
+                | StoreError::CorruptDatabase { .. }
+                | StoreError::Engine { .. }
+        ) {
+            self.needs_reopen.store(true, Ordering::Release);
+        }
+        error
+    }
+
+    fn closed_error(&self) -> StoreError {
+        StoreError::Engine {
+            path: self.db_path.clone(),
+            detail: "the database is closed after an I/O error and could not be reopened"
+                .to_string(),
+        }
+    }
+
+    /// Runs `operation` in a write transaction and commits it with an fsync; on any
+    /// error the transaction is aborted and nothing changes.
+    fn write<R>(
+        &self,
+        operation: impl FnOnce(&mut WriteTables<'_>) -> Result<R, StoreError>,
+    ) -> Result<R, StoreError> {
+        let guard = self.database()?;
+        let db = guard.as_ref().ok_or_else(|| self.closed_error())?;
+        let mut txn = db.begin_write().map_err(|e| self.engine_error(e))?;
+        txn.set_durability(Durability::Immediate)
+            .map_err(|e| self.engine_error(e))?;
+        let outcome = match WriteTables::open(&txn, &self.db_path) {
+            Ok(mut tables) => operation(&mut tables),
+            Err(e) => Err(e),
+        };
+        match outcome {
+            Ok(value) => {
+                txn.commit().map_err(|e| self.engine_error(e))?;
+                Ok(value)
+            }
+            Err(error) => {
+                if let Err(abort) = txn.abort() {
+                    self.engine_error(abort);
+                }
+                Err(self.noted(error))
+            }
+        }
+    }
+
+    /// Runs `operation` on a consistent snapshot.
+    fn read<R>(
+        &self,
+        operation: impl FnOnce(&ReadTables<'_>) -> Result<R, StoreError>,
+    ) -> Result<R, StoreError> {
+        let guard = self.database()?;
+        let db = guard.as_ref().ok_or_else(|| self.closed_error())?;
+        let txn = db.begin_read().map_err(|e| self.engine_error(e))?;
+        let tables = ReadTables::open(&txn, &self.db_path).map_err(|e| self.noted(e))?;
+        operation(&tables).map_err(|e| self.noted(e))
+    }
+}
+
+/// Makes a directory's entries (a file just created in it) durable.
+fn sync_dir(dir: &Path) -> Result<(), StoreError> {
+    #[cfg(unix)]
+    {
+        fs::File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| StoreError::from_io(dir, e))?;
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+impl MetadataStore for RedbStore {
+    fn cluster_id(&self) -> String {
+        self.cluster_id.clone()
+    }
+
+    fn load_acls(&self) -> Result<Vec<AclBinding>, StoreError> {
+        self.read(|t| ops::load_acls(t))
+    }
+
+    fn commit_acl_changes(
+        &self,
+        adds: &[AclBinding],
+        removes: &[AclBinding],
+    ) -> Result<AclCommit, StoreError> {
+        self.write(|t| ops::commit_acl_changes(t, adds, removes, &mut ids::random_kafka_uuid))
+    }
+
+    fn load_topics(&self) -> Result<Vec<TopicRecord>, StoreError> {
+        self.read(|t| ops::load_topics(t))
+    }
+
+    fn create_topics(&self, topics: &[TopicRecord]) -> Result<Vec<TopicRecord>, StoreError> {
+        self.write(|t| ops::create_topics(t, topics))
+    }
+
+    fn delete_topics(&self, names: &[String]) -> Result<Vec<String>, StoreError> {
+        self.write(|t| ops::delete_topics(t, names))
+    }
+
+    fn add_partitions(
+        &self,
+        name: &str,
+        new_partitions: &[PartitionRecord],
+    ) -> Result<TopicRecord, StoreError> {
+        self.write(|t| ops::add_partitions(t, name, new_partitions))
+    }
+
+    fn upsert_scram_credential(
+        &self,
+        user: &str,
+        credential: &ScramCredential,
+    ) -> Result<(), StoreError> {
+        self.write(|t| ops::upsert_scram(t, user, credential))
+    }
+
+    fn delete_scram_credential(
+        &self,
+        user: &str,
+        mechanism: ScramMechanism,
+    ) -> Result<bool, StoreError> {
+        self.write(|t| ops::delete_scram(t, user, mechanism))
+    }
+
+    fn scram_credential(
+        &self,
+        user: &str,
+        mechanism: ScramMechanism,
+    ) -> Result<Option<ScramCredential>, StoreError> {
+        self.read(|t| ops::get_scram(t, user, mechanism))
+    }
+
+    fn list_scram_credentials(&self) -> Result<Vec<(String, ScramCredential)>, StoreError> {
+        self.read(|t| ops::list_scram(t))
+    }
+}

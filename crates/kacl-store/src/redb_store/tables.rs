@@ -1,0 +1,166 @@
+//! The store's four redb tables, opened together inside one read or write transaction,
+//! and the key-value traits of `kv` on top of them.
+
+use std::path::Path;
+
+use redb::{
+    ReadOnlyTable, ReadTransaction, ReadableTable, ReadableTableMetadata, TableDefinition,
+    WriteTransaction,
+};
+
+use crate::error::StoreError;
+use crate::kv::{KvGet, KvScan, KvWrite, Table, Visitor};
+
+type Bytes = &'static [u8];
+
+const ACLS: TableDefinition<Bytes, Bytes> = TableDefinition::new("acls");
+const TOPICS: TableDefinition<Bytes, Bytes> = TableDefinition::new("topics");
+const SCRAM: TableDefinition<Bytes, Bytes> = TableDefinition::new("scram_credentials");
+const META: TableDefinition<Bytes, Bytes> = TableDefinition::new("meta");
+
+fn definition(table: Table) -> TableDefinition<'static, Bytes, Bytes> {
+    match table {
+        Table::Acls => ACLS,
+        Table::Topics => TOPICS,
+        Table::Scram => SCRAM,
+        Table::Meta => META,
+    }
+}
+
+/// The tables as a read transaction sees them: one consistent snapshot.
+pub(super) struct ReadTables<'p> {
+    path: &'p Path,
+    acls: ReadOnlyTable<Bytes, Bytes>,
+    topics: ReadOnlyTable<Bytes, Bytes>,
+    scram: ReadOnlyTable<Bytes, Bytes>,
+    meta: ReadOnlyTable<Bytes, Bytes>,
+}
+
+impl<'p> ReadTables<'p> {
+    pub(super) fn open(txn: &ReadTransaction, path: &'p Path) -> Result<Self, StoreError> {
+        let open = |table| {
+            txn.open_table(definition(table))
+                .map_err(|e| StoreError::from_redb(path, e))
+        };
+        Ok(ReadTables {
+            path,
+            acls: open(Table::Acls)?,
+            topics: open(Table::Topics)?,
+            scram: open(Table::Scram)?,
+            meta: open(Table::Meta)?,
+        })
+    }
+
+    fn table(&self, table: Table) -> &ReadOnlyTable<Bytes, Bytes> {
+        match table {
+            Table::Acls => &self.acls,
+            Table::Topics => &self.topics,
+            Table::Scram => &self.scram,
+            Table::Meta => &self.meta,
+        }
+    }
+}
+
+impl KvGet for ReadTables<'_> {
+    fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        let found = self
+            .table(table)
+            .get(key)
+            .map_err(|e| StoreError::from_redb(self.path, e))?;
+        Ok(found.map(|guard| guard.value().to_vec()))
+    }
+}
+
+impl KvScan for ReadTables<'_> {
+    fn len(&self, table: Table) -> Result<u64, StoreError> {
+        self.table(table)
+            .len()
+            .map_err(|e| StoreError::from_redb(self.path, e))
+    }
+
+    fn scan(&self, table: Table, visit: &mut Visitor<'_>) -> Result<(), StoreError> {
+        let entries = self
+            .table(table)
+            .iter()
+            .map_err(|e| StoreError::from_redb(self.path, e))?;
+        for entry in entries {
+            let (key, value) = entry.map_err(|e| StoreError::from_redb(self.path, e))?;
+            visit(key.value(), value.value())?;
+        }
+        Ok(())
+    }
+}
+
+/// The tables inside a write transaction; nothing is visible to readers, or durable,
+/// until the transaction commits.
+pub(super) struct WriteTables<'txn> {
+    path: &'txn Path,
+    acls: redb::Table<'txn, Bytes, Bytes>,
+    topics: redb::Table<'txn, Bytes, Bytes>,
+    scram: redb::Table<'txn, Bytes, Bytes>,
+    meta: redb::Table<'txn, Bytes, Bytes>,
+}
+
+impl<'txn> WriteTables<'txn> {
+    /// Opens (creating on first use) every table.
+    pub(super) fn open(txn: &'txn WriteTransaction, path: &'txn Path) -> Result<Self, StoreError> {
+        let open = |table| {
+            txn.open_table(definition(table))
+                .map_err(|e| StoreError::from_redb(path, e))
+        };
+        Ok(WriteTables {
+            path,
+            acls: open(Table::Acls)?,
+            topics: open(Table::Topics)?,
+            scram: open(Table::Scram)?,
+            meta: open(Table::Meta)?,
+        })
+    }
+
+    fn table(&self, table: Table) -> &redb::Table<'txn, Bytes, Bytes> {
+        match table {
+            Table::Acls => &self.acls,
+            Table::Topics => &self.topics,
+            Table::Scram => &self.scram,
+            Table::Meta => &self.meta,
+        }
+    }
+
+    fn table_mut(&mut self, table: Table) -> &mut redb::Table<'txn, Bytes, Bytes> {
+        match table {
+            Table::Acls => &mut self.acls,
+            Table::Topics => &mut self.topics,
+            Table::Scram => &mut self.scram,
+            Table::Meta => &mut self.meta,
+        }
+    }
+}
+
+impl KvGet for WriteTables<'_> {
+    fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        let found = self
+            .table(table)
+            .get(key)
+            .map_err(|e| StoreError::from_redb(self.path, e))?;
+        Ok(found.map(|guard| guard.value().to_vec()))
+    }
+}
+
+impl KvWrite for WriteTables<'_> {
+    fn insert(&mut self, table: Table, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
+        let path = self.path;
+        self.table_mut(table)
+            .insert(key, value)
+            .map_err(|e| StoreError::from_redb(path, e))?;
+        Ok(())
+    }
+
+    fn remove(&mut self, table: Table, key: &[u8]) -> Result<bool, StoreError> {
+        let path = self.path;
+        let removed = self
+            .table_mut(table)
+            .remove(key)
+            .map_err(|e| StoreError::from_redb(path, e))?;
+        Ok(removed.is_some())
+    }
+}

@@ -1,0 +1,76 @@
+//! The interface the server programs against, so that the embedded redb store, the
+//! in-memory store (tests, fuzzing) and a later etcd store are interchangeable.
+
+use kacl_acl::AclBinding;
+
+use crate::error::StoreError;
+use crate::records::{AclCommit, PartitionRecord, ScramCredential, ScramMechanism, TopicRecord};
+
+/// Durable cluster metadata: ACLs, topics, SCRAM credentials and the cluster id.
+///
+/// Every method that changes something is one atomic transaction: when it returns
+/// `Ok`, all of the change is durable (for a durable backend); when it returns `Err`,
+/// none of it happened. Implementations are safe to share between threads; calls are
+/// blocking (the server runs them on a blocking-capable thread).
+pub trait MetadataStore: Send + Sync {
+    /// The cluster id, generated on first open and the same ever after: 22 characters
+    /// of URL-safe base64, as Kafka's `Uuid.toString()`.
+    fn cluster_id(&self) -> String;
+
+    /// Every ACL, to build the in-memory index at start.
+    fn load_acls(&self) -> Result<Vec<AclBinding>, StoreError>;
+
+    /// Removes `removes`, then adds `adds`, atomically. Adding a stored binding and
+    /// removing an absent one do nothing; the result says what actually changed. Fails
+    /// with [`StoreError::InvalidAcl`] (changing nothing) if an added binding holds a
+    /// filter value (ANY, MATCH) or UNKNOWN.
+    fn commit_acl_changes(
+        &self,
+        adds: &[AclBinding],
+        removes: &[AclBinding],
+    ) -> Result<AclCommit, StoreError>;
+
+    /// Every topic, in creation order.
+    fn load_topics(&self) -> Result<Vec<TopicRecord>, StoreError>;
+
+    /// Creates all the topics or none; returns them as stored, with the creation
+    /// sequence numbers the store assigned. Fails with
+    /// [`StoreError::TopicAlreadyExists`] if a name exists or repeats, and with
+    /// [`StoreError::InvalidPartitions`] unless partitions are numbered 0, 1, ...
+    fn create_topics(&self, topics: &[TopicRecord]) -> Result<Vec<TopicRecord>, StoreError>;
+
+    /// Deletes the named topics that exist, atomically; returns the names deleted.
+    /// Topics' ACLs are untouched, as in Kafka.
+    fn delete_topics(&self, names: &[String]) -> Result<Vec<String>, StoreError>;
+
+    /// Appends partitions numbered from the topic's current count; returns the topic.
+    fn add_partitions(
+        &self,
+        name: &str,
+        new_partitions: &[PartitionRecord],
+    ) -> Result<TopicRecord, StoreError>;
+
+    /// Stores a user's credential for its mechanism, replacing any earlier one.
+    fn upsert_scram_credential(
+        &self,
+        user: &str,
+        credential: &ScramCredential,
+    ) -> Result<(), StoreError>;
+
+    /// Deletes a user's credential for a mechanism; true if there was one.
+    fn delete_scram_credential(
+        &self,
+        user: &str,
+        mechanism: ScramMechanism,
+    ) -> Result<bool, StoreError>;
+
+    /// A user's credential for a mechanism, if stored.
+    fn scram_credential(
+        &self,
+        user: &str,
+        mechanism: ScramMechanism,
+    ) -> Result<Option<ScramCredential>, StoreError>;
+
+    /// Every credential with its user, ordered by user, then mechanism.
+    fn list_scram_credentials(&self) -> Result<Vec<(String, ScramCredential)>, StoreError>;
+}

@@ -1,0 +1,287 @@
+//! Records for the store tests, and the behaviour every `MetadataStore` must show.
+#![allow(dead_code)] // each test binary uses its own subset
+
+use std::collections::BTreeMap;
+
+use kacl_acl::{
+    AccessControlEntry, AclBinding, AclOperation, AclPermissionType, PatternType, ResourcePattern,
+    ResourceType,
+};
+use kacl_store::{
+    MetadataStore, PartitionRecord, ScramCredential, ScramMechanism, StoreError, TopicRecord,
+};
+
+/// A topic READ ACL for `principal` on `topic`.
+pub fn acl(topic: &str, principal: &str) -> AclBinding {
+    AclBinding::new(
+        ResourcePattern::new(ResourceType::Topic, topic, PatternType::Literal),
+        AccessControlEntry::new(principal, "*", AclOperation::Read, AclPermissionType::Allow),
+    )
+}
+
+/// `n` distinct bindings spread over every resource type, pattern, operation and
+/// permission, with varied string lengths.
+pub fn many_acls(n: usize) -> Vec<AclBinding> {
+    let types = [
+        ResourceType::Topic,
+        ResourceType::Group,
+        ResourceType::Cluster,
+        ResourceType::TransactionalId,
+        ResourceType::DelegationToken,
+        ResourceType::User,
+    ];
+    let ops = [
+        AclOperation::All,
+        AclOperation::Read,
+        AclOperation::Write,
+        AclOperation::Describe,
+        AclOperation::IdempotentWrite,
+    ];
+    (0..n)
+        .map(|i| {
+            let pattern = if i % 3 == 0 {
+                PatternType::Prefixed
+            } else {
+                PatternType::Literal
+            };
+            let permission = if i % 7 == 0 {
+                AclPermissionType::Deny
+            } else {
+                AclPermissionType::Allow
+            };
+            AclBinding::new(
+                ResourcePattern::new(types[i % types.len()], format!("res-{}", i / 3), pattern),
+                AccessControlEntry::new(
+                    format!("User:svc-{}", i % 1000),
+                    if i % 2 == 0 { "*" } else { "10.0.0.1" },
+                    ops[i % ops.len()],
+                    permission,
+                ),
+            )
+        })
+        .collect()
+}
+
+pub fn sorted(mut acls: Vec<AclBinding>) -> Vec<AclBinding> {
+    acls.sort();
+    acls
+}
+
+pub fn topic(name: &str, partitions: i32) -> TopicRecord {
+    TopicRecord {
+        name: name.to_string(),
+        topic_id: kacl_store::random_kafka_uuid(),
+        partitions: (0..partitions)
+            .map(|p| PartitionRecord {
+                partition_index: p,
+                replicas: vec![1],
+            })
+            .collect(),
+        configs: BTreeMap::from([("retention.ms".to_string(), "1000".to_string())]),
+        created_seq: 999,
+    }
+}
+
+pub fn credential(mechanism: ScramMechanism, iterations: u32) -> ScramCredential {
+    ScramCredential {
+        mechanism,
+        salt: vec![9; 16],
+        iterations,
+        stored_key: vec![1; 32],
+        server_key: vec![2; 32],
+    }
+}
+
+/// ACL commits: idempotent adds, absent removes, dedupe, atomic refusal.
+pub fn check_acls(store: &dyn MetadataStore) {
+    let a = acl("orders", "User:alice");
+    let b = acl("orders", "User:bob");
+    let c = acl("payments", "User:alice");
+
+    let first = store
+        .commit_acl_changes(&[a.clone(), b.clone(), a.clone()], &[])
+        .unwrap();
+    assert_eq!(first.added, vec![a.clone(), b.clone()]);
+    assert!(first.removed.is_empty());
+
+    let again = store
+        .commit_acl_changes(&[a.clone(), c.clone()], &[])
+        .unwrap();
+    assert_eq!(
+        again.added,
+        vec![c.clone()],
+        "an existing binding is a no-op"
+    );
+    assert_eq!(
+        sorted(store.load_acls().unwrap()),
+        sorted(vec![a.clone(), b.clone(), c.clone()])
+    );
+
+    let removed = store
+        .commit_acl_changes(&[], &[b.clone(), b.clone(), acl("nope", "User:x")])
+        .unwrap();
+    assert_eq!(
+        removed.removed,
+        vec![b.clone()],
+        "each removal counted once"
+    );
+    assert!(removed.added.is_empty());
+
+    // A batch with one binding that cannot be stored changes nothing at all.
+    let mut bad = acl("x", "User:x");
+    bad.pattern.pattern_type = PatternType::Match;
+    let err = store
+        .commit_acl_changes(&[acl("fresh", "User:y"), bad], std::slice::from_ref(&a))
+        .unwrap_err();
+    assert!(matches!(err, StoreError::InvalidAcl { .. }), "{err}");
+    assert!(!err.is_storage_failure());
+    assert_eq!(
+        sorted(store.load_acls().unwrap()),
+        sorted(vec![a.clone(), c.clone()])
+    );
+
+    // Removes apply before adds.
+    let both = store
+        .commit_acl_changes(std::slice::from_ref(&a), std::slice::from_ref(&a))
+        .unwrap();
+    assert_eq!(both.removed, vec![a.clone()]);
+    assert_eq!(both.added, vec![a.clone()]);
+    assert_eq!(store.load_acls().unwrap().len(), 2);
+}
+
+/// Topics: creation order, atomic refusal, deletion, partitions.
+pub fn check_topics(store: &dyn MetadataStore) {
+    let created = store
+        .create_topics(&[topic("zeta", 1), topic("alpha", 3)])
+        .unwrap();
+    assert_eq!(created[0].created_seq + 1, created[1].created_seq);
+    assert_ne!(
+        created[0].created_seq, 999,
+        "the store assigns the sequence"
+    );
+    store.create_topics(&[topic("mid", 2)]).unwrap();
+
+    let names: Vec<String> = store
+        .load_topics()
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(
+        names,
+        ["zeta", "alpha", "mid"],
+        "creation order, not name order"
+    );
+
+    // One existing name refuses the whole batch.
+    let err = store
+        .create_topics(&[topic("new", 1), topic("alpha", 1)])
+        .unwrap_err();
+    assert!(matches!(err, StoreError::TopicAlreadyExists { ref name } if name == "alpha"));
+    let err = store
+        .create_topics(&[topic("twice", 1), topic("twice", 1)])
+        .unwrap_err();
+    assert!(matches!(err, StoreError::TopicAlreadyExists { .. }));
+    let mut gap = topic("gap", 2);
+    gap.partitions[1].partition_index = 5;
+    assert!(matches!(
+        store.create_topics(&[gap]).unwrap_err(),
+        StoreError::InvalidPartitions { .. }
+    ));
+    assert_eq!(store.load_topics().unwrap().len(), 3);
+
+    let grown = store
+        .add_partitions(
+            "alpha",
+            &[
+                PartitionRecord {
+                    partition_index: 3,
+                    replicas: vec![1, 2],
+                },
+                PartitionRecord {
+                    partition_index: 4,
+                    replicas: vec![2, 1],
+                },
+            ],
+        )
+        .unwrap();
+    assert_eq!(grown.partitions.len(), 5);
+    assert!(matches!(
+        store
+            .add_partitions(
+                "alpha",
+                &[PartitionRecord {
+                    partition_index: 9,
+                    replicas: vec![1]
+                }]
+            )
+            .unwrap_err(),
+        StoreError::InvalidPartitions { .. }
+    ));
+    assert!(matches!(
+        store.add_partitions("ghost", &[]).unwrap_err(),
+        StoreError::UnknownTopic { .. }
+    ));
+
+    let deleted = store
+        .delete_topics(&["zeta".into(), "ghost".into(), "zeta".into()])
+        .unwrap();
+    assert_eq!(deleted, ["zeta"]);
+
+    // A topic created after a deletion still sorts last.
+    store.create_topics(&[topic("zeta", 1)]).unwrap();
+    let topics = store.load_topics().unwrap();
+    let names: Vec<&str> = topics.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["alpha", "mid", "zeta"]);
+    assert_eq!(topics[0].partitions.len(), 5);
+    assert_eq!(topics[0].partitions[4].replicas, vec![2, 1]);
+    assert_eq!(topics[0].configs["retention.ms"], "1000");
+}
+
+/// SCRAM credentials: upsert replaces, keyed by user and mechanism.
+pub fn check_scram(store: &dyn MetadataStore) {
+    use ScramMechanism::{Sha256, Sha512};
+    store
+        .upsert_scram_credential("bob", &credential(Sha512, 4096))
+        .unwrap();
+    store
+        .upsert_scram_credential("alice", &credential(Sha256, 4096))
+        .unwrap();
+    store
+        .upsert_scram_credential("alice", &credential(Sha256, 8192))
+        .unwrap();
+    store
+        .upsert_scram_credential("alice", &credential(Sha512, 4096))
+        .unwrap();
+
+    assert_eq!(
+        store.scram_credential("alice", Sha256).unwrap(),
+        Some(credential(Sha256, 8192))
+    );
+    assert_eq!(store.scram_credential("bob", Sha256).unwrap(), None);
+    let listed: Vec<(String, ScramMechanism, u32)> = store
+        .list_scram_credentials()
+        .unwrap()
+        .into_iter()
+        .map(|(user, c)| (user, c.mechanism, c.iterations))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("alice".to_string(), Sha256, 8192),
+            ("alice".to_string(), Sha512, 4096),
+            ("bob".to_string(), Sha512, 4096),
+        ]
+    );
+    assert!(store.delete_scram_credential("alice", Sha256).unwrap());
+    assert!(!store.delete_scram_credential("alice", Sha256).unwrap());
+    assert_eq!(store.list_scram_credentials().unwrap().len(), 2);
+}
+
+/// The cluster id looks like Kafka's.
+pub fn check_cluster_id(store: &dyn MetadataStore) {
+    let id = store.cluster_id();
+    assert_eq!(id.len(), 22, "{id}");
+    assert!(kacl_store::parse_kafka_uuid(&id).is_some());
+    assert_eq!(store.cluster_id(), id);
+}

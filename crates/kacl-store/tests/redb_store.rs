@@ -1,0 +1,185 @@
+//! The embedded store: the shared behaviour, plus what only a file can show —
+//! reopening, the directory lock, format checks and a large load.
+
+mod common;
+
+use std::fs;
+
+use kacl_store::{MetadataStore, RedbStore, ScramMechanism, StoreError, DB_FILE_NAME};
+
+fn open(dir: &tempfile::TempDir) -> RedbStore {
+    RedbStore::open(dir.path()).unwrap()
+}
+
+#[test]
+fn acls() {
+    let dir = tempfile::tempdir().unwrap();
+    common::check_acls(&open(&dir));
+}
+
+#[test]
+fn topics() {
+    let dir = tempfile::tempdir().unwrap();
+    common::check_topics(&open(&dir));
+}
+
+#[test]
+fn scram() {
+    let dir = tempfile::tempdir().unwrap();
+    common::check_scram(&open(&dir));
+}
+
+#[test]
+fn cluster_id() {
+    let dir = tempfile::tempdir().unwrap();
+    common::check_cluster_id(&open(&dir));
+}
+
+#[test]
+fn everything_survives_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cluster_id, acls, topics, creds) = {
+        let store = open(&dir);
+        common::check_acls(&store);
+        common::check_topics(&store);
+        common::check_scram(&store);
+        (
+            store.cluster_id(),
+            store.load_acls().unwrap(),
+            store.load_topics().unwrap(),
+            store.list_scram_credentials().unwrap(),
+        )
+    };
+    let store = open(&dir);
+    assert_eq!(
+        store.cluster_id(),
+        cluster_id,
+        "the cluster id is generated once"
+    );
+    assert_eq!(store.load_acls().unwrap(), acls);
+    assert_eq!(store.load_topics().unwrap(), topics);
+    assert_eq!(store.list_scram_credentials().unwrap(), creds);
+    assert!(!acls.is_empty() && !topics.is_empty() && !creds.is_empty());
+
+    // Sequence numbers keep counting after a reopen.
+    let created = store.create_topics(&[common::topic("later", 1)]).unwrap();
+    assert!(topics
+        .iter()
+        .all(|t| t.created_seq < created[0].created_seq));
+}
+
+#[test]
+fn a_second_open_of_a_locked_directory_fails_and_names_the_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir);
+    let err = RedbStore::open(dir.path()).unwrap_err();
+    match &err {
+        StoreError::Locked { path } => assert_eq!(path, &dir.path().join("LOCK")),
+        other => panic!("expected Locked, got {other}"),
+    }
+    assert!(err.to_string().contains(&dir.path().display().to_string()));
+    drop(store);
+    // Dropping the store releases the lock.
+    open(&dir);
+}
+
+#[test]
+fn open_creates_the_directory_and_the_database_file() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("nested").join("kacl-data");
+    let store = RedbStore::open(&dir).unwrap();
+    assert!(dir.join(DB_FILE_NAME).is_file());
+    assert!(dir.join("LOCK").is_file());
+    assert_eq!(store.db_path(), dir.join(DB_FILE_NAME));
+}
+
+#[test]
+fn open_fails_cleanly_when_the_directory_is_a_file() {
+    let parent = tempfile::tempdir().unwrap();
+    let file = parent.path().join("not-a-dir");
+    fs::write(&file, b"x").unwrap();
+    let err = RedbStore::open(&file).unwrap_err();
+    assert!(matches!(err, StoreError::Io { .. }), "{err}");
+}
+
+#[test]
+fn a_garbage_database_file_is_reported_not_panicked_on() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join(DB_FILE_NAME), vec![0x5a; 8192]).unwrap();
+    let err = RedbStore::open(dir.path()).unwrap_err();
+    assert!(err.is_storage_failure());
+    assert!(
+        err.to_string().contains(DB_FILE_NAME),
+        "the error names the file: {err}"
+    );
+}
+
+#[test]
+fn committed_batches_are_whole_after_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let batches: Vec<Vec<_>> = common::many_acls(500)
+        .chunks(50)
+        .map(<[_]>::to_vec)
+        .collect();
+    {
+        let store = open(&dir);
+        for batch in &batches {
+            assert_eq!(
+                store.commit_acl_changes(batch, &[]).unwrap().added.len(),
+                50
+            );
+        }
+        // A batch refused half-way leaves no trace, even after a reopen.
+        let mut bad = batches[0][0].clone();
+        bad.entry.operation = kacl_acl::AclOperation::Any;
+        let refused = [common::acl("only-in-refused-batch", "User:z"), bad];
+        assert!(store.commit_acl_changes(&refused, &[]).is_err());
+    }
+    let store = open(&dir);
+    let loaded = common::sorted(store.load_acls().unwrap());
+    let expected = common::sorted(batches.concat());
+    assert_eq!(loaded, expected);
+}
+
+#[test]
+fn scram_credentials_survive_a_reopen_per_mechanism() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = open(&dir);
+        store
+            .upsert_scram_credential("admin", &common::credential(ScramMechanism::Sha512, 4096))
+            .unwrap();
+    }
+    let store = open(&dir);
+    assert_eq!(
+        store
+            .scram_credential("admin", ScramMechanism::Sha512)
+            .unwrap(),
+        Some(common::credential(ScramMechanism::Sha512, 4096))
+    );
+    assert_eq!(
+        store
+            .scram_credential("admin", ScramMechanism::Sha256)
+            .unwrap(),
+        None
+    );
+}
+
+#[test]
+fn hundred_thousand_acls_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let acls = common::many_acls(100_000);
+    {
+        let store = open(&dir);
+        let commit = store.commit_acl_changes(&acls, &[]).unwrap();
+        assert_eq!(
+            commit.added.len(),
+            acls.len(),
+            "all generated ACLs are distinct"
+        );
+    }
+    let store = open(&dir);
+    let loaded = store.load_acls().unwrap();
+    assert_eq!(loaded.len(), acls.len());
+    assert_eq!(common::sorted(loaded), common::sorted(acls));
+}
