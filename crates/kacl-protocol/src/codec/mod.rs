@@ -1,0 +1,418 @@
+//! The primitive codec: a bounds-checked [`Reader`] over a borrowed frame and the matching
+//! `put_*` writers that append to a `Vec<u8>`.
+//!
+//! Every read checks the remaining length first and names what it was reading when it fails, so
+//! a hostile or truncated frame turns into a [`DecodeError`] rather than a panic. Lengths and
+//! counts read from the wire are validated against the bytes actually left before anything is
+//! allocated. Strings and byte arrays are returned as slices borrowed from the input.
+
+use bytes::BufMut;
+
+mod error;
+
+pub use error::{DecodeError, EncodeError};
+
+/// Kafka never encodes a string longer than `i16::MAX` bytes, in either the classic (int16
+/// length) or the compact (uvarint length) form; its generated readers reject longer ones.
+pub const MAX_STRING_LEN: usize = i16::MAX as usize;
+
+/// Upper bound, in bytes, of what a single array decode preallocates before it has seen its
+/// elements. The element count is also capped by the bytes remaining, so a hostile count can
+/// neither exhaust memory nor cost more than this up front; genuine large arrays grow normally.
+pub const MAX_PREALLOC_BYTES: usize = 1 << 20;
+
+/// A cursor over a borrowed byte slice. All reads are bounds-checked.
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// Starts reading at the beginning of `buf`.
+    pub fn new(buf: &'a [u8]) -> Self {
+        Self { buf, pos: 0 }
+    }
+
+    /// Bytes not yet consumed.
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    /// How many bytes have been consumed so far.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// True when every byte has been consumed.
+    pub fn is_empty(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    /// The unconsumed tail, without consuming it.
+    pub fn rest(&self) -> &'a [u8] {
+        self.buf.get(self.pos..).unwrap_or_default()
+    }
+
+    /// Fails with [`DecodeError::TrailingBytes`] unless everything was consumed: Kafka rejects
+    /// a request body that is longer than its schema says.
+    pub fn expect_end(&self, message: &'static str) -> Result<(), DecodeError> {
+        match self.remaining() {
+            0 => Ok(()),
+            remaining => Err(DecodeError::TrailingBytes { message, remaining }),
+        }
+    }
+
+    /// Consumes exactly `n` bytes and returns them borrowed from the input.
+    pub fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], DecodeError> {
+        let remaining = self.remaining();
+        if n > remaining {
+            return Err(DecodeError::Truncated {
+                what,
+                needed: n,
+                remaining,
+            });
+        }
+        let start = self.pos;
+        self.pos += n;
+        self.buf.get(start..self.pos).ok_or(DecodeError::Truncated {
+            what,
+            needed: n,
+            remaining,
+        })
+    }
+
+    fn array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], DecodeError> {
+        let bytes = self.take(N, what)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(bytes);
+        Ok(out)
+    }
+
+    /// Reads a Kafka `int8`.
+    pub fn read_i8(&mut self, what: &'static str) -> Result<i8, DecodeError> {
+        Ok(i8::from_be_bytes(self.array(what)?))
+    }
+    /// Reads a big-endian Kafka `int16`.
+    pub fn read_i16(&mut self, what: &'static str) -> Result<i16, DecodeError> {
+        Ok(i16::from_be_bytes(self.array(what)?))
+    }
+    /// Reads a big-endian Kafka `int32`.
+    pub fn read_i32(&mut self, what: &'static str) -> Result<i32, DecodeError> {
+        Ok(i32::from_be_bytes(self.array(what)?))
+    }
+    /// Reads a big-endian Kafka `int64`.
+    pub fn read_i64(&mut self, what: &'static str) -> Result<i64, DecodeError> {
+        Ok(i64::from_be_bytes(self.array(what)?))
+    }
+    /// Reads a big-endian Kafka `uint16`.
+    pub fn read_u16(&mut self, what: &'static str) -> Result<u16, DecodeError> {
+        Ok(u16::from_be_bytes(self.array(what)?))
+    }
+    /// Reads a big-endian Kafka `uint32`.
+    pub fn read_u32(&mut self, what: &'static str) -> Result<u32, DecodeError> {
+        Ok(u32::from_be_bytes(self.array(what)?))
+    }
+    /// Reads a big-endian IEEE-754 Kafka `float64`.
+    pub fn read_f64(&mut self, what: &'static str) -> Result<f64, DecodeError> {
+        Ok(f64::from_be_bytes(self.array(what)?))
+    }
+    /// Reads a Kafka `bool`: any non-zero byte is true, as in Kafka's readers.
+    pub fn read_bool(&mut self, what: &'static str) -> Result<bool, DecodeError> {
+        Ok(self.read_i8(what)? != 0)
+    }
+    /// Reads a 16-byte Kafka `uuid`.
+    pub fn read_uuid(&mut self, what: &'static str) -> Result<Uuid, DecodeError> {
+        Ok(Uuid(self.array(what)?))
+    }
+
+    /// Reads an unsigned LEB128 varint of at most 32 bits (5 bytes).
+    pub fn read_uvarint(&mut self, what: &'static str) -> Result<u32, DecodeError> {
+        let mut value: u32 = 0;
+        for i in 0..5 {
+            let byte = self.array::<1>(what)?[0];
+            if i == 4 && byte > 0x0f {
+                return Err(DecodeError::VarintOverflow { what });
+            }
+            value |= u32::from(byte & 0x7f) << (7 * i);
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(DecodeError::VarintOverflow { what })
+    }
+
+    /// Reads an unsigned LEB128 varint of at most 64 bits (10 bytes).
+    pub fn read_uvarlong(&mut self, what: &'static str) -> Result<u64, DecodeError> {
+        let mut value: u64 = 0;
+        for i in 0..10 {
+            let byte = self.array::<1>(what)?[0];
+            if i == 9 && byte > 0x01 {
+                return Err(DecodeError::VarintOverflow { what });
+            }
+            value |= u64::from(byte & 0x7f) << (7 * i);
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(DecodeError::VarintOverflow { what })
+    }
+
+    /// Reads a zigzag-encoded signed 32-bit varint.
+    pub fn read_varint(&mut self, what: &'static str) -> Result<i32, DecodeError> {
+        let raw = self.read_uvarint(what)?;
+        Ok(((raw >> 1) as i32) ^ -((raw & 1) as i32))
+    }
+
+    /// Reads a zigzag-encoded signed 64-bit varlong.
+    pub fn read_varlong(&mut self, what: &'static str) -> Result<i64, DecodeError> {
+        let raw = self.read_uvarlong(what)?;
+        Ok(((raw >> 1) as i64) ^ -((raw & 1) as i64))
+    }
+
+    /// Reads a length prefix: `int16`/`int32` in classic encoding (-1 = null), or a uvarint
+    /// holding length + 1 in compact encoding (0 = null). Returns `None` for null.
+    fn read_length(
+        &mut self,
+        what: &'static str,
+        compact: bool,
+        wide: bool,
+    ) -> Result<Option<usize>, DecodeError> {
+        if compact {
+            return Ok(match self.read_uvarint(what)? {
+                0 => None,
+                n => Some((n - 1) as usize),
+            });
+        }
+        let length = if wide {
+            self.read_i32(what)?
+        } else {
+            i32::from(self.read_i16(what)?)
+        };
+        match length {
+            -1 => Ok(None),
+            // Kafka treats every negative length as null; kacl accepts only -1 and rejects the
+            // rest, which no Kafka client produces.
+            n if n < 0 => Err(DecodeError::NegativeLength {
+                what,
+                length: i64::from(n),
+            }),
+            n => Ok(Some(n as usize)),
+        }
+    }
+
+    /// Reads a (possibly null) string, borrowed from the input and checked to be UTF-8.
+    pub fn read_nullable_str(
+        &mut self,
+        what: &'static str,
+        compact: bool,
+    ) -> Result<Option<&'a str>, DecodeError> {
+        let Some(length) = self.read_length(what, compact, false)? else {
+            return Ok(None);
+        };
+        if length > MAX_STRING_LEN {
+            return Err(DecodeError::LengthTooLong {
+                what,
+                length,
+                max: MAX_STRING_LEN,
+            });
+        }
+        let bytes = self.take(length, what)?;
+        core::str::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| DecodeError::InvalidUtf8 { what })
+    }
+
+    /// Reads a (possibly null) byte array, borrowed from the input.
+    pub fn read_nullable_bytes(
+        &mut self,
+        what: &'static str,
+        compact: bool,
+    ) -> Result<Option<&'a [u8]>, DecodeError> {
+        match self.read_length(what, compact, true)? {
+            None => Ok(None),
+            Some(length) => self.take(length, what).map(Some),
+        }
+    }
+
+    /// Reads an array element count (`None` for a null array). A count larger than the bytes
+    /// left is rejected before any allocation, as Kafka does: every element takes at least one
+    /// byte.
+    pub fn read_array_len(
+        &mut self,
+        what: &'static str,
+        compact: bool,
+    ) -> Result<Option<usize>, DecodeError> {
+        let count = self.read_length(what, compact, true)?;
+        if let Some(count) = count {
+            let remaining = self.remaining();
+            if count > remaining {
+                return Err(DecodeError::TooManyElements {
+                    what,
+                    count,
+                    remaining,
+                });
+            }
+        }
+        Ok(count)
+    }
+}
+
+/// How many elements of type `T` to preallocate for a wire count already checked against the
+/// remaining bytes: never more than [`MAX_PREALLOC_BYTES`] worth.
+pub fn prealloc_capacity<T>(count: usize) -> usize {
+    count.min(MAX_PREALLOC_BYTES / core::mem::size_of::<T>().max(1))
+}
+
+/// A Kafka `uuid`: 16 raw bytes, most significant first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Uuid(pub [u8; 16]);
+
+impl Uuid {
+    /// The all-zero uuid Kafka uses for "no topic id".
+    pub const ZERO: Uuid = Uuid([0; 16]);
+}
+
+/// Appends an unsigned LEB128 varint.
+pub fn put_uvarint(out: &mut Vec<u8>, mut value: u32) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// Appends an unsigned LEB128 varlong.
+pub fn put_uvarlong(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// Appends a zigzag-encoded signed varint.
+pub fn put_varint(out: &mut Vec<u8>, value: i32) {
+    put_uvarint(out, ((value << 1) ^ (value >> 31)) as u32);
+}
+
+/// Appends a zigzag-encoded signed varlong.
+pub fn put_varlong(out: &mut Vec<u8>, value: i64) {
+    put_uvarlong(out, ((value << 1) ^ (value >> 63)) as u64);
+}
+
+/// Encoded size of an unsigned varint.
+pub const fn uvarint_len(value: u32) -> usize {
+    match value {
+        0..=0x7f => 1,
+        0x80..=0x3fff => 2,
+        0x4000..=0x1f_ffff => 3,
+        0x20_0000..=0x0fff_ffff => 4,
+        _ => 5,
+    }
+}
+
+/// Encoded size of the length prefix for `length` (or null), classic or compact.
+pub fn length_prefix_len(length: Option<usize>, compact: bool, wide: bool) -> usize {
+    match (compact, wide) {
+        (true, _) => uvarint_len(length.map_or(0, |n| (n as u32).saturating_add(1))),
+        (false, true) => 4,
+        (false, false) => 2,
+    }
+}
+
+/// Appends a length prefix (see [`Reader::read_nullable_str`] for the forms), failing if the
+/// length does not fit the form: `max` is `i16::MAX` for strings and `i32::MAX - 1` otherwise.
+pub fn put_length(
+    out: &mut Vec<u8>,
+    what: &'static str,
+    length: Option<usize>,
+    compact: bool,
+    wide: bool,
+) -> Result<(), EncodeError> {
+    let max = if wide {
+        i32::MAX as usize - 1
+    } else {
+        MAX_STRING_LEN
+    };
+    match length {
+        Some(length) if length > max => Err(EncodeError::TooLong { what, length, max }),
+        Some(length) if compact => {
+            put_uvarint(out, length as u32 + 1);
+            Ok(())
+        }
+        None if compact => {
+            put_uvarint(out, 0);
+            Ok(())
+        }
+        Some(length) if wide => {
+            out.put_i32(length as i32);
+            Ok(())
+        }
+        None if wide => {
+            out.put_i32(-1);
+            Ok(())
+        }
+        Some(length) => {
+            out.put_i16(length as i16);
+            Ok(())
+        }
+        None => {
+            out.put_i16(-1);
+            Ok(())
+        }
+    }
+}
+
+/// Appends a (possibly null) string with its length prefix.
+pub fn put_nullable_str(
+    out: &mut Vec<u8>,
+    what: &'static str,
+    value: Option<&str>,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    put_length(out, what, value.map(str::len), compact, false)?;
+    if let Some(s) = value {
+        out.extend_from_slice(s.as_bytes());
+    }
+    Ok(())
+}
+
+/// Appends a (possibly null) byte array with its length prefix.
+pub fn put_nullable_bytes(
+    out: &mut Vec<u8>,
+    what: &'static str,
+    value: Option<&[u8]>,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    put_length(out, what, value.map(<[u8]>::len), compact, true)?;
+    if let Some(b) = value {
+        out.extend_from_slice(b);
+    }
+    Ok(())
+}
+
+/// Reserves an `int32` length prefix and returns its position, for [`patch_length_prefix`]
+/// once the bytes it measures have been written.
+pub fn reserve_length_prefix(out: &mut Vec<u8>) -> usize {
+    let at = out.len();
+    out.put_i32(0);
+    at
+}
+
+/// Writes into the prefix reserved at `at` the number of bytes written after it.
+pub fn patch_length_prefix(out: &mut [u8], at: usize) -> Result<(), EncodeError> {
+    let length = out.len().saturating_sub(at + 4);
+    let value = i32::try_from(length).map_err(|_| EncodeError::TooLong {
+        what: "frame",
+        length,
+        max: i32::MAX as usize,
+    })?;
+    match out.get_mut(at..at + 4) {
+        Some(slot) => {
+            slot.copy_from_slice(&value.to_be_bytes());
+            Ok(())
+        }
+        None => Err(EncodeError::LengthPrefixOutOfBounds { at }),
+    }
+}

@@ -1,0 +1,184 @@
+//! Size-prefixed frames: every Kafka request and response is an `int32` byte count followed by
+//! a header and a body. Encoding reserves the count, writes header and body, then patches the
+//! count; decoding first checks that a whole frame, no larger than the configured limit, has
+//! arrived.
+
+use thiserror::Error;
+
+use crate::api_key::ApiKey;
+use crate::codec::{patch_length_prefix, reserve_length_prefix, DecodeError, EncodeError, Reader};
+use crate::header::{RequestHeader, ResponseHeader};
+use crate::wire::Message;
+
+/// Bytes taken by the size prefix.
+pub const SIZE_PREFIX_LEN: usize = 4;
+
+/// A frame whose declared size cannot be accepted. The connection should be closed: the stream
+/// can no longer be delimited.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum FrameError {
+    /// The size prefix was negative.
+    #[error("frame size {size} is negative")]
+    NegativeSize {
+        /// The declared size.
+        size: i32,
+    },
+    /// The size prefix exceeded the limit (`socket.request.max.bytes` on the server).
+    #[error("frame size {size} exceeds the limit of {max} bytes")]
+    TooLarge {
+        /// The declared size.
+        size: usize,
+        /// The configured limit.
+        max: usize,
+    },
+}
+
+/// Whether `buf` starts with a complete frame. Returns the payload length (without the size
+/// prefix) when it does, `None` when more bytes are needed, an error for an unacceptable size.
+pub fn frame_payload_len(buf: &[u8], max: usize) -> Result<Option<usize>, FrameError> {
+    let Some(prefix) = buf.first_chunk::<SIZE_PREFIX_LEN>() else {
+        return Ok(None);
+    };
+    let size = i32::from_be_bytes(*prefix);
+    let payload_len = usize::try_from(size).map_err(|_| FrameError::NegativeSize { size })?;
+    if payload_len > max {
+        return Err(FrameError::TooLarge {
+            size: payload_len,
+            max,
+        });
+    }
+    Ok((buf.len() - SIZE_PREFIX_LEN >= payload_len).then_some(payload_len))
+}
+
+/// Splits the first complete frame off `buf`: its payload and the total bytes it occupies
+/// (payload plus prefix), or `None` when more bytes are needed.
+pub fn split_frame(buf: &[u8], max: usize) -> Result<Option<(&[u8], usize)>, FrameError> {
+    Ok(frame_payload_len(buf, max)?.and_then(|len| {
+        let total = SIZE_PREFIX_LEN + len;
+        buf.get(SIZE_PREFIX_LEN..total)
+            .map(|payload| (payload, total))
+    }))
+}
+
+/// A request frame payload split into its API, header and still-encoded body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestFrame<'a> {
+    /// The API the header names.
+    pub api_key: ApiKey,
+    /// The decoded header.
+    pub header: RequestHeader<'a>,
+    /// The body bytes, to be decoded by the handler for `api_key`.
+    pub body: &'a [u8],
+}
+
+impl<'a> RequestFrame<'a> {
+    /// Reads the header of a frame payload (size prefix already removed). Use
+    /// [`crate::header::RequestPrefix::peek`] first if a correlation id is needed for a frame
+    /// whose header turns out to be malformed.
+    pub fn parse(payload: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(payload);
+        let (api_key, header) = RequestHeader::decode_auto(&mut r)?;
+        Ok(Self {
+            api_key,
+            header,
+            body: r.rest(),
+        })
+    }
+
+    /// The request version the header names.
+    pub fn version(&self) -> i16 {
+        self.header.request_api_version
+    }
+
+    /// Decodes the body as `M`, which must span the whole body.
+    pub fn decode_body<M: Message<'a>>(&self) -> Result<M, DecodeError> {
+        M::decode_exact(self.body, self.version())
+    }
+}
+
+/// Appends a complete response frame: size, response header of the version `M`'s API uses at
+/// `version`, and the body.
+pub fn encode_response_frame<'a, M: Message<'a>>(
+    out: &mut Vec<u8>,
+    correlation_id: i32,
+    version: i16,
+    body: &M,
+) -> Result<(), EncodeError> {
+    let at = reserve_length_prefix(out);
+    let header_version = M::API_KEY.response_header_version(version);
+    out.reserve(5 + body.encoded_len(version));
+    ResponseHeader::new(correlation_id).encode(out, header_version)?;
+    body.encode(out, version)?;
+    patch_length_prefix(out, at)
+}
+
+/// Appends a complete request frame for `body` at `version`. The header's API key and version
+/// are set from `M` and `version`; its correlation id and client id are taken from `header`.
+pub fn encode_request_frame<'a, M: Message<'a>>(
+    out: &mut Vec<u8>,
+    header: &RequestHeader<'_>,
+    version: i16,
+    body: &M,
+) -> Result<(), EncodeError> {
+    let at = reserve_length_prefix(out);
+    let header = RequestHeader {
+        request_api_key: M::API_KEY.key(),
+        request_api_version: version,
+        correlation_id: header.correlation_id,
+        client_id: header.client_id.clone(),
+        unknown_tagged_fields: header.unknown_tagged_fields.clone(),
+    };
+    header.encode(out, M::API_KEY.request_header_version(version))?;
+    body.encode(out, version)?;
+    patch_length_prefix(out, at)
+}
+
+/// Decodes a response frame payload (size prefix removed) as `M` at `version`: the header of
+/// the version `M`'s API uses, then a body that must span the rest.
+pub fn decode_response_frame<'a, M: Message<'a>>(
+    payload: &'a [u8],
+    version: i16,
+) -> Result<(ResponseHeader<'a>, M), DecodeError> {
+    let mut r = Reader::new(payload);
+    let header = ResponseHeader::decode(&mut r, M::API_KEY.response_header_version(version))?;
+    let body = M::decode(&mut r, version)?;
+    r.expect_end(M::NAME)?;
+    Ok((header, body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn incomplete_frames_ask_for_more() {
+        assert_eq!(frame_payload_len(&[], 100), Ok(None));
+        assert_eq!(frame_payload_len(&[0, 0, 0], 100), Ok(None));
+        assert_eq!(frame_payload_len(&[0, 0, 0, 2, 1], 100), Ok(None));
+        assert_eq!(frame_payload_len(&[0, 0, 0, 2, 1, 2], 100), Ok(Some(2)));
+        assert_eq!(
+            split_frame(&[0, 0, 0, 1, 7, 9], 100),
+            Ok(Some((&[7u8][..], 5)))
+        );
+    }
+
+    #[test]
+    fn bad_sizes_name_the_size_and_the_limit() {
+        assert_eq!(
+            frame_payload_len(&[0xff, 0xff, 0xff, 0xfe], 100),
+            Err(FrameError::NegativeSize { size: -2 })
+        );
+        let err = frame_payload_len(&[0, 0, 1, 0], 100).unwrap_err();
+        assert_eq!(
+            err,
+            FrameError::TooLarge {
+                size: 256,
+                max: 100
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "frame size 256 exceeds the limit of 100 bytes"
+        );
+    }
+}

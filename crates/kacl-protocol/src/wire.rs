@@ -1,0 +1,589 @@
+//! The glue between the primitive codec and declared messages: the [`Field`] trait that knows
+//! how each Rust field type is laid out on the wire at a given version, the [`Struct`] and
+//! [`Message`] traits the declaration macro implements, and the per-field [`FieldSpec`].
+//!
+//! Type mapping (Kafka schema type → Rust field type):
+//!
+//! | Kafka                         | Rust                                  |
+//! |-------------------------------|---------------------------------------|
+//! | `int8/16/32/64`, `uint16/32`  | `i8`/`i16`/`i32`/`i64`, `u16`/`u32`   |
+//! | `bool`, `float64`, `uuid`     | `bool`, `f64`, [`Uuid`]               |
+//! | `string`                      | `Cow<'a, str>`                        |
+//! | `string`, nullable            | `Option<Cow<'a, str>>`                |
+//! | `bytes` (nullable)            | `Cow<'a, [u8]>` (`Option<..>`)        |
+//! | `[]T` (nullable)              | `Vec<T>` (`Option<Vec<T>>`)           |
+//! | nested struct                 | the declared struct, e.g. `Foo<'a>`   |
+//!
+//! Decoding borrows strings and bytes from the frame (`Cow::Borrowed`); encoders accept either
+//! borrowed or owned values, so a server can answer with strings borrowed from its own state.
+//! Classic vs compact encoding is chosen at run time from [`Cx::flexible`], nullability from
+//! [`Cx::nullable`], both derived by the generated code from the declaration and the version.
+
+use std::borrow::Cow;
+
+use bytes::BufMut;
+
+use crate::api_key::ApiKey;
+use crate::codec::{
+    length_prefix_len, prealloc_capacity, put_nullable_bytes, put_nullable_str, put_uvarint,
+    uvarint_len, DecodeError, EncodeError, Reader, Uuid,
+};
+
+/// Deepest nesting of structs a decoder follows. Kafka's schemas nest at most four levels; the
+/// bound keeps any future recursive schema from turning into unbounded recursion.
+pub const MAX_DEPTH: u8 = 16;
+
+/// An inclusive range of versions; empty when `min > max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VersionRange {
+    /// Lowest version, inclusive.
+    pub min: i16,
+    /// Highest version, inclusive.
+    pub max: i16,
+}
+
+impl VersionRange {
+    /// No version at all (a message with no flexible versions, a field that is never nullable).
+    pub const NONE: VersionRange = VersionRange { min: 1, max: 0 };
+
+    /// `min..=max`, Kafka's `"min-max"`.
+    pub const fn between(min: i16, max: i16) -> Self {
+        Self { min, max }
+    }
+
+    /// `min..`, Kafka's `"min+"`.
+    pub const fn starting_at(min: i16) -> Self {
+        Self { min, max: i16::MAX }
+    }
+
+    /// Whether `version` lies in the range.
+    pub const fn contains(self, version: i16) -> bool {
+        self.min <= version && version <= self.max
+    }
+
+    /// Whether the range holds no version.
+    pub const fn is_empty(self) -> bool {
+        self.min > self.max
+    }
+}
+
+/// What a declaration says about one field, evaluated at compile time by the macro.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldSpec {
+    /// Versions in which the field exists.
+    pub versions: VersionRange,
+    /// Versions in which the field may be null.
+    pub nullable: VersionRange,
+    /// `Some(tag)` for a tagged field, written in the tagged section of flexible versions.
+    pub tag: Option<u32>,
+    /// Whether a non-default value may be silently dropped when encoding a version without the
+    /// field (Kafka's `"ignorable": true`); otherwise that is an [`EncodeError::NonDefaultField`].
+    pub ignorable: bool,
+}
+
+impl FieldSpec {
+    /// The starting point the macro refines: present nowhere, never nullable, untagged.
+    pub const DEFAULT: FieldSpec = FieldSpec {
+        versions: VersionRange::NONE,
+        nullable: VersionRange::NONE,
+        tag: None,
+        ignorable: false,
+    };
+}
+
+/// Encoding context threaded through every field: the version, whether it is flexible, whether
+/// the field at hand may be null, and how deep in nested structs the decoder is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cx {
+    /// Message version being encoded or decoded.
+    pub version: i16,
+    /// Compact lengths and tagged fields (Kafka's flexible versions).
+    pub flexible: bool,
+    /// Whether null is allowed for the current field at this version.
+    pub nullable: bool,
+    /// Current struct nesting depth (top level = 0).
+    pub depth: u8,
+}
+
+impl Cx {
+    /// Context for the top-level struct of a message.
+    pub const fn top(version: i16, flexible: bool) -> Self {
+        Self {
+            version,
+            flexible,
+            nullable: false,
+            depth: 0,
+        }
+    }
+
+    /// The same context for a field whose nullability is `nullable`.
+    pub const fn with_nullable(self, nullable: bool) -> Self {
+        Self { nullable, ..self }
+    }
+
+    /// The context one struct deeper, or [`DecodeError::NestingTooDeep`].
+    pub fn nested(self, what: &'static str) -> Result<Self, DecodeError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(DecodeError::NestingTooDeep {
+                what,
+                max: MAX_DEPTH,
+            });
+        }
+        Ok(Self {
+            depth: self.depth + 1,
+            nullable: false,
+            ..self
+        })
+    }
+}
+
+/// A tagged field the schema does not know at this version, kept verbatim.
+///
+/// kacl preserves unknown tags rather than dropping them: a decode/encode round trip is then
+/// lossless, and a client can see what a newer broker sent. Encoding writes them in ascending
+/// tag order interleaved with the known tagged fields, as Kafka requires.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RawTaggedField<'a> {
+    /// The tag number.
+    pub tag: u32,
+    /// The field's encoded bytes, without tag and size.
+    pub data: Cow<'a, [u8]>,
+}
+
+impl RawTaggedField<'_> {
+    /// Appends tag, size and data.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        put_uvarint(out, self.tag);
+        put_uvarint(out, self.data.len() as u32);
+        out.extend_from_slice(&self.data);
+    }
+
+    /// Size of what [`RawTaggedField::encode`] appends.
+    pub fn encoded_len(&self) -> usize {
+        uvarint_len(self.tag) + uvarint_len(self.data.len() as u32) + self.data.len()
+    }
+}
+
+/// A Rust type that can be a message field: it knows its own wire layout for a context.
+pub trait Field<'a>: Sized {
+    /// Reads the field; `what` is its `Struct.field` path, used in errors.
+    fn decode_field(r: &mut Reader<'a>, cx: Cx, what: &'static str) -> Result<Self, DecodeError>;
+    /// Appends the field.
+    fn encode_field(
+        &self,
+        out: &mut Vec<u8>,
+        cx: Cx,
+        what: &'static str,
+    ) -> Result<(), EncodeError>;
+    /// Exactly how many bytes [`Field::encode_field`] appends.
+    fn field_len(&self, cx: Cx) -> usize;
+}
+
+/// A declared struct (a message body or one of its nested structs). Implemented by the macro.
+pub trait Struct<'a>: Sized {
+    /// Kafka's name for the struct, e.g. `"DescribeAclsResource"`.
+    const NAME: &'static str;
+    /// Reads the fields of this struct, then its tagged section in flexible versions.
+    fn decode_body(r: &mut Reader<'a>, cx: Cx) -> Result<Self, DecodeError>;
+    /// Appends the fields of this struct, then its tagged section in flexible versions.
+    fn encode_body(&self, out: &mut Vec<u8>, cx: Cx) -> Result<(), EncodeError>;
+    /// Exactly how many bytes [`Struct::encode_body`] appends.
+    fn body_len(&self, cx: Cx) -> usize;
+}
+
+/// A top-level request or response body of one API.
+pub trait Message<'a>: Struct<'a> {
+    /// The API this body belongs to.
+    const API_KEY: ApiKey;
+    /// Versions the declaration covers.
+    const VERSIONS: VersionRange;
+    /// Versions using compact encoding and tagged fields.
+    const FLEXIBLE: VersionRange;
+
+    /// Decodes the body at `version`, leaving the reader after it.
+    fn decode(r: &mut Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+        if !Self::VERSIONS.contains(version) {
+            return Err(DecodeError::UnsupportedVersion {
+                message: Self::NAME,
+                version,
+            });
+        }
+        Self::decode_body(r, Cx::top(version, Self::FLEXIBLE.contains(version)))
+    }
+
+    /// Decodes a body that must span all of `buf`; trailing bytes are an error.
+    fn decode_exact(buf: &'a [u8], version: i16) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(buf);
+        let message = Self::decode(&mut r, version)?;
+        r.expect_end(Self::NAME)?;
+        Ok(message)
+    }
+
+    /// Appends the body encoded at `version`.
+    fn encode(&self, out: &mut Vec<u8>, version: i16) -> Result<(), EncodeError> {
+        if !Self::VERSIONS.contains(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                message: Self::NAME,
+                version,
+            });
+        }
+        self.encode_body(out, Cx::top(version, Self::FLEXIBLE.contains(version)))
+    }
+
+    /// Exactly how many bytes [`Message::encode`] appends at `version` (0 if unsupported).
+    fn encoded_len(&self, version: i16) -> usize {
+        if !Self::VERSIONS.contains(version) {
+            return 0;
+        }
+        self.body_len(Cx::top(version, Self::FLEXIBLE.contains(version)))
+    }
+
+    /// The body encoded at `version` in a buffer of exactly the right size.
+    fn to_bytes(&self, version: i16) -> Result<Vec<u8>, EncodeError> {
+        let mut out = Vec::with_capacity(self.encoded_len(version));
+        self.encode(&mut out, version)?;
+        Ok(out)
+    }
+}
+
+/// Converts a value borrowing from a frame into one that owns its data, for keeping decoded
+/// messages beyond the life of the receive buffer.
+pub trait IntoStatic {
+    /// The same type with every borrow replaced by an owned value.
+    type Static: 'static;
+    /// Performs the conversion, copying only borrowed strings and bytes.
+    fn into_static(self) -> Self::Static;
+}
+
+macro_rules! fixed_width_fields {
+    ($($ty:ty => $read:ident, $put:ident, $len:expr;)*) => {$(
+        impl<'a> Field<'a> for $ty {
+            #[inline]
+            fn decode_field(r: &mut Reader<'a>, _cx: Cx, what: &'static str)
+                -> Result<Self, DecodeError> {
+                r.$read(what)
+            }
+            #[inline]
+            fn encode_field(&self, out: &mut Vec<u8>, _cx: Cx, _what: &'static str)
+                -> Result<(), EncodeError> {
+                out.$put(*self);
+                Ok(())
+            }
+            #[inline]
+            fn field_len(&self, _cx: Cx) -> usize {
+                $len
+            }
+        }
+        impl IntoStatic for $ty {
+            type Static = $ty;
+            #[inline]
+            fn into_static(self) -> $ty {
+                self
+            }
+        }
+    )*};
+}
+
+fixed_width_fields! {
+    i8 => read_i8, put_i8, 1;
+    i16 => read_i16, put_i16, 2;
+    i32 => read_i32, put_i32, 4;
+    i64 => read_i64, put_i64, 8;
+    u16 => read_u16, put_u16, 2;
+    u32 => read_u32, put_u32, 4;
+    f64 => read_f64, put_f64, 8;
+}
+
+impl<'a> Field<'a> for bool {
+    #[inline]
+    fn decode_field(r: &mut Reader<'a>, _cx: Cx, what: &'static str) -> Result<Self, DecodeError> {
+        r.read_bool(what)
+    }
+    #[inline]
+    fn encode_field(&self, out: &mut Vec<u8>, _: Cx, _: &'static str) -> Result<(), EncodeError> {
+        out.put_u8(u8::from(*self));
+        Ok(())
+    }
+    #[inline]
+    fn field_len(&self, _cx: Cx) -> usize {
+        1
+    }
+}
+
+impl IntoStatic for bool {
+    type Static = bool;
+    fn into_static(self) -> bool {
+        self
+    }
+}
+
+impl<'a> Field<'a> for Uuid {
+    #[inline]
+    fn decode_field(r: &mut Reader<'a>, _cx: Cx, what: &'static str) -> Result<Self, DecodeError> {
+        r.read_uuid(what)
+    }
+    #[inline]
+    fn encode_field(&self, out: &mut Vec<u8>, _: Cx, _: &'static str) -> Result<(), EncodeError> {
+        out.extend_from_slice(&self.0);
+        Ok(())
+    }
+    #[inline]
+    fn field_len(&self, _cx: Cx) -> usize {
+        16
+    }
+}
+
+impl IntoStatic for Uuid {
+    type Static = Uuid;
+    fn into_static(self) -> Uuid {
+        self
+    }
+}
+
+/// Fails unless null is allowed here; shared by every nullable type.
+fn null_allowed_on_decode(cx: Cx, what: &'static str) -> Result<(), DecodeError> {
+    if cx.nullable {
+        Ok(())
+    } else {
+        Err(DecodeError::NullNotAllowed {
+            what,
+            version: cx.version,
+        })
+    }
+}
+
+fn null_allowed_on_encode(cx: Cx, what: &'static str) -> Result<(), EncodeError> {
+    if cx.nullable {
+        Ok(())
+    } else {
+        Err(EncodeError::NullNotAllowed {
+            what,
+            version: cx.version,
+        })
+    }
+}
+
+impl<'a> Field<'a> for Option<Cow<'a, str>> {
+    #[inline]
+    fn decode_field(r: &mut Reader<'a>, cx: Cx, what: &'static str) -> Result<Self, DecodeError> {
+        match r.read_nullable_str(what, cx.flexible)? {
+            Some(s) => Ok(Some(Cow::Borrowed(s))),
+            None => null_allowed_on_decode(cx, what).map(|()| None),
+        }
+    }
+    #[inline]
+    fn encode_field(
+        &self,
+        out: &mut Vec<u8>,
+        cx: Cx,
+        what: &'static str,
+    ) -> Result<(), EncodeError> {
+        if self.is_none() {
+            null_allowed_on_encode(cx, what)?;
+        }
+        put_nullable_str(out, what, self.as_deref(), cx.flexible)
+    }
+    #[inline]
+    fn field_len(&self, cx: Cx) -> usize {
+        let len = self.as_ref().map(|s| s.len());
+        length_prefix_len(len, cx.flexible, false) + len.unwrap_or(0)
+    }
+}
+
+impl<'a> Field<'a> for Cow<'a, str> {
+    #[inline]
+    fn decode_field(r: &mut Reader<'a>, cx: Cx, what: &'static str) -> Result<Self, DecodeError> {
+        match r.read_nullable_str(what, cx.flexible)? {
+            Some(s) => Ok(Cow::Borrowed(s)),
+            None => Err(DecodeError::NullNotAllowed {
+                what,
+                version: cx.version,
+            }),
+        }
+    }
+    #[inline]
+    fn encode_field(
+        &self,
+        out: &mut Vec<u8>,
+        cx: Cx,
+        what: &'static str,
+    ) -> Result<(), EncodeError> {
+        put_nullable_str(out, what, Some(self), cx.flexible)
+    }
+    #[inline]
+    fn field_len(&self, cx: Cx) -> usize {
+        length_prefix_len(Some(self.len()), cx.flexible, false) + self.len()
+    }
+}
+
+impl<'a> Field<'a> for Option<Cow<'a, [u8]>> {
+    fn decode_field(r: &mut Reader<'a>, cx: Cx, what: &'static str) -> Result<Self, DecodeError> {
+        match r.read_nullable_bytes(what, cx.flexible)? {
+            Some(b) => Ok(Some(Cow::Borrowed(b))),
+            None => null_allowed_on_decode(cx, what).map(|()| None),
+        }
+    }
+    fn encode_field(
+        &self,
+        out: &mut Vec<u8>,
+        cx: Cx,
+        what: &'static str,
+    ) -> Result<(), EncodeError> {
+        if self.is_none() {
+            null_allowed_on_encode(cx, what)?;
+        }
+        put_nullable_bytes(out, what, self.as_deref(), cx.flexible)
+    }
+    fn field_len(&self, cx: Cx) -> usize {
+        let len = self.as_ref().map(|b| b.len());
+        length_prefix_len(len, cx.flexible, true) + len.unwrap_or(0)
+    }
+}
+
+impl<'a> Field<'a> for Cow<'a, [u8]> {
+    fn decode_field(r: &mut Reader<'a>, cx: Cx, what: &'static str) -> Result<Self, DecodeError> {
+        match r.read_nullable_bytes(what, cx.flexible)? {
+            Some(b) => Ok(Cow::Borrowed(b)),
+            None => Err(DecodeError::NullNotAllowed {
+                what,
+                version: cx.version,
+            }),
+        }
+    }
+    fn encode_field(
+        &self,
+        out: &mut Vec<u8>,
+        cx: Cx,
+        what: &'static str,
+    ) -> Result<(), EncodeError> {
+        put_nullable_bytes(out, what, Some(self), cx.flexible)
+    }
+    fn field_len(&self, cx: Cx) -> usize {
+        length_prefix_len(Some(self.len()), cx.flexible, true) + self.len()
+    }
+}
+
+impl IntoStatic for Cow<'_, str> {
+    type Static = Cow<'static, str>;
+    fn into_static(self) -> Cow<'static, str> {
+        Cow::Owned(self.into_owned())
+    }
+}
+
+impl IntoStatic for Cow<'_, [u8]> {
+    type Static = Cow<'static, [u8]>;
+    fn into_static(self) -> Cow<'static, [u8]> {
+        Cow::Owned(self.into_owned())
+    }
+}
+
+impl<T: IntoStatic> IntoStatic for Option<T> {
+    type Static = Option<T::Static>;
+    fn into_static(self) -> Self::Static {
+        self.map(IntoStatic::into_static)
+    }
+}
+
+impl<T: IntoStatic> IntoStatic for Vec<T> {
+    type Static = Vec<T::Static>;
+    fn into_static(self) -> Self::Static {
+        self.into_iter().map(IntoStatic::into_static).collect()
+    }
+}
+
+impl IntoStatic for RawTaggedField<'_> {
+    type Static = RawTaggedField<'static>;
+    fn into_static(self) -> RawTaggedField<'static> {
+        RawTaggedField {
+            tag: self.tag,
+            data: self.data.into_static(),
+        }
+    }
+}
+
+/// Reads `count` elements; elements are never null themselves.
+fn decode_elements<'a, T: Field<'a>>(
+    r: &mut Reader<'a>,
+    count: usize,
+    cx: Cx,
+    what: &'static str,
+) -> Result<Vec<T>, DecodeError> {
+    let mut items = Vec::with_capacity(prealloc_capacity::<T>(count));
+    let cx = cx.with_nullable(false);
+    for _ in 0..count {
+        items.push(T::decode_field(r, cx, what)?);
+    }
+    Ok(items)
+}
+
+fn encode_elements<'a, T: Field<'a>>(
+    items: &[T],
+    out: &mut Vec<u8>,
+    cx: Cx,
+    what: &'static str,
+) -> Result<(), EncodeError> {
+    let cx = cx.with_nullable(false);
+    items
+        .iter()
+        .try_for_each(|item| item.encode_field(out, cx, what))
+}
+
+fn elements_len<'a, T: Field<'a>>(items: &[T], cx: Cx) -> usize {
+    let cx = cx.with_nullable(false);
+    items.iter().map(|item| item.field_len(cx)).sum()
+}
+
+impl<'a, T: Field<'a>> Field<'a> for Vec<T> {
+    fn decode_field(r: &mut Reader<'a>, cx: Cx, what: &'static str) -> Result<Self, DecodeError> {
+        match r.read_array_len(what, cx.flexible)? {
+            Some(count) => decode_elements(r, count, cx, what),
+            None => Err(DecodeError::NullNotAllowed {
+                what,
+                version: cx.version,
+            }),
+        }
+    }
+    fn encode_field(
+        &self,
+        out: &mut Vec<u8>,
+        cx: Cx,
+        what: &'static str,
+    ) -> Result<(), EncodeError> {
+        crate::codec::put_length(out, what, Some(self.len()), cx.flexible, true)?;
+        encode_elements(self, out, cx, what)
+    }
+    fn field_len(&self, cx: Cx) -> usize {
+        length_prefix_len(Some(self.len()), cx.flexible, true) + elements_len(self, cx)
+    }
+}
+
+impl<'a, T: Field<'a>> Field<'a> for Option<Vec<T>> {
+    fn decode_field(r: &mut Reader<'a>, cx: Cx, what: &'static str) -> Result<Self, DecodeError> {
+        match r.read_array_len(what, cx.flexible)? {
+            Some(count) => decode_elements(r, count, cx, what).map(Some),
+            None => null_allowed_on_decode(cx, what).map(|()| None),
+        }
+    }
+    fn encode_field(
+        &self,
+        out: &mut Vec<u8>,
+        cx: Cx,
+        what: &'static str,
+    ) -> Result<(), EncodeError> {
+        match self {
+            Some(items) => {
+                crate::codec::put_length(out, what, Some(items.len()), cx.flexible, true)?;
+                encode_elements(items, out, cx, what)
+            }
+            None => {
+                null_allowed_on_encode(cx, what)?;
+                crate::codec::put_length(out, what, None, cx.flexible, true)
+            }
+        }
+    }
+    fn field_len(&self, cx: Cx) -> usize {
+        let items = self.as_deref();
+        length_prefix_len(items.map(<[T]>::len), cx.flexible, true)
+            + items.map_or(0, |items| elements_len(items, cx))
+    }
+}
