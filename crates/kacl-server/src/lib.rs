@@ -2,3 +2,4 @@
 #![forbid(unsafe_code)]
 
 pub mod tls_principal;
+pub mod topics;
