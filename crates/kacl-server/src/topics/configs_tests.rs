@@ -397,3 +397,44 @@ fn effective_configs_list_everything_sorted_with_sources() {
     assert_eq!(ConfigType::Long.describe_configs_id(), 5);
     assert_eq!(ConfigType::List.describe_configs_id(), 7);
 }
+
+#[test]
+fn odd_values_never_panic_and_always_get_a_kafka_message() {
+    let odd = [
+        "",
+        " ",
+        ",",
+        ",,",
+        "*",
+        "-",
+        "+",
+        "1e309",
+        "-0",
+        "NaN",
+        "Infinity",
+        "0x10",
+        "9999999999999999999999999999999999999999",
+        "\u{0}",
+        "é",
+        "true ",
+        " FALSE",
+        "1:2:3",
+        "::",
+        "compact,",
+        "٣",
+    ];
+    for config in TOPIC_CONFIGS {
+        for value in odd {
+            match check(&[(config.name, value)]) {
+                Ok(()) => {}
+                Err(TopicError::InvalidConfig(message)) => assert!(
+                    message.starts_with("Invalid value ")
+                        || message.starts_with("Tiered Storage functionality is disabled"),
+                    "{}={value:?}: {message}",
+                    config.name
+                ),
+                Err(other) => panic!("{}={value:?}: {other:?}", config.name),
+            }
+        }
+    }
+}

@@ -182,6 +182,15 @@ mod tests {
     }
 
     #[test]
+    fn exactly_the_legal_ascii_characters_pass() {
+        for byte in 0u8..=127 {
+            let name = format!("a{}b", char::from(byte));
+            let legal = byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'_' | b'-');
+            assert_eq!(validate_topic_name(&name).is_ok(), legal, "{name:?}");
+        }
+    }
+
+    #[test]
     fn internal_topics_are_kafkas() {
         assert!(is_internal("__consumer_offsets"));
         assert!(is_internal("__transaction_state"));

@@ -334,3 +334,38 @@ fn placement_is_bounded_and_total() {
         Err(TopicError::InvalidReplicationFactor(_))
     ));
 }
+
+#[test]
+fn placement_invariants_hold_for_small_clusters() {
+    for broker_count in 1..=5 {
+        let brokers: Vec<i32> = (0..broker_count).map(|b| 100 - 7 * b).collect();
+        for factor in 1..=broker_count {
+            for start in 0..=3 {
+                for partitions in 0..=12 {
+                    let factor_i16 = i16::try_from(factor).unwrap_or(i16::MAX);
+                    let placed = place_replicas(&brokers, start, partitions, factor_i16)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    assert_eq!(placed.len(), usize::try_from(partitions).unwrap_or(0));
+                    let mut leaders = vec![0usize; brokers.len()];
+                    for replicas in &placed {
+                        let mut distinct = replicas.clone();
+                        distinct.sort_unstable();
+                        distinct.dedup();
+                        assert_eq!(distinct.len(), replicas.len(), "{replicas:?}");
+                        assert_eq!(replicas.len(), usize::try_from(factor).unwrap_or(0));
+                        assert!(replicas.iter().all(|r| brokers.contains(r)));
+                        if let Some(slot) = brokers.iter().position(|b| Some(b) == replicas.first())
+                        {
+                            leaders[slot] += 1;
+                        }
+                    }
+                    let (most, least) = (leaders.iter().max(), leaders.iter().min());
+                    assert!(
+                        most.zip(least).is_some_and(|(m, l)| m - l <= 1),
+                        "{leaders:?}"
+                    );
+                }
+            }
+        }
+    }
+}
