@@ -7,11 +7,27 @@
 //! client all speak in these types.
 #![forbid(unsafe_code)]
 
+mod authorizer;
 mod enums;
+mod filter;
+mod index;
 mod types;
+mod validate;
 
+pub use authorizer::{
+    AuthorizationResult, Authorizer, AuthorizerConfig, AuthorizerSession, ResourceTypeCheckError,
+};
 pub use enums::{AclOperation, AclPermissionType, ParseEnumError, PatternType, ResourceType};
+pub use filter::{AccessControlEntryFilter, AclBindingFilter, ResourcePatternFilter};
+pub use index::{
+    is_storable, AclChanges, AclGroup, AclIndex, AclIndexReadGuard, ApplyOutcome, DeletePlan,
+    EntryRef, GroupEntries, IndexError, PatternRef, SharedAclIndex,
+};
 pub use types::{
     AccessControlEntry, AclBinding, ResourcePattern, CLUSTER_NAME, WILDCARD_HOST,
     WILDCARD_PRINCIPAL, WILDCARD_RESOURCE,
+};
+pub use validate::{
+    fails_kafka_construction, validate_new_acl, AclValidationError, KafkaPrincipal,
+    PrincipalParseError, INVALID_REQUEST,
 };

@@ -1,0 +1,230 @@
+//! The authorizer: Kafka's `StandardAuthorizer` decision rules on top of the indexed
+//! ACL set, plus Kafka's default `authorizeByResourceType`.
+//!
+//! Order of a decision: super users are allowed; otherwise the ACLs that apply to the
+//! resource (LITERAL name, LITERAL `*`, PREFIXED prefixes of the name) are matched
+//! against the principal or `User:*` and the host or `*`; a matching DENY wins; else a
+//! matching ALLOW allows (ALL matches any operation; an ALLOW of READ, WRITE, DELETE or
+//! ALTER also grants DESCRIBE, an ALLOW of ALTER_CONFIGS grants DESCRIBE_CONFIGS; a
+//! DENY is never implied); else, if no ACL at all applies to the resource,
+//! `allow.everyone.if.no.acl.found` decides; else DENIED.
+
+use std::collections::HashSet;
+
+use crate::enums::{AclOperation, ResourceType};
+use crate::index::{AclIndex, AclIndexReadGuard, SharedAclIndex};
+use crate::validate::{KafkaPrincipal, PrincipalParseError};
+
+/// The answer to an authorization question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AuthorizationResult {
+    /// The operation is permitted.
+    Allowed,
+    /// The operation is refused.
+    Denied,
+}
+
+/// The two Kafka settings the authorizer reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuthorizerConfig {
+    /// `super.users`: principals (`Type:name`) allowed everything.
+    pub super_users: Vec<String>,
+    /// `allow.everyone.if.no.acl.found`: the result when no ACL applies to a resource.
+    pub allow_everyone_if_no_acl_found: bool,
+}
+
+impl AuthorizerConfig {
+    /// Parses a `super.users` value as Kafka does: split on `;`, trim, skip empty
+    /// items, and require a colon in each (`User:bob;User:alice`).
+    pub fn parse_super_users(value: &str) -> Result<Vec<String>, PrincipalParseError> {
+        value
+            .split(';')
+            .map(str::trim)
+            .filter(|item| !item.is_empty())
+            .map(|item| {
+                item.parse::<KafkaPrincipal>()?;
+                Ok(item.to_string())
+            })
+            .collect()
+    }
+}
+
+/// `authorize_by_resource_type` called with a filter-only or unknown value (Kafka
+/// throws `IllegalArgumentException` with these texts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ResourceTypeCheckError {
+    /// Resource type ANY.
+    #[error("Must specify a non-filter resource type for authorizeByResourceType")]
+    FilterResourceType,
+    /// Resource type UNKNOWN.
+    #[error("Unknown resource type")]
+    UnknownResourceType,
+    /// Operation ANY.
+    #[error("Must specify a non-filter operation type for authorizeByResourceType")]
+    FilterOperation,
+    /// Operation UNKNOWN.
+    #[error("Unknown operation type")]
+    UnknownOperation,
+}
+
+/// Decides access from the shared ACL set. Cheap to clone; clones share the ACLs.
+#[derive(Debug, Clone)]
+pub struct Authorizer {
+    acls: SharedAclIndex,
+    super_users: HashSet<String>,
+    config: AuthorizerConfig,
+}
+
+impl Authorizer {
+    /// An authorizer over `acls` with `config`.
+    pub fn new(config: AuthorizerConfig, acls: SharedAclIndex) -> Self {
+        Authorizer {
+            acls,
+            super_users: config.super_users.iter().cloned().collect(),
+            config,
+        }
+    }
+
+    /// The ACL set it reads (the server applies CreateAcls/DeleteAcls batches here).
+    pub fn acls(&self) -> &SharedAclIndex {
+        &self.acls
+    }
+
+    /// The configuration it was built with.
+    pub fn config(&self) -> &AuthorizerConfig {
+        &self.config
+    }
+
+    /// True if `principal` (`Type:name`) is listed in `super.users`.
+    pub fn is_super_user(&self, principal: &str) -> bool {
+        self.super_users.contains(principal)
+    }
+
+    /// May `principal` (`Type:name`) connecting from `host` perform `operation` on the
+    /// resource `(resource_type, name)`?
+    pub fn authorize(
+        &self,
+        principal: &str,
+        host: &str,
+        operation: AclOperation,
+        resource_type: ResourceType,
+        name: &str,
+    ) -> AuthorizationResult {
+        if self.is_super_user(principal) {
+            return AuthorizationResult::Allowed;
+        }
+        self.session(principal, host)
+            .authorize(operation, resource_type, name)
+    }
+
+    /// May `principal` perform `operation` on at least one resource of
+    /// `resource_type`? Kafka's default `Authorizer.authorizeByResourceType`, which
+    /// `StandardAuthorizer` inherits (see [`AuthorizerSession::authorize_by_resource_type`]).
+    pub fn authorize_by_resource_type(
+        &self,
+        principal: &str,
+        host: &str,
+        operation: AclOperation,
+        resource_type: ResourceType,
+    ) -> Result<AuthorizationResult, ResourceTypeCheckError> {
+        self.session(principal, host)
+            .authorize_by_resource_type(operation, resource_type)
+    }
+
+    /// A read view for many decisions for one principal and host, e.g. every topic
+    /// of a Metadata request: the principal and host are resolved once, and each
+    /// decision then costs a few hash probes on that resource's name, independent of
+    /// how many ACLs exist or the principal has. Keep it for one request only and
+    /// never across an `.await` (it holds the ACL read lock).
+    pub fn session(&self, principal: &str, host: &str) -> AuthorizerSession<'_> {
+        let acls = self.acls.read();
+        let requester = acls.requester(principal, host);
+        AuthorizerSession {
+            authorizer: self,
+            super_user: self.is_super_user(principal),
+            requester,
+            acls,
+        }
+    }
+
+    fn default_result(&self) -> AuthorizationResult {
+        if self.config.allow_everyone_if_no_acl_found {
+            AuthorizationResult::Allowed
+        } else {
+            AuthorizationResult::Denied
+        }
+    }
+}
+
+/// Decisions for one principal and host under one consistent read view.
+pub struct AuthorizerSession<'a> {
+    authorizer: &'a Authorizer,
+    acls: AclIndexReadGuard<'a>,
+    requester: crate::index::Requester,
+    super_user: bool,
+}
+
+impl AuthorizerSession<'_> {
+    /// May the session's principal perform `operation` on `(resource_type, name)`?
+    pub fn authorize(
+        &self,
+        operation: AclOperation,
+        resource_type: ResourceType,
+        name: &str,
+    ) -> AuthorizationResult {
+        if self.super_user {
+            return AuthorizationResult::Allowed;
+        }
+        use crate::index::Verdict;
+        match self
+            .acls
+            .verdict(&self.requester, operation, resource_type, name)
+        {
+            Verdict::Allowed => AuthorizationResult::Allowed,
+            Verdict::Denied | Verdict::NoMatch => AuthorizationResult::Denied,
+            Verdict::NoAcls => self.authorizer.default_result(),
+        }
+    }
+
+    /// Kafka's default `authorizeByResourceType`:
+    /// 1. ANY/UNKNOWN type or operation is an error;
+    /// 2. `authorize` on the LITERAL resource named `hardcode`: ALLOWED there (super
+    ///    users, the no-ACL default, or ACLs that apply to `hardcode`) is the answer;
+    /// 3. a LITERAL `*` DENY (principal or `User:*`, host or `*`, the operation or
+    ///    ALL) gives DENIED, a LITERAL `*` ALLOW gives ALLOWED;
+    /// 4. ALLOWED if some LITERAL or PREFIXED ALLOW is not dominated by a DENY on the
+    ///    same LITERAL name or by a DENY on a PREFIXED prefix of its name;
+    /// 5. else DENIED. Unlike `authorize`, no operation is implied in steps 3–4.
+    pub fn authorize_by_resource_type(
+        &self,
+        operation: AclOperation,
+        resource_type: ResourceType,
+    ) -> Result<AuthorizationResult, ResourceTypeCheckError> {
+        match resource_type {
+            ResourceType::Any => return Err(ResourceTypeCheckError::FilterResourceType),
+            ResourceType::Unknown => return Err(ResourceTypeCheckError::UnknownResourceType),
+            _ => {}
+        }
+        match operation {
+            AclOperation::Any => return Err(ResourceTypeCheckError::FilterOperation),
+            AclOperation::Unknown => return Err(ResourceTypeCheckError::UnknownOperation),
+            _ => {}
+        }
+        if self.authorize(operation, resource_type, "hardcode") == AuthorizationResult::Allowed {
+            return Ok(AuthorizationResult::Allowed);
+        }
+        let allowed = self
+            .acls
+            .any_allowed_of_type(&self.requester, operation, resource_type);
+        Ok(if allowed {
+            AuthorizationResult::Allowed
+        } else {
+            AuthorizationResult::Denied
+        })
+    }
+
+    /// The read view this session decides from (e.g. to describe ACLs consistently).
+    pub fn acls(&self) -> &AclIndex {
+        &self.acls
+    }
+}

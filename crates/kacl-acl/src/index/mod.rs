@@ -1,0 +1,460 @@
+//! The indexed ACL set: every ACL the server holds, arranged so that authorizing and
+//! describing never scan ACLs that cannot match.
+//!
+//! Layout:
+//! - a pattern table (slot per distinct resource pattern), each with its packed,
+//!   sorted entries ([`entries`]);
+//! - LITERAL and PREFIXED patterns by (resource type, name) in hash maps; PREFIXED
+//!   patterns that apply to a name are found by probing the name's own prefixes at the
+//!   lengths that exist (a per-type set of prefix lengths), never by scanning;
+//! - the wildcard `*` is the LITERAL pattern named `*`, one hash probe away;
+//! - per (principal, resource type), the names of the patterns it has entries on, in
+//!   name order ([`names`]);
+//! - principals and hosts interned ([`intern`]).
+//!
+//! Concurrency: [`SharedAclIndex`] wraps the index in a `parking_lot::RwLock`. A batch
+//! ([`AclChanges`]) is validated before the lock is taken and applied under one write
+//! lock, so a reader sees all of a batch or none of it; write sections are short
+//! (about a microsecond per change) and readers never copy the set.
+
+mod describe;
+mod entries;
+mod intern;
+mod lookup;
+mod names;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use parking_lot::{RwLock, RwLockReadGuard, RwLockUpgradableReadGuard, RwLockWriteGuard};
+
+use crate::enums::{PatternType, ResourceType};
+use crate::filter::AclBindingFilter;
+use crate::types::AclBinding;
+
+pub use describe::{AclGroup, EntryRef, GroupEntries, PatternRef};
+pub(crate) use lookup::{Requester, Verdict};
+
+use entries::{Added, Entry, Removed};
+use intern::Interner;
+use names::NameSet;
+
+/// Number of resource type codes (UNKNOWN..USER).
+const TYPE_COUNT: usize = 8;
+
+/// One resource pattern and its entries.
+#[derive(Debug)]
+struct PatternSlot {
+    name: Arc<str>,
+    resource_type: ResourceType,
+    pattern_type: PatternType,
+    entries: Vec<Entry>,
+}
+
+/// A batch of changes applied atomically: removals first, then additions.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AclChanges {
+    /// Exact bindings to remove; absent ones are ignored.
+    pub removes: Vec<AclBinding>,
+    /// Bindings to add; ones already present are ignored (creation is idempotent).
+    pub adds: Vec<AclBinding>,
+}
+
+/// What a batch changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ApplyOutcome {
+    /// ACLs that were not present and now are.
+    pub added: usize,
+    /// ACLs that were present and no longer are.
+    pub removed: usize,
+}
+
+/// A change the index refuses; the whole batch is then left unapplied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IndexError {
+    /// The binding carries a filter-only or UNKNOWN value (validate ACLs first).
+    #[error("ACL {0} cannot be stored: its resource type, pattern type, operation and permission must be concrete")]
+    NotStorable(AclBinding),
+}
+
+/// The ACLs that each DeleteAcls filter matched, and the deduplicated removals.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeletePlan {
+    /// For each filter, in order, every binding it matched (a binding matched by two
+    /// filters is listed under both, as Kafka does).
+    pub matched: Vec<Vec<AclBinding>>,
+    /// Every matched binding once: what to remove.
+    pub removals: Vec<AclBinding>,
+}
+
+/// The indexed ACL set. Read it through [`SharedAclIndex::read`]; it is also usable
+/// alone (single-threaded) through [`AclIndex::apply`].
+#[derive(Debug)]
+pub struct AclIndex {
+    strings: Interner,
+    patterns: Vec<Option<PatternSlot>>,
+    free_patterns: Vec<u32>,
+    /// `[type code][0 = LITERAL, 1 = PREFIXED]`: name → pattern id.
+    by_name: [[HashMap<Arc<str>, u32>; 2]; TYPE_COUNT],
+    /// `[type code]`: the lengths of PREFIXED names, with how many patterns have each.
+    prefix_lengths: [BTreeMap<usize, u32>; TYPE_COUNT],
+    by_principal: HashMap<(u32, ResourceType), NameSet>,
+    len: usize,
+}
+
+impl Default for AclIndex {
+    fn default() -> Self {
+        AclIndex {
+            strings: Interner::default(),
+            patterns: Vec::new(),
+            free_patterns: Vec::new(),
+            by_name: std::array::from_fn(|_| [HashMap::new(), HashMap::new()]),
+            prefix_lengths: std::array::from_fn(|_| BTreeMap::new()),
+            by_principal: HashMap::new(),
+            len: 0,
+        }
+    }
+}
+
+/// `0` for LITERAL, `1` for PREFIXED, `None` for the filter-only pattern types.
+fn stored_kind(pattern_type: PatternType) -> Option<usize> {
+    match pattern_type {
+        PatternType::Literal => Some(0),
+        PatternType::Prefixed => Some(1),
+        _ => None,
+    }
+}
+
+/// True if the index can hold this binding (every enum concrete).
+pub fn is_storable(binding: &AclBinding) -> bool {
+    !matches!(
+        binding.pattern.resource_type,
+        ResourceType::Any | ResourceType::Unknown
+    ) && stored_kind(binding.pattern.pattern_type).is_some()
+        && entries::acl_bit(binding.entry.operation, binding.entry.permission_type).is_some()
+}
+
+impl AclIndex {
+    /// An empty set.
+    pub fn new() -> Self {
+        AclIndex::default()
+    }
+
+    /// How many ACLs (distinct 7-tuples) the set holds.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the set holds no ACL.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// True if exactly this binding is present.
+    pub fn contains(&self, binding: &AclBinding) -> bool {
+        let Some(bit) = entries::acl_bit(binding.entry.operation, binding.entry.permission_type)
+        else {
+            return false;
+        };
+        let (Some(principal), Some(host)) = (
+            self.strings.get(&binding.entry.principal),
+            self.strings.get(&binding.entry.host),
+        ) else {
+            return false;
+        };
+        self.pattern_id(
+            binding.pattern.resource_type,
+            binding.pattern.pattern_type,
+            &binding.pattern.name,
+        )
+        .and_then(|id| self.slot(id))
+        .is_some_and(|slot| entries::mask_of(&slot.entries, principal, host) & bit != 0)
+    }
+
+    /// Applies a batch: all of it, or (if any addition is not storable) none of it.
+    pub fn apply(&mut self, changes: &AclChanges) -> Result<ApplyOutcome, IndexError> {
+        check_storable(changes)?;
+        Ok(self.apply_checked(changes))
+    }
+
+    fn apply_checked(&mut self, changes: &AclChanges) -> ApplyOutcome {
+        let mut outcome = ApplyOutcome::default();
+        for binding in &changes.removes {
+            if self.remove_one(binding) {
+                outcome.removed += 1;
+            }
+        }
+        for binding in &changes.adds {
+            if self.add_one(binding) {
+                outcome.added += 1;
+            }
+        }
+        outcome
+    }
+
+    /// For each filter, the bindings it matches, and their union as removals.
+    pub fn plan_delete(&self, filters: &[AclBindingFilter]) -> DeletePlan {
+        let mut plan = DeletePlan::default();
+        let mut seen = std::collections::HashSet::new();
+        for filter in filters {
+            let matched = self.describe(filter);
+            for binding in &matched {
+                if seen.insert(binding.clone()) {
+                    plan.removals.push(binding.clone());
+                }
+            }
+            plan.matched.push(matched);
+        }
+        plan
+    }
+
+    fn slot(&self, id: u32) -> Option<&PatternSlot> {
+        self.patterns.get(id as usize).and_then(Option::as_ref)
+    }
+
+    fn pattern_id(
+        &self,
+        resource_type: ResourceType,
+        pattern_type: PatternType,
+        name: &str,
+    ) -> Option<u32> {
+        let kind = stored_kind(pattern_type)?;
+        self.by_name
+            .get(resource_type.code() as usize)?
+            .get(kind)?
+            .get(name)
+            .copied()
+    }
+
+    /// Adds one storable binding; false if it was already present.
+    fn add_one(&mut self, binding: &AclBinding) -> bool {
+        let pattern = &binding.pattern;
+        let entry = &binding.entry;
+        let Some(bit) = entries::acl_bit(entry.operation, entry.permission_type) else {
+            return false;
+        };
+        if self.contains(binding) {
+            return false;
+        }
+        let Some(id) =
+            self.pattern_id_or_create(pattern.resource_type, pattern.pattern_type, &pattern.name)
+        else {
+            return false;
+        };
+        let principal = self.strings.acquire(&entry.principal);
+        let host = self.strings.acquire(&entry.host);
+        let Some(slot) = self.patterns.get_mut(id as usize).and_then(Option::as_mut) else {
+            return false;
+        };
+        let first_of_principal = entries::principal_range(&slot.entries, principal).is_empty();
+        let added = entries::add(&mut slot.entries, principal, host, bit);
+        if added == Added::Entry {
+            // The new entry keeps the two string uses acquired above.
+            if first_of_principal {
+                let name = slot.name.clone();
+                self.by_principal
+                    .entry((principal, pattern.resource_type))
+                    .or_default()
+                    .insert(&name, pattern.pattern_type, id);
+            }
+        } else {
+            self.strings.release(principal);
+            self.strings.release(host);
+        }
+        if added == Added::Duplicate {
+            return false;
+        }
+        self.len += 1;
+        true
+    }
+
+    fn pattern_id_or_create(
+        &mut self,
+        resource_type: ResourceType,
+        pattern_type: PatternType,
+        name: &str,
+    ) -> Option<u32> {
+        if let Some(id) = self.pattern_id(resource_type, pattern_type, name) {
+            return Some(id);
+        }
+        let kind = stored_kind(pattern_type)?;
+        let type_index = resource_type.code() as usize;
+        let name: Arc<str> = Arc::from(name);
+        let slot = PatternSlot {
+            name: name.clone(),
+            resource_type,
+            pattern_type,
+            entries: Vec::new(),
+        };
+        let id = match self.free_patterns.pop() {
+            Some(id) => {
+                if let Some(free) = self.patterns.get_mut(id as usize) {
+                    *free = Some(slot);
+                }
+                id
+            }
+            None => {
+                self.patterns.push(Some(slot));
+                (self.patterns.len() - 1) as u32
+            }
+        };
+        if kind == 1 {
+            if let Some(lengths) = self.prefix_lengths.get_mut(type_index) {
+                *lengths.entry(name.len()).or_insert(0) += 1;
+            }
+        }
+        if let Some(map) = self
+            .by_name
+            .get_mut(type_index)
+            .and_then(|m| m.get_mut(kind))
+        {
+            map.insert(name, id);
+        }
+        Some(id)
+    }
+
+    /// Removes exactly this binding; false if it was not present.
+    fn remove_one(&mut self, binding: &AclBinding) -> bool {
+        let pattern = &binding.pattern;
+        let entry = &binding.entry;
+        let Some(bit) = entries::acl_bit(entry.operation, entry.permission_type) else {
+            return false;
+        };
+        let (Some(principal), Some(host)) = (
+            self.strings.get(&entry.principal),
+            self.strings.get(&entry.host),
+        ) else {
+            return false;
+        };
+        let Some(id) = self.pattern_id(pattern.resource_type, pattern.pattern_type, &pattern.name)
+        else {
+            return false;
+        };
+        let Some(slot) = self.patterns.get_mut(id as usize).and_then(Option::as_mut) else {
+            return false;
+        };
+        match entries::remove(&mut slot.entries, principal, host, bit) {
+            Removed::Missing => return false,
+            Removed::Bit => {}
+            Removed::Entry => {
+                let principal_gone = entries::principal_range(&slot.entries, principal).is_empty();
+                let pattern_gone = slot.entries.is_empty();
+                if principal_gone {
+                    let key = (principal, pattern.resource_type);
+                    if let Some(set) = self.by_principal.get_mut(&key) {
+                        set.remove(&pattern.name, pattern.pattern_type);
+                        if set.is_empty() {
+                            self.by_principal.remove(&key);
+                        }
+                    }
+                }
+                if pattern_gone {
+                    self.drop_pattern(id);
+                }
+                self.strings.release(principal);
+                self.strings.release(host);
+            }
+        }
+        self.len -= 1;
+        true
+    }
+
+    fn drop_pattern(&mut self, id: u32) {
+        let Some(slot) = self.patterns.get_mut(id as usize).and_then(Option::take) else {
+            return;
+        };
+        let type_index = slot.resource_type.code() as usize;
+        if let Some(kind) = stored_kind(slot.pattern_type) {
+            if let Some(map) = self
+                .by_name
+                .get_mut(type_index)
+                .and_then(|m| m.get_mut(kind))
+            {
+                map.remove(&slot.name);
+            }
+            if kind == 1 {
+                if let Some(lengths) = self.prefix_lengths.get_mut(type_index) {
+                    if let Some(count) = lengths.get_mut(&slot.name.len()) {
+                        *count -= 1;
+                        if *count == 0 {
+                            lengths.remove(&slot.name.len());
+                        }
+                    }
+                }
+            }
+        }
+        self.free_patterns.push(id);
+    }
+}
+
+fn check_storable(changes: &AclChanges) -> Result<(), IndexError> {
+    match changes.adds.iter().find(|b| !is_storable(b)) {
+        Some(bad) => Err(IndexError::NotStorable(bad.clone())),
+        None => Ok(()),
+    }
+}
+
+/// The ACL set shared by the server's threads: many readers, one writer at a time.
+#[derive(Debug, Clone, Default)]
+pub struct SharedAclIndex {
+    inner: Arc<RwLock<AclIndex>>,
+}
+
+/// A read view of the set; batches applied while it is held wait for it.
+pub type AclIndexReadGuard<'a> = RwLockReadGuard<'a, AclIndex>;
+
+impl SharedAclIndex {
+    /// An empty shared set.
+    pub fn new() -> Self {
+        SharedAclIndex::default()
+    }
+
+    /// Shares an already built set (e.g. loaded from the store at start).
+    pub fn from_index(index: AclIndex) -> Self {
+        SharedAclIndex {
+            inner: Arc::new(RwLock::new(index)),
+        }
+    }
+
+    /// A consistent read view. Keep it briefly and never across an `.await`.
+    pub fn read(&self) -> AclIndexReadGuard<'_> {
+        self.inner.read()
+    }
+
+    /// How many ACLs the set holds.
+    pub fn len(&self) -> usize {
+        self.inner.read().len()
+    }
+
+    /// True when the set holds no ACL.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Applies a batch atomically; validation happens before the write lock is taken.
+    pub fn apply(&self, changes: &AclChanges) -> Result<ApplyOutcome, IndexError> {
+        check_storable(changes)?;
+        let mut index: RwLockWriteGuard<'_, AclIndex> = self.inner.write();
+        Ok(index.apply_checked(changes))
+    }
+
+    /// For each filter, the bindings it matches now (nothing is removed).
+    pub fn plan_delete(&self, filters: &[AclBindingFilter]) -> DeletePlan {
+        self.inner.read().plan_delete(filters)
+    }
+
+    /// Finds what the filters match and removes it in one atomic step: no other
+    /// writer can slip in between, and readers see all the removals or none.
+    pub fn delete_matching(&self, filters: &[AclBindingFilter]) -> DeletePlan {
+        let index = self.inner.upgradable_read();
+        let plan = index.plan_delete(filters);
+        if !plan.removals.is_empty() {
+            let mut index = RwLockUpgradableReadGuard::upgrade(index);
+            index.apply_checked(&AclChanges {
+                removes: plan.removals.clone(),
+                adds: Vec::new(),
+            });
+        }
+        plan
+    }
+}
