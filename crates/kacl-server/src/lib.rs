@@ -3,3 +3,4 @@
 
 pub mod tls_principal;
 pub mod topics;
+pub mod sasl;

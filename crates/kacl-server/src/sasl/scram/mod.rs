@@ -1,0 +1,19 @@
+//! SASL/SCRAM-SHA-256 and SCRAM-SHA-512 (RFC 5802, RFC 7677): the credential a store keeps,
+//! the server exchange, and the client exchange (for kacl's own client and CLI, and so that
+//! tests can run one against the other).
+//!
+//! Like Kafka (and unlike the RFC) no SASLprep is applied to names or passwords: both sides
+//! use the UTF-8 bytes, which is what Kafka's tools and librdkafka do, so credentials made by
+//! either work with kacl.
+
+pub mod client;
+pub mod credential;
+pub mod messages;
+pub mod server;
+
+#[cfg(test)]
+mod tests;
+
+pub use client::{ScramClient, ScramClientError};
+pub use credential::{ScramCredential, ScramMechanism};
+pub use server::ScramServer;

@@ -1,0 +1,424 @@
+//! SCRAM exchanges end to end: the RFC 7677 vector, our client against our server for both
+//! hashes, and every way a client can get it wrong.
+
+use std::collections::HashMap;
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use proptest::prelude::*;
+
+use super::*;
+use crate::sasl::plain::AUTHZID_MISMATCH;
+use crate::sasl::{generic_failure_message, AuthFailure, CredentialLookup, SaslStep};
+
+/// A store of SCRAM credentials keyed by (mechanism, user).
+#[derive(Default)]
+struct Store(HashMap<(ScramMechanism, String), ScramCredential>);
+
+impl Store {
+    fn with(mechanism: ScramMechanism, user: &str, password: &str) -> Store {
+        let mut store = Store::default();
+        store.add(mechanism, user, password);
+        store
+    }
+
+    fn add(&mut self, mechanism: ScramMechanism, user: &str, password: &str) {
+        let credential = ScramCredential::generate(mechanism, password, 4096).unwrap();
+        self.0.insert((mechanism, user.to_owned()), credential);
+    }
+}
+
+impl CredentialLookup for Store {
+    fn scram_credential(&self, m: ScramMechanism, user: &str) -> Option<ScramCredential> {
+        self.0.get(&(m, user.to_owned())).cloned()
+    }
+}
+
+fn challenge(step: SaslStep) -> Vec<u8> {
+    match step {
+        SaslStep::Continue(bytes) => bytes,
+        other => panic!("expected a challenge, got {other:?}"),
+    }
+}
+
+fn text(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).unwrap()
+}
+
+/// RFC 7677 section 3, byte for byte.
+#[test]
+fn rfc7677_sha256_example_verifies() {
+    let salt = STANDARD.decode("W22ZaJ0SNY7soEsUEjb6gQ==").unwrap();
+    let credential =
+        ScramCredential::from_password(ScramMechanism::Sha256, "pencil", &salt, 4096).unwrap();
+    let mut store = Store::default();
+    store
+        .0
+        .insert((ScramMechanism::Sha256, "user".into()), credential);
+
+    let client_first = b"n,,n=user,r=rOprNGfwEbeRWgbNEkqO";
+    let server_first =
+        "r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096";
+    let client_final = "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,\
+                        p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=";
+    let server_final = "v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=";
+
+    let mut server =
+        ScramServer::with_server_nonce(ScramMechanism::Sha256, "%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0");
+    let first = challenge(server.step(client_first, &store).unwrap());
+    assert_eq!(text(&first), server_first);
+    let done = server.step(client_final.as_bytes(), &store).unwrap();
+    assert_eq!(
+        done,
+        SaslStep::Complete {
+            username: "user".into(),
+            principal: "User:user".into(),
+            reply: server_final.as_bytes().to_vec()
+        }
+    );
+    assert!(server.is_complete());
+
+    // Our client produces the same messages from the same nonce.
+    let mut client = ScramClient::with_client_nonce(
+        ScramMechanism::Sha256,
+        "user",
+        "pencil",
+        "rOprNGfwEbeRWgbNEkqO",
+    );
+    assert_eq!(client.client_first().unwrap(), client_first);
+    let final_message = client.handle_server_first(server_first.as_bytes()).unwrap();
+    assert_eq!(text(&final_message), client_final);
+    client.handle_server_final(server_final.as_bytes()).unwrap();
+    assert!(client.is_complete());
+}
+
+/// Runs a full exchange; returns the server's outcome of the final step.
+fn exchange(
+    mechanism: ScramMechanism,
+    store: &Store,
+    user: &str,
+    password: &str,
+) -> Result<SaslStep, AuthFailure> {
+    let mut client = ScramClient::new(mechanism, user, password);
+    let mut server = ScramServer::new(mechanism);
+    let first = challenge(server.step(&client.client_first().unwrap(), store)?);
+    let last = client.handle_server_first(&first).unwrap();
+    let outcome = server.step(&last, store);
+    if let Ok(SaslStep::Complete { reply, .. }) = &outcome {
+        client.handle_server_final(reply).unwrap();
+        assert!(client.is_complete());
+    }
+    outcome
+}
+
+#[test]
+fn both_hashes_round_trip_client_against_server() {
+    for mechanism in ScramMechanism::ALL {
+        let store = Store::with(mechanism, "alice", "alice-secret");
+        let step = exchange(mechanism, &store, "alice", "alice-secret").unwrap();
+        let SaslStep::Complete { principal, .. } = step else {
+            panic!("not complete")
+        };
+        assert_eq!(principal, "User:alice");
+    }
+}
+
+#[test]
+fn names_with_comma_and_equals_and_non_ascii() {
+    for user in ["a,b=c", "jürgen"] {
+        let store = Store::with(ScramMechanism::Sha512, user, "pw");
+        let step = exchange(ScramMechanism::Sha512, &store, user, "pw").unwrap();
+        assert!(matches!(step, SaslStep::Complete { username, .. } if username == user));
+    }
+}
+
+#[test]
+fn wrong_password_fails_at_the_end_with_the_generic_message() {
+    let mechanism = ScramMechanism::Sha256;
+    let store = Store::with(mechanism, "alice", "alice-secret");
+    let failure = exchange(mechanism, &store, "alice", "wrong").unwrap_err();
+    assert_eq!(
+        failure.client_message,
+        generic_failure_message(mechanism.sasl())
+    );
+    assert_eq!(
+        failure.server_final.as_deref(),
+        Some(&b"e=invalid-proof"[..])
+    );
+    assert!(failure.log_reason.contains("alice"));
+    assert!(!failure.log_reason.contains("wrong"));
+}
+
+#[test]
+fn mechanism_mismatch_is_an_unknown_user() {
+    let store = Store::with(ScramMechanism::Sha512, "alice", "pw");
+    assert!(exchange(ScramMechanism::Sha256, &store, "alice", "pw").is_err());
+}
+
+#[test]
+fn unknown_user_runs_the_whole_exchange_then_fails_like_a_wrong_password() {
+    let mechanism = ScramMechanism::Sha256;
+    let store = Store::with(mechanism, "alice", "pw");
+    let unknown = exchange(mechanism, &store, "mallory", "pw").unwrap_err();
+    let wrong = exchange(mechanism, &store, "alice", "nope").unwrap_err();
+    assert_eq!(unknown.client_message, wrong.client_message);
+    assert_eq!(unknown.server_final, wrong.server_final);
+
+    // The stand-in salt is stable per name, so it does not betray the user's absence.
+    let salt_of = |user: &str| {
+        let mut server = ScramServer::new(mechanism);
+        let first = challenge(
+            server
+                .step(format!("n,,n={user},r=abc").as_bytes(), &store)
+                .unwrap(),
+        );
+        let parsed = messages::ServerFirst::parse(text(&first)).unwrap();
+        (parsed.salt, parsed.iterations)
+    };
+    assert_eq!(salt_of("mallory"), salt_of("mallory"));
+    assert_ne!(salt_of("mallory").0, salt_of("trudy").0);
+    assert_eq!(salt_of("mallory").1, 4096);
+}
+
+/// Runs the first step, then lets `tamper` rewrite the client's final message.
+fn tampered(tamper: impl Fn(String) -> String) -> AuthFailure {
+    let mechanism = ScramMechanism::Sha256;
+    let store = Store::with(mechanism, "alice", "pw");
+    let mut client = ScramClient::new(mechanism, "alice", "pw");
+    let mut server = ScramServer::new(mechanism);
+    let first = challenge(
+        server
+            .step(&client.client_first().unwrap(), &store)
+            .unwrap(),
+    );
+    let last = String::from_utf8(client.handle_server_first(&first).unwrap()).unwrap();
+    let result = server.step(tamper(last).as_bytes(), &store);
+    let failure = result.unwrap_err();
+    assert!(!server.is_complete());
+    assert_eq!(
+        failure.client_message,
+        generic_failure_message(mechanism.sasl())
+    );
+    failure
+}
+
+#[test]
+fn wrong_nonce_is_refused() {
+    let failure = tampered(|m| m.replacen(",r=", ",r=X", 1));
+    assert!(
+        failure.log_reason.contains("nonce"),
+        "{}",
+        failure.log_reason
+    );
+    assert_eq!(failure.server_final.as_deref(), Some(&b"e=other-error"[..]));
+}
+
+#[test]
+fn tampered_proof_is_refused() {
+    let failure = tampered(|m| {
+        let (head, proof) = m.rsplit_once(",p=").unwrap();
+        let mut bytes = STANDARD.decode(proof).unwrap();
+        bytes[0] ^= 1;
+        format!("{head},p={}", STANDARD.encode(bytes))
+    });
+    assert_eq!(
+        failure.server_final.as_deref(),
+        Some(&b"e=invalid-proof"[..])
+    );
+    // A proof of the wrong length is refused the same way.
+    let failure = tampered(|m| format!("{},p=AAAA", m.rsplit_once(",p=").unwrap().0));
+    assert_eq!(
+        failure.server_final.as_deref(),
+        Some(&b"e=invalid-proof"[..])
+    );
+}
+
+#[test]
+fn channel_binding_must_repeat_the_gs2_header() {
+    let failure = tampered(|m| m.replacen("c=biws", "c=eSws", 1));
+    assert_eq!(
+        failure.server_final.as_deref(),
+        Some(&b"e=channel-bindings-dont-match"[..])
+    );
+}
+
+#[test]
+fn malformed_final_message_is_refused() {
+    let failure = tampered(|_| "c=biws".to_owned());
+    assert_eq!(
+        failure.server_final.as_deref(),
+        Some(&b"e=invalid-encoding"[..])
+    );
+}
+
+fn first_step(message: &str, store: &Store) -> Result<SaslStep, AuthFailure> {
+    ScramServer::new(ScramMechanism::Sha256).step(message.as_bytes(), store)
+}
+
+#[test]
+fn client_first_rules() {
+    let store = Store::with(ScramMechanism::Sha256, "alice", "pw");
+    let generic = generic_failure_message(ScramMechanism::Sha256.sasl());
+    // Channel binding, mandatory extensions and delegation tokens are refused.
+    for message in [
+        "p=tls-unique,,n=alice,r=abc",
+        "n,,m=x,n=alice,r=abc",
+        "n,,n=alice,r=abc,tokenauth=true",
+        "n,,n=alice,r=abc,tokenauth=TRUE",
+        "",
+        "n,,n=alice",
+    ] {
+        let failure = first_step(message, &store).unwrap_err();
+        assert_eq!(failure.client_message, generic, "{message:?}");
+        assert_eq!(failure.server_final, None);
+    }
+    // A different authzid is refused with Kafka's own message.
+    let failure = first_step("n,a=admin,n=alice,r=abc", &store).unwrap_err();
+    assert_eq!(failure.client_message, AUTHZID_MISMATCH);
+    // The same authzid, the `y` flag, unknown extensions and tokenauth=false are fine.
+    for message in [
+        "n,a=alice,n=alice,r=abc",
+        "y,,n=alice,r=abc",
+        "n,,n=alice,r=abc,foo=bar,tokenauth=false",
+    ] {
+        assert!(
+            matches!(first_step(message, &store), Ok(SaslStep::Continue(_))),
+            "{message:?}"
+        );
+    }
+}
+
+#[test]
+fn authzid_and_y_flag_complete_with_matching_channel_binding() {
+    let mechanism = ScramMechanism::Sha256;
+    let store = Store::with(mechanism, "alice", "pw");
+    for gs2 in ["n,a=alice,", "y,,"] {
+        // Drive our client's maths, then rewrite its messages for this gs2 header.
+        let mut server = ScramServer::new(mechanism);
+        let first = challenge(
+            server
+                .step(format!("{gs2}n=alice,r=abc").as_bytes(), &store)
+                .unwrap(),
+        );
+        let sf = messages::ServerFirst::parse(text(&first)).unwrap();
+        let salted = mechanism.salted_password(b"pw", &sf.salt, sf.iterations);
+        let without_proof = messages::ClientFinal::format_without_proof(gs2, &sf.nonce);
+        let auth = format!("n=alice,r=abc,{},{without_proof}", text(&first));
+        let client_key = mechanism.hmac(&salted, &[b"Client Key"]);
+        let signature = mechanism.hmac(&mechanism.hash(&client_key), &[auth.as_bytes()]);
+        let proof: Vec<u8> = client_key
+            .iter()
+            .zip(&signature)
+            .map(|(a, b)| a ^ b)
+            .collect();
+        let last = format!("{without_proof},p={}", STANDARD.encode(proof));
+        let step = server.step(last.as_bytes(), &store).unwrap();
+        assert!(matches!(step, SaslStep::Complete { .. }), "gs2 {gs2:?}");
+    }
+}
+
+#[test]
+fn credential_below_minimum_iterations_is_refused() {
+    let mut store = Store::default();
+    let mut credential =
+        ScramCredential::from_password(ScramMechanism::Sha256, "pw", b"salt", 4096).unwrap();
+    credential.iterations = 1000;
+    store
+        .0
+        .insert((ScramMechanism::Sha256, "old".into()), credential);
+    let failure = first_step("n,,n=old,r=abc", &store).unwrap_err();
+    assert!(failure.log_reason.contains("less than the minimum 4096"));
+}
+
+#[test]
+fn steps_after_the_end_are_refused() {
+    let mechanism = ScramMechanism::Sha512;
+    let store = Store::with(mechanism, "alice", "pw");
+    let mut server = ScramServer::new(mechanism);
+    assert!(server.step(b"junk", &store).is_err());
+    assert!(
+        server.step(b"n,,n=alice,r=abc", &store).is_err(),
+        "failed stays failed"
+    );
+}
+
+#[test]
+fn client_checks_the_server() {
+    let mechanism = ScramMechanism::Sha256;
+    let fresh = || {
+        let mut c = ScramClient::with_client_nonce(mechanism, "u", "pw", "abc");
+        c.client_first().unwrap();
+        c
+    };
+    assert_eq!(
+        fresh().handle_server_first(b"r=xyz,s=AQID,i=4096"),
+        Err(ScramClientError::NonceMismatch)
+    );
+    assert_eq!(
+        fresh()
+            .handle_server_first(b"r=abcdef,s=AQID,i=1000")
+            .unwrap_err()
+            .to_string(),
+        "Requested iterations 1000 is less than the minimum 4096 for SCRAM-SHA-256"
+    );
+    let mut c = fresh();
+    c.handle_server_first(b"r=abcdef,s=AQID,i=4096").unwrap();
+    assert_eq!(
+        c.handle_server_final(b"e=invalid-proof")
+            .unwrap_err()
+            .to_string(),
+        "Sasl authentication using SCRAM-SHA-256 failed with error: invalid-proof"
+    );
+    let mut c = fresh();
+    c.handle_server_first(b"r=abcdef,s=AQID,i=4096").unwrap();
+    assert_eq!(
+        c.handle_server_final(b"v=AQID"),
+        Err(ScramClientError::BadServerSignature)
+    );
+    assert!(!c.is_complete());
+    let mut c = ScramClient::new(mechanism, "u", "pw");
+    assert!(matches!(
+        c.handle_server_first(b"r=a,s=AQID,i=4096"),
+        Err(ScramClientError::OutOfOrder(_))
+    ));
+    assert!(!format!("{c:?}").contains("pw"));
+}
+
+fn bytes() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        proptest::collection::vec(any::<u8>(), 0..80),
+        "[nyp=a,rmcsvie0-9A-Za-z+/]{0,60}".prop_map(String::into_bytes),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn random_client_first_never_panics(token in bytes()) {
+        let store = Store::with(ScramMechanism::Sha256, "alice", "pw");
+        let _ = ScramServer::new(ScramMechanism::Sha256).step(&token, &store);
+    }
+
+    #[test]
+    fn random_client_final_never_panics_or_succeeds(token in bytes()) {
+        let store = Store::default();
+        let mut server = ScramServer::new(ScramMechanism::Sha512);
+        server.step(b"n,,n=alice,r=abc", &store).unwrap();
+        prop_assert!(server.step(&token, &store).is_err());
+    }
+
+    #[test]
+    fn random_server_messages_never_panic_the_client(first in bytes(), last in bytes()) {
+        // Huge iteration counts are valid but would make the test crawl.
+        let slow = std::str::from_utf8(&first)
+            .ok()
+            .and_then(|t| messages::ServerFirst::parse(t).ok())
+            .is_some_and(|m| m.iterations > 20_000);
+        let mut client = ScramClient::with_client_nonce(ScramMechanism::Sha256, "u", "pw", "a");
+        client.client_first().unwrap();
+        if !slow && client.handle_server_first(&first).is_ok() {
+            prop_assert!(client.handle_server_final(&last).is_err());
+        }
+    }
+}
