@@ -1,0 +1,300 @@
+"""Start a throwaway `kacl serve` for the real-client interop suites.
+
+Every suite gets servers from here, so they all run against the same configuration:
+a PLAINTEXT and a SASL_PLAINTEXT listener on free loopback ports, `User:admin` as the
+only super user, PLAIN users `admin` and `alice` (`bob` exists only as an ACL principal),
+`num.partitions=2` so that topics created with -1 are told apart from explicit counts, and
+a fresh data directory that is deleted when the server stops.
+
+Used two ways:
+- from Python: `with KaclServer.start() as server: ...` (see conftest.py);
+- from any other language: `python harness.py serve` prints one JSON line with the
+  addresses once the server accepts connections, then keeps it running until its stdin
+  closes or it gets SIGTERM/SIGINT (see test_kafkajs.mjs).
+
+Only the standard library is used, so any python3 can run it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+INTEROP_DIR = Path(__file__).resolve().parent
+REPO_ROOT = INTEROP_DIR.parent.parent
+
+# Seconds to wait for both listeners to accept TCP connections.
+READY_TIMEOUT_S = 20.0
+# Seconds a SIGTERM'd server gets to shut down gracefully before SIGKILL.
+STOP_TIMEOUT_S = 10.0
+# A port picked by `free_port` can be taken by someone else before the server binds it;
+# starting again with new ports is the cure.
+START_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class User:
+    """A SASL/PLAIN identity known to the test server."""
+
+    name: str
+    password: str
+
+    @property
+    def principal(self) -> str:
+        return f"User:{self.name}"
+
+
+ADMIN = User("admin", "admin-secret")
+ALICE = User("alice", "alice-secret")
+
+
+class HarnessError(RuntimeError):
+    """The server could not be found, started or reached; the message says why."""
+
+
+def find_binary() -> Path:
+    """The `kacl` binary to test: `$KACL_BIN`, else `<target dir>/release/kacl`.
+
+    The target dir is `$CARGO_TARGET_DIR` (relative to the repo root, as run.sh runs
+    cargo there) or `<repo>/target`.
+    """
+    explicit = os.environ.get("KACL_BIN")
+    if explicit:
+        path = Path(explicit)
+    else:
+        target = Path(os.environ.get("CARGO_TARGET_DIR") or "target")
+        if not target.is_absolute():
+            target = REPO_ROOT / target
+        path = target / "release" / "kacl"
+    if not path.is_file() or not os.access(path, os.X_OK):
+        raise HarnessError(
+            f"kacl binary not found or not executable at {path}; build it with "
+            "`cargo build --release -p kacl` (tests/interop/run.sh does) or set KACL_BIN"
+        )
+    return path
+
+
+def free_port() -> int:
+    """A loopback port that was free a moment ago (bind to port 0, read it, release it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def server_properties(plaintext_port: int, sasl_port: int, data_dir: Path) -> str:
+    """The server.properties every suite runs against, in Kafka's key names."""
+    jaas = (
+        "org.apache.kafka.common.security.plain.PlainLoginModule required "
+        f'user_{ADMIN.name}="{ADMIN.password}" user_{ALICE.name}="{ALICE.password}";'
+    )
+    lines = [
+        "node.id=1",
+        f"listeners=PLAINTEXT://127.0.0.1:{plaintext_port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}",
+        f"super.users={ADMIN.principal}",
+        "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
+        f"listener.name.sasl_plaintext.plain.sasl.jaas.config={jaas}",
+        f"metadata.log.dir={data_dir}",
+        "num.partitions=2",
+        "default.replication.factor=1",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _load_prctl():
+    """libc's prctl, looked up once in the parent (nothing but the call runs after fork)."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (ImportError, OSError, AttributeError):  # not Linux/glibc: stop() still applies
+        return None
+
+
+_PRCTL = _load_prctl()
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: get SIGTERM if the process that started us dies (Linux).
+
+    Keeps a crashed or killed test run from leaving servers behind.
+    """
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGTERM))
+
+
+class KaclServer:
+    """One running `kacl serve` child with its own temp directory; a context manager."""
+
+    def __init__(self, process: subprocess.Popen, work_dir: Path, plaintext_port: int, sasl_port: int):
+        self.process = process
+        self.work_dir = work_dir
+        self.plaintext_port = plaintext_port
+        self.sasl_port = sasl_port
+        self._log_text: str | None = None
+
+    @property
+    def plaintext(self) -> str:
+        """`host:port` of the PLAINTEXT listener (principal User:ANONYMOUS)."""
+        return f"127.0.0.1:{self.plaintext_port}"
+
+    @property
+    def sasl(self) -> str:
+        """`host:port` of the SASL_PLAINTEXT listener."""
+        return f"127.0.0.1:{self.sasl_port}"
+
+    @property
+    def log_path(self) -> Path:
+        return self.work_dir / "kacl.log"
+
+    @classmethod
+    def start(cls, binary: Path | None = None) -> "KaclServer":
+        """Start a server on fresh ports and data dir; return once both listeners accept."""
+        binary = binary or find_binary()
+        last_error = HarnessError("kacl serve was not started")
+        for _ in range(START_ATTEMPTS):
+            server = cls._launch(binary)
+            try:
+                server._wait_ready()
+                return server
+            except HarnessError as error:
+                log = server.stop()
+                last_error = error
+                if "in use" not in log.lower():
+                    break
+        raise last_error
+
+    @classmethod
+    def _launch(cls, binary: Path) -> "KaclServer":
+        work_dir = Path(tempfile.mkdtemp(prefix="kacl-interop-"))
+        data_dir = work_dir / "data"
+        data_dir.mkdir()
+        plaintext_port, sasl_port = free_port(), free_port()
+        while sasl_port == plaintext_port:
+            sasl_port = free_port()
+        config = work_dir / "server.properties"
+        config.write_text(server_properties(plaintext_port, sasl_port, data_dir))
+        log = open(work_dir / "kacl.log", "wb")
+        try:
+            process = subprocess.Popen(
+                [str(binary), "serve", "--config", str(config)],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=work_dir,
+                preexec_fn=_die_with_parent,
+            )
+        except OSError as error:
+            shutil.rmtree(work_dir, ignore_errors=True)
+            raise HarnessError(f"could not run {binary}: {error}") from error
+        finally:
+            log.close()
+        return cls(process, work_dir, plaintext_port, sasl_port)
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        pending = [self.sasl_port, self.plaintext_port]
+        while pending:
+            code = self.process.poll()
+            if code is not None:
+                raise HarnessError(f"kacl serve exited with code {code} before it was ready:\n{self.log_tail()}")
+            if time.monotonic() > deadline:
+                raise HarnessError(
+                    f"kacl serve did not accept connections on 127.0.0.1:{pending[0]} "
+                    f"within {READY_TIMEOUT_S:.0f} s:\n{self.log_tail()}"
+                )
+            try:
+                with socket.create_connection(("127.0.0.1", pending[0]), timeout=0.5):
+                    pending.pop(0)
+            except OSError:
+                time.sleep(0.05)
+
+    def log_tail(self, lines: int = 60) -> str:
+        """The last lines the server printed (kept after stop() removed the directory)."""
+        if self._log_text is None:
+            try:
+                text = self.log_path.read_text(errors="replace")
+            except OSError:
+                text = ""
+        else:
+            text = self._log_text
+        tail = text.splitlines()[-lines:]
+        return "\n".join(f"  | {line}" for line in tail) if tail else "  | (no output)"
+
+    def stop(self) -> str:
+        """SIGTERM, then SIGKILL after STOP_TIMEOUT_S; remove the temp dir; return the log.
+
+        Set KACL_INTEROP_KEEP=1 to keep the directory (its path is printed).
+        """
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self._log_text is None:
+            try:
+                self._log_text = self.log_path.read_text(errors="replace")
+            except OSError:
+                self._log_text = ""
+            if os.environ.get("KACL_INTEROP_KEEP") == "1":
+                print(f"kept kacl interop dir {self.work_dir}", file=sys.stderr)
+            else:
+                shutil.rmtree(self.work_dir, ignore_errors=True)
+        return self._log_text
+
+    def __enter__(self) -> "KaclServer":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+def serve_until_stdin_closes() -> int:
+    """`python harness.py serve`: start, print the addresses as JSON, stop on EOF or signal."""
+    try:
+        server = KaclServer.start()
+    except HarnessError as error:
+        print(f"harness: {error}", file=sys.stderr)
+        return 2
+
+    def stop_on_signal(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop_on_signal)
+    signal.signal(signal.SIGINT, stop_on_signal)
+    try:
+        ready = {"plaintext": server.plaintext, "sasl": server.sasl, "log": str(server.log_path)}
+        print(json.dumps(ready), flush=True)
+        sys.stdin.read()
+    finally:
+        server.stop()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if argv == ["serve"]:
+        return serve_until_stdin_closes()
+    if argv == ["check"]:
+        try:
+            print(find_binary())
+        except HarnessError as error:
+            print(f"harness: {error}", file=sys.stderr)
+            return 2
+        return 0
+    print("usage: harness.py serve | check", file=sys.stderr)
+    return 64
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

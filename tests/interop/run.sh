@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Real Kafka clients against a release build of `kacl serve`.
+#
+#   tests/interop/run.sh                       # all three suites
+#   tests/interop/run.sh confluent kafkajs     # some of them (confluent, kafka-python, kafkajs)
+#
+# Builds the server once (cargo build --release -p kacl, or uses $KACL_BIN as is), installs
+# the pinned clients where they are missing (Python venv in tests/interop/.venv, npm in
+# tests/interop/node_modules), runs the suites, and ends with one line
+# "N passed, N failed, N skipped" over all of them. Exits non-zero if any test failed or a
+# suite could not run. Needs python3, node >= 18 and npm; the first run downloads from
+# PyPI and npm. KACL_INTEROP_SCRAM=1 also runs the SCRAM tests (issue 7).
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+VENV="$HERE/.venv"
+PY="$VENV/bin/python"
+KAFKAJS_VERSION=2.2.4
+# A stuck client must not eat CI's time: each suite gets at most this many seconds.
+SUITE_TIMEOUT_S=${KACL_INTEROP_SUITE_TIMEOUT:-1200}
+
+ALL_SUITES=(confluent kafka-python kafkajs)
+if [ "$#" -gt 0 ]; then SUITES=("$@"); else SUITES=("${ALL_SUITES[@]}"); fi
+for suite in "${SUITES[@]}"; do
+  case "$suite" in
+    confluent|kafka-python|kafkajs) ;;
+    *) echo "run.sh: unknown suite '$suite' (known: ${ALL_SUITES[*]})" >&2; exit 64 ;;
+  esac
+done
+wants() { local s; for s in "${SUITES[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+
+step() { echo "== interop: $*"; }
+
+# --- the server ------------------------------------------------------------------------
+if [ -n "${KACL_BIN:-}" ]; then
+  step "using KACL_BIN=$KACL_BIN (no build)"
+else
+  step "cargo build --release -p kacl"
+  (cd "$ROOT" && cargo build --release -p kacl)
+  target_dir="${CARGO_TARGET_DIR:-target}"
+  case "$target_dir" in /*) ;; *) target_dir="$ROOT/$target_dir" ;; esac
+  export KACL_BIN="$target_dir/release/kacl"
+fi
+if [ ! -x "$KACL_BIN" ]; then
+  echo "run.sh: no kacl binary at $KACL_BIN" >&2
+  exit 1
+fi
+
+# --- Python clients --------------------------------------------------------------------
+if wants confluent || wants kafka-python; then
+  if [ ! -x "$PY" ]; then
+    step "creating $VENV"
+    python3 -m venv "$VENV"
+  fi
+  # Install only when some pinned requirement is missing or at another version.
+  if ! "$PY" - "$HERE/requirements.txt" <<'EOF'
+import sys
+from importlib.metadata import PackageNotFoundError, version
+for line in open(sys.argv[1]):
+    line = line.split("#", 1)[0].strip()
+    if not line:
+        continue
+    name, pinned = line.split("==")
+    try:
+        if version(name) != pinned:
+            sys.exit(1)
+    except PackageNotFoundError:
+        sys.exit(1)
+EOF
+  then
+    step "pip install -r requirements.txt"
+    "$PY" -m pip install --disable-pip-version-check --no-input -q -r "$HERE/requirements.txt"
+  fi
+fi
+export KACL_PYTHON="${KACL_PYTHON:-$(if [ -x "$PY" ]; then echo "$PY"; else command -v python3; fi)}"
+
+# --- JavaScript client -----------------------------------------------------------------
+if wants kafkajs; then
+  for tool in node npm; do
+    command -v "$tool" >/dev/null || { echo "run.sh: $tool is needed for the kafkajs suite" >&2; exit 1; }
+  done
+  node_major="$(node -p 'process.versions.node.split(".")[0]')"
+  if [ "$node_major" -lt 18 ]; then
+    echo "run.sh: node >= 18 is needed for node:test, found $(node --version)" >&2
+    exit 1
+  fi
+  installed="$(node -p "try { require('$HERE/node_modules/kafkajs/package.json').version } catch { '' }")"
+  if [ "$installed" != "$KAFKAJS_VERSION" ]; then
+    step "npm ci (kafkajs $KAFKAJS_VERSION)"
+    (cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+fi
+
+# --- the suites ------------------------------------------------------------------------
+RESULTS="$(mktemp -d "${TMPDIR:-/tmp}/kacl-interop-results.XXXXXX")"
+trap 'rm -rf "$RESULTS"' EXIT
+
+# Each suite sets suite_passed/suite_failed/suite_skipped from its runner's result file.
+count_pytest() { # junit.xml
+  local counts
+  counts="$("$PY" - "$1" <<'EOF'
+import sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+tests = sum(int(s.get("tests", 0)) for s in suites)
+failed = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
+skipped = sum(int(s.get("skipped", 0)) for s in suites)
+print(tests - failed - skipped, failed, skipped)
+EOF
+  )" || counts="0 0 0"
+  read -r suite_passed suite_failed suite_skipped <<<"$counts"
+}
+count_tap() { # file.tap
+  local cancelled
+  suite_passed="$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$1" | tail -n1)"
+  suite_failed="$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$1" | tail -n1)"
+  cancelled="$(sed -n 's/^# cancelled \([0-9]*\)$/\1/p' "$1" | tail -n1)"
+  suite_skipped="$(sed -n 's/^# skipped \([0-9]*\)$/\1/p' "$1" | tail -n1)"
+  suite_passed=${suite_passed:-0}
+  suite_failed=$((${suite_failed:-0} + ${cancelled:-0}))
+  suite_skipped=${suite_skipped:-0}
+}
+
+status=0
+total_passed=0 total_failed=0 total_skipped=0
+for suite in "${SUITES[@]}"; do
+  step "suite $suite"
+  rc=0
+  suite_passed=0 suite_failed=0 suite_skipped=0
+  case "$suite" in
+    confluent|kafka-python)
+      result="$RESULTS/$suite.xml"
+      (cd "$HERE" && timeout --kill-after=30 "$SUITE_TIMEOUT_S" \
+        "$PY" -m pytest "test_${suite//-/_}.py" --junitxml="$result") || rc=$?
+      if [ -s "$result" ]; then count_pytest "$result"; fi
+      ;;
+    kafkajs)
+      result="$RESULTS/kafkajs.tap"
+      (cd "$HERE" && timeout --kill-after=30 "$SUITE_TIMEOUT_S" \
+        node --test \
+          --test-reporter=spec --test-reporter-destination=stdout \
+          --test-reporter=tap --test-reporter-destination="$result" \
+          test_kafkajs.mjs) || rc=$?
+      if [ -s "$result" ]; then count_tap "$result"; fi
+      ;;
+  esac
+  # A suite that exits non-zero without a failed test (it could not start, or timed out)
+  # counts as one failure, so that it cannot pass unnoticed.
+  if [ "$rc" -ne 0 ]; then
+    status=1
+    if [ "$suite_failed" -eq 0 ]; then suite_failed=1; fi
+  fi
+  echo "== interop: $suite: $suite_passed passed, $suite_failed failed, $suite_skipped skipped (exit code $rc)"
+  total_passed=$((total_passed + suite_passed))
+  total_failed=$((total_failed + suite_failed))
+  total_skipped=$((total_skipped + suite_skipped))
+done
+
+echo "$total_passed passed, $total_failed failed, $total_skipped skipped"
+if [ "$status" -ne 0 ] || [ "$total_failed" -ne 0 ] || [ "$total_passed" -eq 0 ]; then
+  exit 1
+fi

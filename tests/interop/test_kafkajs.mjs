@@ -1,0 +1,349 @@
+// kafkajs 2.2.4 (pure JavaScript) against kacl serve, through its admin client.
+//
+// The same ACL cases as the Python suites (acl_cases.json); topic tests are named
+// "topic: ...". Each test gets a fresh server from `python harness.py serve` (the shared
+// Python harness), which prints the listener addresses as one JSON line and stops the
+// server when our end of its stdin closes, so a crashed test run leaves nothing behind.
+//
+// Run: node --test test_kafkajs.mjs   (KACL_PYTHON picks the python, default python3)
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import kafkajs from 'kafkajs'
+
+const { Kafka, logLevel, AclResourceTypes, AclOperationTypes, AclPermissionTypes, ResourcePatternTypes } =
+  kafkajs
+
+const HERE = path.dirname(fileURLToPath(import.meta.url))
+const CASES = JSON.parse(readFileSync(path.join(HERE, 'acl_cases.json'), 'utf8'))
+const ADMIN = { name: 'admin', password: 'admin-secret' }
+const ALICE = { name: 'alice', password: 'alice-secret' }
+const TEST_TIMEOUT_MS = 120_000
+
+// --- the server ----------------------------------------------------------------------
+
+async function startServer () {
+  const python = process.env.KACL_PYTHON || 'python3'
+  const child = spawn(python, [path.join(HERE, 'harness.py'), 'serve'], {
+    stdio: ['pipe', 'pipe', 'inherit']
+  })
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(`harness.py serve exited with code ${code} before the server was ready (its message is above)`)
+  })
+  const firstLine = once(createInterface({ input: child.stdout }), 'line').then(([line]) => line)
+  const line = await Promise.race([firstLine, exited])
+  exited.catch(() => {}) // from here on, an exit is the expected end
+  return { ...JSON.parse(line), child }
+}
+
+async function stopServer (server) {
+  const { child } = server
+  if (child.exitCode === null && child.signalCode === null) {
+    const exit = once(child, 'exit')
+    child.stdin.end()
+    await exit
+  }
+}
+
+function logTail (server, lines = 60) {
+  try {
+    return readFileSync(server.log, 'utf8').split('\n').slice(-lines).map(l => `  | ${l}`).join('\n')
+  } catch {
+    return '  | (no log)'
+  }
+}
+
+// Runs `body(session)` against a fresh server; disconnects its clients and stops it after.
+async function withServer (body) {
+  const server = await startServer()
+  const admins = []
+  const session = {
+    server,
+    // A connected admin client for `user` over SASL_PLAINTEXT.
+    async admin (user = ADMIN, mechanism = 'plain') {
+      const admin = kafkaFor(server, user, mechanism).admin()
+      admins.push(admin)
+      await admin.connect()
+      return admin
+    }
+  }
+  try {
+    await body(session)
+  } catch (error) {
+    console.error(`--- kacl serve log (last lines) ---\n${logTail(server)}`)
+    throw error
+  } finally {
+    for (const admin of admins) await admin.disconnect().catch(() => {})
+    await stopServer(server)
+  }
+}
+
+function kafkaFor (server, user, mechanism) {
+  return new Kafka({
+    clientId: 'kacl-interop',
+    brokers: [server.sasl],
+    ssl: false,
+    sasl: { mechanism, username: user.name, password: user.password },
+    connectionTimeout: 5000,
+    requestTimeout: 15000,
+    retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1000 },
+    logLevel: process.env.KACL_INTEROP_DEBUG ? logLevel.DEBUG : logLevel.NOTHING
+  })
+}
+
+// --- the client's own types ----------------------------------------------------------
+
+function aclEntry (spec) {
+  return {
+    resourceType: AclResourceTypes[spec.resource_type],
+    resourceName: spec.name,
+    resourcePatternType: ResourcePatternTypes[spec.pattern_type],
+    principal: spec.principal,
+    host: spec.host,
+    operation: AclOperationTypes[spec.operation],
+    permissionType: AclPermissionTypes[spec.permission]
+  }
+}
+
+// kafkajs leaves a filter field out (undefined) to match anything; it is sent as null.
+function aclFilter (spec) {
+  const filter = aclEntry(spec)
+  for (const field of ['resourceName', 'principal', 'host']) {
+    if (filter[field] === null) filter[field] = undefined
+  }
+  return filter
+}
+
+const nameOf = (table, code) => Object.keys(table).find(name => table[name] === code) ?? `code ${code}`
+
+// One ACL as a comparable string of Kafka names, in acl_cases.json's field order.
+function keyOf ({ resourceType, resourceName, resourcePatternType, principal, host, operation, permissionType }) {
+  return JSON.stringify([
+    nameOf(AclResourceTypes, resourceType),
+    resourceName,
+    nameOf(ResourcePatternTypes, resourcePatternType),
+    principal,
+    host,
+    nameOf(AclOperationTypes, operation),
+    nameOf(AclPermissionTypes, permissionType)
+  ])
+}
+
+const specKey = spec => keyOf(aclEntry(spec))
+const expected = names => names.map(name => specKey(CASES.seed[name])).sort()
+const seedSpecs = () => Object.values(CASES.seed)
+const ANY_FILTER = CASES.describe[0].filter
+
+async function createAcls (admin, specs) {
+  assert.equal(await admin.createAcls({ acl: specs.map(aclEntry) }), true)
+}
+
+async function describeAcls (admin, spec) {
+  const { resources } = await admin.describeAcls(aclFilter(spec))
+  return resources.flatMap(resource => resource.acls.map(acl => keyOf({ ...resource, ...acl }))).sort()
+}
+
+// Every error `type` (Kafka error name) in an error, its causes and aggregated errors.
+function errorTypes (error) {
+  const found = []
+  const seen = new Set()
+  const visit = e => {
+    if (!e || typeof e !== 'object' || seen.has(e)) return
+    seen.add(e)
+    if (e.type) found.push(e.type)
+    if (e.name) found.push(e.name)
+    visit(e.cause)
+    for (const inner of e.errors ?? []) visit(inner)
+  }
+  visit(error)
+  return found
+}
+
+async function assertRejectsWith (promise, type) {
+  await assert.rejects(promise, error => {
+    assert.ok(
+      errorTypes(error).includes(type),
+      `expected ${type}, got ${error.name}: ${error.message} [${errorTypes(error).join(', ')}]`
+    )
+    return true
+  })
+}
+
+const opts = { timeout: TEST_TIMEOUT_MS }
+
+// --- ACLs ----------------------------------------------------------------------------
+
+test('acl: create as super user', opts, () =>
+  withServer(async session => {
+    const admin = await session.admin()
+    await createAcls(admin, seedSpecs())
+    assert.deepEqual(await describeAcls(admin, ANY_FILTER), expected(Object.keys(CASES.seed)))
+  }))
+
+test('acl: create is idempotent', opts, () =>
+  withServer(async session => {
+    const admin = await session.admin()
+    await createAcls(admin, seedSpecs())
+    await createAcls(admin, seedSpecs())
+    assert.deepEqual(await describeAcls(admin, ANY_FILTER), expected(Object.keys(CASES.seed)))
+  }))
+
+for (const { id, filter, expect } of CASES.describe) {
+  test(`acl: describe ${id}`, opts, () =>
+    withServer(async session => {
+      const admin = await session.admin()
+      await createAcls(admin, seedSpecs())
+      assert.deepEqual(await describeAcls(admin, filter), expected(expect))
+    }))
+}
+
+test('acl: delete with filters', opts, () =>
+  withServer(async session => {
+    const admin = await session.admin()
+    await createAcls(admin, seedSpecs())
+    const { filterResponses } = await admin.deleteAcls({ filters: CASES.delete.filters.map(aclFilter) })
+    assert.deepEqual(filterResponses.map(r => r.errorCode), CASES.delete.filters.map(() => 0))
+    assert.deepEqual(
+      filterResponses.map(r => r.matchingAcls.map(keyOf).sort()),
+      CASES.delete.expect.map(expected)
+    )
+    assert.deepEqual(await describeAcls(admin, ANY_FILTER), expected(CASES.delete.remaining))
+  }))
+
+test('acl: describe refused for a non-super user', opts, () =>
+  withServer(async session => {
+    await createAcls(await session.admin(), seedSpecs())
+    const alice = await session.admin(ALICE)
+    await assertRejectsWith(alice.describeAcls(aclFilter(ANY_FILTER)), 'CLUSTER_AUTHORIZATION_FAILED')
+  }))
+
+test('acl: create refused for a non-super user', opts, () =>
+  withServer(async session => {
+    const admin = await session.admin()
+    const alice = await session.admin(ALICE)
+    const specs = Object.values(CASES.non_super_user_create)
+    // kafkajs reports the first failed entry of the response.
+    await assertRejectsWith(alice.createAcls({ acl: specs.map(aclEntry) }), 'CLUSTER_AUTHORIZATION_FAILED')
+    assert.deepEqual(await describeAcls(admin, ANY_FILTER), [])
+  }))
+
+test('acl: delete refused for a non-super user', opts, () =>
+  withServer(async session => {
+    const admin = await session.admin()
+    await createAcls(admin, seedSpecs())
+    const alice = await session.admin(ALICE)
+    await assertRejectsWith(alice.deleteAcls({ filters: [aclFilter(ANY_FILTER)] }), 'CLUSTER_AUTHORIZATION_FAILED')
+    assert.deepEqual(await describeAcls(admin, ANY_FILTER), expected(Object.keys(CASES.seed)))
+  }))
+
+test('acl: a CLUSTER DESCRIBE grant lets a user describe', opts, () =>
+  withServer(async session => {
+    const admin = await session.admin()
+    await createAcls(admin, [...seedSpecs(), CASES.grant_cluster_describe_to_alice])
+    const alice = await session.admin(ALICE)
+    const want = [...expected(Object.keys(CASES.seed)), specKey(CASES.grant_cluster_describe_to_alice)].sort()
+    assert.deepEqual(await describeAcls(alice, ANY_FILTER), want)
+  }))
+
+test('auth: wrong password refused', opts, () =>
+  withServer(async session => {
+    const wrong = { name: ALICE.name, password: `not-${ALICE.password}` }
+    await assertRejectsWith(session.admin(wrong), 'KafkaJSSASLAuthenticationError')
+  }))
+
+// --- topics --------------------------------------------------------------------------
+
+async function partitionCounts (admin) {
+  const { topics } = await admin.fetchTopicMetadata()
+  const counts = Object.fromEntries(topics.map(t => [t.name, t.partitions.length]))
+  assert.deepEqual((await admin.listTopics()).sort(), Object.keys(counts).sort())
+  return counts
+}
+
+const newTopic = (topic, numPartitions) => ({ topic, numPartitions, replicationFactor: 1 })
+
+test('topic: create and list', opts, () =>
+  withServer(async session => {
+    const admin = await session.admin()
+    assert.equal(await admin.createTopics({ topics: [newTopic('orders', 3), newTopic('audit', 1)] }), true)
+    const counts = await partitionCounts(admin)
+    assert.equal(counts.orders, 3)
+    assert.equal(counts.audit, 1)
+  }))
+
+test('topic: create with broker defaults', opts, () =>
+  withServer(async session => {
+    const admin = await session.admin()
+    // Leaving both out sends -1/-1 (on CreateTopics v3): num.partitions (2 in harness.py) applies.
+    assert.equal(await admin.createTopics({ topics: [{ topic: 'defaults' }] }), true)
+    assert.equal((await partitionCounts(admin)).defaults, 2)
+  }))
+
+test('topic: create duplicate refused', opts, () =>
+  withServer(async session => {
+    const admin = await session.admin()
+    assert.equal(await admin.createTopics({ topics: [newTopic('orders', 1)] }), true)
+    // kafkajs turns TOPIC_ALREADY_EXISTS (36) for every topic into `false`.
+    assert.equal(await admin.createTopics({ topics: [newTopic('orders', 4)] }), false)
+    assert.equal((await partitionCounts(admin)).orders, 1)
+  }))
+
+for (const [id, name] of [['slash', 'bad/name'], ['dot-dot', '..'], ['250-chars', 'x'.repeat(250)]]) {
+  test(`topic: create invalid name refused (${id})`, opts, () =>
+    withServer(async session => {
+      const admin = await session.admin()
+      await assertRejectsWith(admin.createTopics({ topics: [newTopic(name, 1)] }), 'INVALID_TOPIC_EXCEPTION')
+      assert.equal(name in (await partitionCounts(admin)), false)
+    }))
+}
+
+test('topic: create colliding name refused', opts, () =>
+  withServer(async session => {
+    const admin = await session.admin()
+    assert.equal(await admin.createTopics({ topics: [newTopic('metrics.eu', 1)] }), true)
+    await assertRejectsWith(admin.createTopics({ topics: [newTopic('metrics_eu', 1)] }), 'INVALID_TOPIC_EXCEPTION')
+  }))
+
+test('topic: create partitions increases', opts, () =>
+  withServer(async session => {
+    const admin = await session.admin()
+    await admin.createTopics({ topics: [newTopic('orders', 2)] })
+    await admin.createPartitions({ topicPartitions: [{ topic: 'orders', count: 5 }] })
+    assert.equal((await partitionCounts(admin)).orders, 5)
+  }))
+
+for (const [id, count] of [['fewer', 3], ['same', 4]]) {
+  test(`topic: create partitions not larger refused (${id})`, opts, () =>
+    withServer(async session => {
+      const admin = await session.admin()
+      await admin.createTopics({ topics: [newTopic('orders', 4)] })
+      await assertRejectsWith(
+        admin.createPartitions({ topicPartitions: [{ topic: 'orders', count }] }),
+        'INVALID_PARTITIONS'
+      )
+      assert.equal((await partitionCounts(admin)).orders, 4)
+    }))
+}
+
+test('topic: delete', opts, () =>
+  withServer(async session => {
+    const admin = await session.admin()
+    await admin.createTopics({ topics: [newTopic('keep', 1), newTopic('drop-a', 1), newTopic('drop-b', 1)] })
+    await admin.deleteTopics({ topics: ['drop-a', 'drop-b'] })
+    const counts = await partitionCounts(admin)
+    assert.ok('keep' in counts)
+    assert.ok(!('drop-a' in counts) && !('drop-b' in counts))
+  }))
+
+test('topic: delete missing refused', opts, () =>
+  withServer(async session => {
+    const admin = await session.admin()
+    // UNKNOWN_TOPIC_OR_PARTITION is retriable to kafkajs: it retries, then reports it as the cause.
+    await assertRejectsWith(admin.deleteTopics({ topics: ['never-created'] }), 'UNKNOWN_TOPIC_OR_PARTITION')
+  }))
