@@ -416,3 +416,98 @@ pub fn patch_length_prefix(out: &mut [u8], at: usize) -> Result<(), EncodeError>
         None => Err(EncodeError::LengthPrefixOutOfBounds { at }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uvarints_match_known_encodings() {
+        for (value, wire) in [
+            (0u32, &[0x00][..]),
+            (1, &[0x01]),
+            (127, &[0x7f]),
+            (128, &[0x80, 0x01]),
+            (300, &[0xac, 0x02]),
+            (u32::MAX, &[0xff, 0xff, 0xff, 0xff, 0x0f]),
+        ] {
+            let mut out = Vec::new();
+            put_uvarint(&mut out, value);
+            assert_eq!(out, wire, "{value}");
+            assert_eq!(uvarint_len(value), wire.len());
+            assert_eq!(Reader::new(wire).read_uvarint("v"), Ok(value));
+        }
+    }
+
+    #[test]
+    fn zigzag_varints_round_trip_extremes() {
+        for value in [0, -1, 1, i32::MIN, i32::MAX, -64, 64] {
+            let mut out = Vec::new();
+            put_varint(&mut out, value);
+            assert_eq!(Reader::new(&out).read_varint("v"), Ok(value));
+        }
+        for value in [0, -1, i64::MIN, i64::MAX] {
+            let mut out = Vec::new();
+            put_varlong(&mut out, value);
+            assert_eq!(Reader::new(&out).read_varlong("v"), Ok(value));
+        }
+        let mut out = Vec::new();
+        put_varint(&mut out, -1);
+        assert_eq!(out, [0x01]);
+    }
+
+    #[test]
+    fn overlong_varints_are_rejected() {
+        let six = [0x80, 0x80, 0x80, 0x80, 0x80, 0x00];
+        assert_eq!(
+            Reader::new(&six).read_uvarint("v"),
+            Err(DecodeError::VarintOverflow { what: "v" })
+        );
+        let high_bits = [0xff, 0xff, 0xff, 0xff, 0x1f];
+        assert!(Reader::new(&high_bits).read_uvarint("v").is_err());
+        let eleven = [0xff; 11];
+        assert!(Reader::new(&eleven).read_uvarlong("v").is_err());
+    }
+
+    #[test]
+    fn reads_past_the_end_name_what_and_how_much() {
+        let mut r = Reader::new(&[1, 2, 3]);
+        assert_eq!(
+            r.read_i32("X.y"),
+            Err(DecodeError::Truncated {
+                what: "X.y",
+                needed: 4,
+                remaining: 3
+            })
+        );
+        assert_eq!(r.read_i16("X.z"), Ok(0x0102));
+        assert_eq!(r.remaining(), 1);
+    }
+
+    #[test]
+    fn length_prefix_is_patched_after_writing() {
+        let mut out = vec![9];
+        let at = reserve_length_prefix(&mut out);
+        out.extend_from_slice(b"abc");
+        patch_length_prefix(&mut out, at).unwrap();
+        assert_eq!(out, [9, 0, 0, 0, 3, b'a', b'b', b'c']);
+        assert_eq!(
+            patch_length_prefix(&mut [0u8; 2], 5),
+            Err(EncodeError::LengthPrefixOutOfBounds { at: 5 })
+        );
+    }
+
+    #[test]
+    fn strings_longer_than_i16_max_are_not_encoded() {
+        let long = "a".repeat(MAX_STRING_LEN + 1);
+        let err = put_nullable_str(&mut Vec::new(), "s", Some(&long), true).unwrap_err();
+        assert_eq!(
+            err,
+            EncodeError::TooLong {
+                what: "s",
+                length: 32768,
+                max: 32767
+            }
+        );
+    }
+}
