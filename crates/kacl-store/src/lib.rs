@@ -17,22 +17,27 @@
 //! # Durability
 //!
 //! * Every method that changes something is one redb write transaction, committed with
-//!   `Durability::Immediate`: the changed pages and the new header (whose roots are
-//!   checksummed) are written, and the file is fsynced (`fdatasync`) before the method
-//!   returns `Ok`. An acknowledged change survives a process kill (SIGKILL) and a power
-//!   loss on a disk that honours fsync.
+//!   `Durability::Immediate` and redb's quick-repair mode, a two-phase commit: the
+//!   changed pages (and redb's allocator state) are written and fsynced (`fdatasync`),
+//!   then the header that makes them current is written and fsynced, all before the
+//!   method returns `Ok`. An acknowledged change survives a process kill (SIGKILL) and a
+//!   power loss on a disk that honours fsync.
 //! * A crash at any moment leaves the previous commit or the new one, never part of a
-//!   batch: on the next open redb uses the newest header whose checksums verify, and
-//!   rebuilds its free-page lists (a full repair, proportional to the store's size).
+//!   batch. Because every commit records the allocator state, reopening after a crash
+//!   needs no repair walk: it takes about a millisecond whatever the store's size.
 //! * Creating the database file also fsyncs its directory (and the directory's parent
 //!   when the data directory is new), so a new store's file survives a power loss.
 //! * An error returned before the commit point (a full disk, a read-only file system, a
 //!   refused record) leaves the store exactly as it was. The one ambiguous case is an
-//!   error from the final fsync itself: the new header may or may not have reached the
-//!   disk, so the change may or may not survive. After any I/O error the store closes
-//!   and reopens the database file on the next call, so later reads report what is
-//!   really on disk; a caller that must know (the server after a failed ACL commit) can
-//!   reload.
+//!   error from the second fsync itself: the new header may or may not have reached the
+//!   disk, so the change may or may not survive. After any I/O error redb refuses further
+//!   work on that handle, so the store reopens the file on the next call and later reads
+//!   report what is really on disk; a caller that must know (the server after a failed
+//!   ACL commit) can reload.
+//! * If the file cannot be reopened for writing (a full disk refuses even the reopen's
+//!   bookkeeping), it is opened through a view that keeps redb's writes in memory and
+//!   never touches the file: reads keep working, and each write retries the writable
+//!   open and fails with [`StoreError::StorageFull`] until space is freed.
 //! * Reads see one consistent snapshot and never wait for writers. Nothing outside
 //!   `kacl.redb` is fsynced: the pid written into `LOCK` is for humans only.
 #![forbid(unsafe_code)]

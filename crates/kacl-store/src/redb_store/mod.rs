@@ -3,16 +3,16 @@
 
 #[cfg(test)]
 mod fault_tests;
+mod handle;
 mod lock;
+mod scratch;
 mod tables;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 
 use kacl_acl::AclBinding;
-use redb::{Builder, Database, Durability, ReadableDatabase as _};
+use redb::{Builder, Durability};
 
 use crate::error::StoreError;
 use crate::ids;
@@ -20,23 +20,17 @@ use crate::ops;
 use crate::records::{AclCommit, PartitionRecord, ScramCredential, ScramMechanism, TopicRecord};
 use crate::store::MetadataStore;
 
+use handle::{DbHandle, Opener};
 use lock::DirLock;
 use tables::{ReadTables, WriteTables};
 
 /// The database file's name inside the data directory.
 pub const DB_FILE_NAME: &str = "kacl.redb";
 
-/// Opens the database file; called again to recover after an I/O error.
-type Opener = Box<dyn Fn() -> Result<Database, redb::DatabaseError> + Send + Sync>;
-
 /// The embedded store. Dropping it closes the database and releases the directory lock.
 pub struct RedbStore {
     // Fields drop in order: the database is closed before the lock is released.
-    /// `None` only between closing a failed database and reopening it.
-    db: RwLock<Option<Database>>,
-    /// Set when an I/O error stopped the database; the next call reopens the file.
-    needs_reopen: AtomicBool,
-    opener: Opener,
+    db: DbHandle,
     dir: PathBuf,
     db_path: PathBuf,
     cluster_id: String,
@@ -57,11 +51,19 @@ impl RedbStore {
     ///
     /// Fails with [`StoreError::Locked`] if another store holds the directory, with
     /// [`StoreError::UnsupportedFormat`] if a newer kacl wrote it. After a crash, redb
-    /// recovers the last committed state here (which may take a moment on a large store).
+    /// recovers the last committed state here, in about a millisecond whatever the size
+    /// (every commit records redb's allocator state, see the crate documentation).
     pub fn open(dir: &Path) -> Result<RedbStore, StoreError> {
         let db_path = dir.join(DB_FILE_NAME);
-        let path = db_path.clone();
-        Self::open_with(dir, Box::new(move || Builder::new().create(&path)))
+        let writable_path = db_path.clone();
+        let read_only_path = db_path.clone();
+        Self::open_with(
+            dir,
+            Opener {
+                writable: Box::new(move || Builder::new().create(&writable_path)),
+                read_only: Box::new(move || scratch::open_without_writing(&read_only_path)),
+            },
+        )
     }
 
     /// [`RedbStore::open`] with a custom way to open the database file (tests inject
@@ -72,7 +74,7 @@ impl RedbStore {
         let lock = DirLock::acquire(dir)?;
         let db_path = dir.join(DB_FILE_NAME);
         let file_existed = db_path.exists();
-        let db = opener().map_err(|e| StoreError::from_redb(&db_path, e))?;
+        let db = DbHandle::open(opener, &db_path)?;
         if !file_existed {
             // A new file's directory entry is durable only once its directory is synced.
             sync_dir(dir)?;
@@ -83,9 +85,7 @@ impl RedbStore {
             }
         }
         let mut store = RedbStore {
-            db: RwLock::new(Some(db)),
-            needs_reopen: AtomicBool::new(false),
-            opener,
+            db,
             dir: dir.to_path_buf(),
             db_path,
             cluster_id: String::new(),
@@ -105,75 +105,39 @@ impl RedbStore {
         &self.db_path
     }
 
-    /// The open database, reopening it first if an I/O error stopped it.
-    fn database(&self) -> Result<RwLockReadGuard<'_, Option<Database>>, StoreError> {
-        if self.needs_reopen.load(Ordering::Acquire) {
-            let mut slot = self.db.write().unwrap_or_else(PoisonError::into_inner);
-            if self.needs_reopen.load(Ordering::Acquire) {
-                // Close first: redb refuses a second open of a file this process holds.
-                *slot = None;
-                let db = (self.opener)().map_err(|e| StoreError::from_redb(&self.db_path, e))?;
-                *slot = Some(db);
-                self.needs_reopen.store(false, Ordering::Release);
-            }
-        }
-        Ok(self.db.read().unwrap_or_else(PoisonError::into_inner))
-    }
-
-    /// Maps a redb error, and schedules a reopen if it stopped the database.
-    fn engine_error(&self, error: impl Into<redb::Error>) -> StoreError {
-        self.noted(StoreError::from_redb(&self.db_path, error))
-    }
-
-    /// Schedules a reopen after an error that may have stopped the database (redb
-    /// refuses every later operation after an I/O error until the file is reopened).
-    fn noted(&self, error: StoreError) -> StoreError {
-        if matches!(
-            error,
-            StoreError::Io { .. }
-                | StoreError::StorageFull { .. }
-                | StoreError::ReadOnly { .. }
-                | StoreError::CorruptDatabase { .. }
-                | StoreError::Engine { .. }
-        ) {
-            self.needs_reopen.store(true, Ordering::Release);
-        }
-        error
-    }
-
-    fn closed_error(&self) -> StoreError {
-        StoreError::Engine {
-            path: self.db_path.clone(),
-            detail: "the database is closed after an I/O error and could not be reopened"
-                .to_string(),
-        }
-    }
-
-    /// Runs `operation` in a write transaction and commits it with an fsync; on any
-    /// error the transaction is aborted and nothing changes.
+    /// Runs `operation` in a write transaction and commits it durably; on any error the
+    /// transaction is aborted and nothing changes.
     fn write<R>(
         &self,
         operation: impl FnOnce(&mut WriteTables<'_>) -> Result<R, StoreError>,
     ) -> Result<R, StoreError> {
-        let guard = self.database()?;
-        let db = guard.as_ref().ok_or_else(|| self.closed_error())?;
-        let mut txn = db.begin_write().map_err(|e| self.engine_error(e))?;
+        let guard = self.db.writable()?;
+        let Some(db) = guard.database() else {
+            return Err(self.db.note(StoreError::Engine {
+                path: self.db_path.clone(),
+                detail: "the database is not open for writing".to_string(),
+            }));
+        };
+        let mut txn = db.begin_write().map_err(|e| self.db.redb_error(e))?;
         txn.set_durability(Durability::Immediate)
-            .map_err(|e| self.engine_error(e))?;
+            .map_err(|e| self.db.redb_error(e))?;
+        // Records the allocator state in every commit (with a two-phase commit), so that
+        // recovery after a crash is instant and a read-only open is always possible.
+        txn.set_quick_repair(true);
         let outcome = match WriteTables::open(&txn, &self.db_path) {
             Ok(mut tables) => operation(&mut tables),
             Err(e) => Err(e),
         };
         match outcome {
             Ok(value) => {
-                txn.commit().map_err(|e| self.engine_error(e))?;
+                txn.commit().map_err(|e| self.db.redb_error(e))?;
                 Ok(value)
             }
             Err(error) => {
                 if let Err(abort) = txn.abort() {
-                    self.engine_error(abort);
+                    self.db.redb_error(abort);
                 }
-                Err(self.noted(error))
+                Err(self.db.note(error))
             }
         }
     }
@@ -183,11 +147,9 @@ impl RedbStore {
         &self,
         operation: impl FnOnce(&ReadTables<'_>) -> Result<R, StoreError>,
     ) -> Result<R, StoreError> {
-        let guard = self.database()?;
-        let db = guard.as_ref().ok_or_else(|| self.closed_error())?;
-        let txn = db.begin_read().map_err(|e| self.engine_error(e))?;
-        let tables = ReadTables::open(&txn, &self.db_path).map_err(|e| self.noted(e))?;
-        operation(&tables).map_err(|e| self.noted(e))
+        let txn = self.db.begin_read()?;
+        let tables = ReadTables::open(&txn, &self.db_path).map_err(|e| self.db.note(e))?;
+        operation(&tables).map_err(|e| self.db.note(e))
     }
 }
 
