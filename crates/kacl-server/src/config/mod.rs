@@ -1,0 +1,540 @@
+//! `kacl serve`'s configuration: a Kafka `server.properties` file (Kafka's key names, see
+//! `shared/design.md`) with `--override KEY=VALUE` pairs applied on top, turned into a typed
+//! [`ServerConfig`]. Unknown keys become warnings (Kafka configs carry many keys kacl does not
+//! use); an invalid value is a [`ConfigError`] naming the key, and the server does not start.
+//!
+//! Deliberate differences from Kafka, each for a friendlier start: `metadata.log.dir` and
+//! `log.dirs` default to `./kacl-data`; a bare `sasl.jaas.config` gives the PLAIN users of
+//! every SASL listener that has no `listener.name.<name>.plain.sasl.jaas.config`;
+//! `listener.security.protocol.map` keeps the identity entries for protocol names; an empty
+//! `broker.rack` means no rack.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use thiserror::Error;
+
+use crate::sasl::{PlainUsers, SaslMechanism};
+use crate::tls_principal::SslPrincipalMapper;
+
+mod listeners;
+mod properties;
+mod source;
+mod tls;
+
+#[cfg(test)]
+mod tests;
+
+pub use listeners::{Listener, SecurityProtocol};
+pub use properties::{parse_properties, PropertiesError};
+pub use tls::{ClientAuth, KeyStore, TlsConfig, TrustStore};
+
+use source::Source;
+
+/// Where the data lives when neither `metadata.log.dir` nor `log.dirs` is set.
+pub const DEFAULT_DATA_DIR: &str = "./kacl-data";
+/// `listeners` when not set.
+pub const DEFAULT_LISTENERS: &str = "PLAINTEXT://127.0.0.1:9092";
+/// The principal of PLAINTEXT clients, made a super user in development mode.
+pub const DEVELOPMENT_SUPER_USER: &str = "User:ANONYMOUS";
+
+/// Why the server refuses to start.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ConfigError {
+    /// A key's value is unusable.
+    #[error("invalid value for {key}: {reason}")]
+    InvalidValue {
+        /// The config key.
+        key: String,
+        /// Why.
+        reason: String,
+    },
+    /// An `--override` argument without `=`.
+    #[error("invalid --override `{0}`: expected KEY=VALUE")]
+    BadOverride(String),
+    /// The properties file does not parse.
+    #[error("cannot parse config file {path}: {source}")]
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// Where and why.
+        source: PropertiesError,
+    },
+    /// The properties file cannot be read.
+    #[error("cannot read config file {path}: {reason}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        reason: String,
+    },
+}
+
+impl ConfigError {
+    pub(crate) fn invalid(key: &str, reason: impl Into<String>) -> ConfigError {
+        ConfigError::InvalidValue {
+            key: key.to_owned(),
+            reason: reason.into(),
+        }
+    }
+
+    /// The key at fault, when one is.
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            ConfigError::InvalidValue { key, .. } => Some(key),
+            _ => None,
+        }
+    }
+}
+
+/// Everything `kacl serve` needs to know, typed and checked.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// `node.id`: this broker's id in Metadata (default 1).
+    pub node_id: i32,
+    /// `listeners`: where to accept connections.
+    pub listeners: Vec<Listener>,
+    /// `advertised.listeners`: what Metadata tells clients (default: `listeners`; see
+    /// [`Listener`] for the placeholders the network layer must fill).
+    pub advertised_listeners: Vec<Listener>,
+    /// `broker.rack`.
+    pub broker_rack: Option<String>,
+    /// `metadata.log.dir`, else the first of `log.dirs`, else `./kacl-data`.
+    pub data_dir: PathBuf,
+    /// `super.users`: principals every authorization allows.
+    pub super_users: Vec<String>,
+    /// `allow.everyone.if.no.acl.found`.
+    pub allow_everyone_if_no_acl_found: bool,
+    /// `sasl.enabled.mechanisms` (default: all three), without duplicates.
+    pub sasl_enabled_mechanisms: Vec<SaslMechanism>,
+    /// `sasl.jaas.config`: PLAIN users for SASL listeners without a listener-specific line.
+    pub plain_users: Option<PlainUsers>,
+    /// `listener.name.<name>.plain.sasl.jaas.config`, by upper-case listener name.
+    pub listener_plain_users: BTreeMap<String, PlainUsers>,
+    /// The `ssl.*` key store, trust store and client auth; `None` without a key store.
+    pub tls: Option<TlsConfig>,
+    /// `ssl.principal.mapping.rules` (default `DEFAULT`).
+    pub ssl_principal_mapper: SslPrincipalMapper,
+    /// `num.partitions`: partitions for CreateTopics with -1.
+    pub num_partitions: i32,
+    /// `default.replication.factor`: replication factor for CreateTopics with -1.
+    pub default_replication_factor: i16,
+    /// `socket.request.max.bytes`: the largest request frame accepted.
+    pub socket_request_max_bytes: u32,
+    /// `max.connections` (Kafka's default: 2147483647).
+    pub max_connections: u32,
+    /// `max.connections.per.ip` (Kafka's default: 2147483647).
+    pub max_connections_per_ip: u32,
+    /// `connections.max.idle.ms` (default 10 minutes); `None` for a negative value, which
+    /// Kafka takes as "never close idle connections".
+    pub connections_max_idle: Option<Duration>,
+    /// `connection.failed.authentication.delay.ms` (default 100 ms): wait this long before
+    /// answering a failed authentication.
+    pub failed_authentication_delay: Duration,
+    /// `kacl.acl.max.batch`: most ACL changes in one request (POLICY_VIOLATION above).
+    pub acl_max_batch: usize,
+    /// `kacl.describe.self.service.enable`.
+    pub describe_self_service: bool,
+    /// `kacl.metrics.listen`: `host:port` for Prometheus `/metrics`.
+    pub metrics_listen: Option<String>,
+    /// True when no config file was given: the binary should warn that it runs on
+    /// development defaults.
+    pub is_development: bool,
+    /// Ignored keys and other non-fatal findings, one sentence each, for the start-up log.
+    pub warnings: Vec<String>,
+}
+
+impl ServerConfig {
+    /// The configuration without a file: `listeners=PLAINTEXT://127.0.0.1:9092`,
+    /// `super.users=User:ANONYMOUS`, data in `./kacl-data`, Kafka's defaults elsewhere.
+    pub fn development_defaults() -> ServerConfig {
+        ServerConfig {
+            node_id: 1,
+            listeners: vec![Listener {
+                name: "PLAINTEXT".to_owned(),
+                protocol: SecurityProtocol::Plaintext,
+                host: "127.0.0.1".to_owned(),
+                port: 9092,
+            }],
+            advertised_listeners: vec![Listener {
+                name: "PLAINTEXT".to_owned(),
+                protocol: SecurityProtocol::Plaintext,
+                host: "127.0.0.1".to_owned(),
+                port: 9092,
+            }],
+            broker_rack: None,
+            data_dir: PathBuf::from(DEFAULT_DATA_DIR),
+            super_users: vec![DEVELOPMENT_SUPER_USER.to_owned()],
+            allow_everyone_if_no_acl_found: false,
+            sasl_enabled_mechanisms: SaslMechanism::ALL.to_vec(),
+            plain_users: None,
+            listener_plain_users: BTreeMap::new(),
+            tls: None,
+            ssl_principal_mapper: SslPrincipalMapper::default(),
+            num_partitions: 1,
+            default_replication_factor: 1,
+            socket_request_max_bytes: 104_857_600,
+            max_connections: i32::MAX as u32,
+            max_connections_per_ip: i32::MAX as u32,
+            connections_max_idle: Some(Duration::from_millis(600_000)),
+            failed_authentication_delay: Duration::from_millis(100),
+            acl_max_batch: 10_000,
+            describe_self_service: false,
+            metrics_listen: None,
+            is_development: true,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The `kacl serve` entry point: the file's keys (or, without a file, the development
+    /// defaults) with each `KEY=VALUE` override applied in order on top.
+    pub fn load(
+        config_file: Option<&Path>,
+        overrides: &[String],
+    ) -> Result<ServerConfig, ConfigError> {
+        let overrides = overrides
+            .iter()
+            .map(|arg| parse_override(arg))
+            .collect::<Result<Vec<_>, _>>()?;
+        match config_file {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+                    path: path.to_owned(),
+                    reason: e.to_string(),
+                })?;
+                let entries = parse_properties(&text).map_err(|source| ConfigError::Syntax {
+                    path: path.to_owned(),
+                    source,
+                })?;
+                ServerConfig::from_pairs(entries.into_iter().chain(overrides), false)
+            }
+            None => ServerConfig::development_with(&overrides),
+        }
+    }
+
+    /// A config from properties text plus overrides (not development mode).
+    pub fn from_properties(
+        text: &str,
+        overrides: &[(String, String)],
+    ) -> Result<ServerConfig, ConfigError> {
+        let entries = parse_properties(text).map_err(|source| ConfigError::Syntax {
+            path: PathBuf::from("<text>"),
+            source,
+        })?;
+        ServerConfig::from_pairs(entries.into_iter().chain(overrides.iter().cloned()), false)
+    }
+
+    /// The development defaults with overrides on top (still flagged as development).
+    pub fn development_with(overrides: &[(String, String)]) -> Result<ServerConfig, ConfigError> {
+        let seed = [
+            ("listeners", DEFAULT_LISTENERS),
+            ("super.users", DEVELOPMENT_SUPER_USER),
+        ]
+        .map(|(k, v)| (k.to_owned(), v.to_owned()));
+        ServerConfig::from_pairs(seed.into_iter().chain(overrides.iter().cloned()), true)
+    }
+
+    /// The PLAIN users of a listener: its own JAAS line, else `sasl.jaas.config`.
+    pub fn plain_users_for(&self, listener_name: &str) -> Option<&PlainUsers> {
+        self.listener_plain_users
+            .get(&listener_name.to_ascii_uppercase())
+            .or(self.plain_users.as_ref())
+    }
+
+    /// The listener with this name.
+    pub fn listener(&self, name: &str) -> Option<&Listener> {
+        self.listeners
+            .iter()
+            .find(|l| l.name.eq_ignore_ascii_case(name))
+    }
+
+    /// The advertised address of a listener, if advertised.
+    pub fn advertised_listener(&self, name: &str) -> Option<&Listener> {
+        self.advertised_listeners
+            .iter()
+            .find(|l| l.name.eq_ignore_ascii_case(name))
+    }
+
+    /// True if `mechanism` is enabled.
+    pub fn mechanism_enabled(&self, mechanism: SaslMechanism) -> bool {
+        self.sasl_enabled_mechanisms.contains(&mechanism)
+    }
+
+    fn from_pairs(
+        pairs: impl IntoIterator<Item = (String, String)>,
+        is_development: bool,
+    ) -> Result<ServerConfig, ConfigError> {
+        let mut source = Source::new(pairs);
+        let mut warnings = Vec::new();
+
+        let node_id = source.int("node.id", 1, 0, i32::MAX.into())? as i32;
+
+        let protocols =
+            listeners::parse_protocol_map(source.take("listener.security.protocol.map"))
+                .map_err(|e| ConfigError::invalid("listener.security.protocol.map", e))?;
+        let listener_list = source
+            .take("listeners")
+            .unwrap_or(DEFAULT_LISTENERS)
+            .to_owned();
+        let listeners = listeners::parse_listeners(&listener_list, &protocols)
+            .map_err(|e| ConfigError::invalid("listeners", e))?;
+        let advertised_listeners = match source.take("advertised.listeners") {
+            Some(value) => listeners::parse_advertised(value, &protocols, &listeners)
+                .map_err(|e| ConfigError::invalid("advertised.listeners", e))?,
+            None => listeners.clone(),
+        };
+
+        let broker_rack = source
+            .take("broker.rack")
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .map(str::to_owned);
+        let data_dir = data_dir(&mut source)?;
+        let super_users = super_users(source.take("super.users"))?;
+        let allow_everyone_if_no_acl_found =
+            source.bool("allow.everyone.if.no.acl.found", false)?;
+
+        let sasl_enabled_mechanisms = mechanisms(source.take("sasl.enabled.mechanisms"))?;
+        let plain_users = match source.take("sasl.jaas.config") {
+            Some(text) => Some(
+                PlainUsers::from_jaas(text)
+                    .map_err(|e| ConfigError::invalid("sasl.jaas.config", e.to_string()))?,
+            ),
+            None => None,
+        };
+        let listener_plain_users = listener_plain_users(&mut source, &listeners, &mut warnings)?;
+
+        let tls::TlsKeys {
+            tls,
+            principal_mapper,
+        } = tls::parse_tls_keys(&mut source)?;
+
+        let num_partitions = source.int("num.partitions", 1, 1, i32::MAX.into())? as i32;
+        let default_replication_factor =
+            source.int("default.replication.factor", 1, 1, i16::MAX.into())? as i16;
+        let socket_request_max_bytes =
+            source.int("socket.request.max.bytes", 104_857_600, 1, i32::MAX.into())? as u32;
+        let max_connections =
+            source.int("max.connections", i32::MAX.into(), 0, i32::MAX.into())? as u32;
+        let max_connections_per_ip = source.int(
+            "max.connections.per.ip",
+            i32::MAX.into(),
+            0,
+            i32::MAX.into(),
+        )? as u32;
+        let idle_ms = source.int("connections.max.idle.ms", 600_000, i64::MIN, i64::MAX)?;
+        let connections_max_idle = u64::try_from(idle_ms).ok().map(Duration::from_millis);
+        let delay_ms = source.int(
+            "connection.failed.authentication.delay.ms",
+            100,
+            0,
+            i32::MAX.into(),
+        )?;
+        let failed_authentication_delay = Duration::from_millis(delay_ms.unsigned_abs());
+        let acl_max_batch = source.int("kacl.acl.max.batch", 10_000, 1, i32::MAX.into())? as usize;
+        let describe_self_service = source.bool("kacl.describe.self.service.enable", false)?;
+        let metrics_listen = metrics_listen(source.take("kacl.metrics.listen"))?;
+
+        let config = ServerConfig {
+            node_id,
+            listeners,
+            advertised_listeners,
+            broker_rack,
+            data_dir,
+            super_users,
+            allow_everyone_if_no_acl_found,
+            sasl_enabled_mechanisms,
+            plain_users,
+            listener_plain_users,
+            tls,
+            ssl_principal_mapper: principal_mapper,
+            num_partitions,
+            default_replication_factor,
+            socket_request_max_bytes,
+            max_connections,
+            max_connections_per_ip,
+            connections_max_idle,
+            failed_authentication_delay,
+            acl_max_batch,
+            describe_self_service,
+            metrics_listen,
+            is_development,
+            warnings: Vec::new(),
+        };
+        check_listener_needs(&config, &mut warnings)?;
+        warnings.extend(
+            source
+                .unused()
+                .map(|key| format!("unknown configuration key `{key}` is ignored")),
+        );
+        Ok(ServerConfig { warnings, ..config })
+    }
+}
+
+/// Splits `KEY=VALUE` at the first `=`; the key is trimmed, the value kept as given.
+pub fn parse_override(arg: &str) -> Result<(String, String), ConfigError> {
+    match arg.split_once('=') {
+        Some((key, value)) if !key.trim().is_empty() => {
+            Ok((key.trim().to_owned(), value.to_owned()))
+        }
+        _ => Err(ConfigError::BadOverride(arg.to_owned())),
+    }
+}
+
+fn data_dir(source: &mut Source) -> Result<PathBuf, ConfigError> {
+    let log_dirs = source.take("log.dirs").map(str::to_owned);
+    if let Some(dir) = source.take("metadata.log.dir") {
+        let dir = dir.trim();
+        if dir.is_empty() {
+            return Err(ConfigError::invalid(
+                "metadata.log.dir",
+                "must not be empty",
+            ));
+        }
+        return Ok(PathBuf::from(dir));
+    }
+    match log_dirs {
+        None => Ok(PathBuf::from(DEFAULT_DATA_DIR)),
+        Some(list) => listeners::split_list(&list)
+            .next()
+            .map(PathBuf::from)
+            .ok_or_else(|| ConfigError::invalid("log.dirs", "must name at least one directory")),
+    }
+}
+
+/// `super.users`: `;`-separated, trimmed, empty entries skipped (as Kafka's authorizer);
+/// each must be `Type:name`.
+fn super_users(value: Option<&str>) -> Result<Vec<String>, ConfigError> {
+    let mut users: Vec<String> = Vec::new();
+    for entry in value.unwrap_or_default().split(';').map(str::trim) {
+        if entry.is_empty() {
+            continue;
+        }
+        match entry.split_once(':') {
+            Some((kind, name)) if !kind.is_empty() && !name.is_empty() => {}
+            _ => {
+                return Err(ConfigError::invalid(
+                    "super.users",
+                    format!("`{entry}` is not a principal of the form Type:name (e.g. User:admin)"),
+                ));
+            }
+        }
+        if !users.iter().any(|u| u == entry) {
+            users.push(entry.to_owned());
+        }
+    }
+    Ok(users)
+}
+
+fn mechanisms(value: Option<&str>) -> Result<Vec<SaslMechanism>, ConfigError> {
+    let Some(value) = value else {
+        return Ok(SaslMechanism::ALL.to_vec());
+    };
+    let mut enabled = Vec::new();
+    for name in listeners::split_list(value) {
+        let mechanism: SaslMechanism =
+            name.parse()
+                .map_err(|e: crate::sasl::UnsupportedMechanism| {
+                    ConfigError::invalid("sasl.enabled.mechanisms", e.to_string())
+                })?;
+        if !enabled.contains(&mechanism) {
+            enabled.push(mechanism);
+        }
+    }
+    Ok(enabled)
+}
+
+/// `listener.name.<name>.plain.sasl.jaas.config` keys (listener names in any case).
+fn listener_plain_users(
+    source: &mut Source,
+    listeners: &[Listener],
+    warnings: &mut Vec<String>,
+) -> Result<BTreeMap<String, PlainUsers>, ConfigError> {
+    let mut users = BTreeMap::new();
+    for key in source.keys_with_prefix("listener.name.") {
+        let Some(name) = key
+            .strip_prefix("listener.name.")
+            .and_then(|rest| rest.strip_suffix(".plain.sasl.jaas.config"))
+            .filter(|name| !name.is_empty() && !name.contains('.'))
+        else {
+            continue;
+        };
+        let name = name.to_ascii_uppercase();
+        let text = source.take(&key).unwrap_or_default();
+        let parsed =
+            PlainUsers::from_jaas(text).map_err(|e| ConfigError::invalid(&key, e.to_string()))?;
+        if !listeners.iter().any(|l| l.name == name) {
+            warnings.push(format!(
+                "`{key}` names listener {name}, which is not in listeners"
+            ));
+        }
+        users.insert(name, parsed);
+    }
+    Ok(users)
+}
+
+fn metrics_listen(value: Option<&str>) -> Result<Option<String>, ConfigError> {
+    let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    let valid = value
+        .rsplit_once(':')
+        .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
+    if !valid {
+        return Err(ConfigError::invalid(
+            "kacl.metrics.listen",
+            format!("`{value}` is not host:port (e.g. 127.0.0.1:9404)"),
+        ));
+    }
+    Ok(Some(value.to_owned()))
+}
+
+/// What the listeners require of the rest: TLS material for SSL listeners, a mechanism for
+/// SASL ones; a warning when PLAIN has nobody to let in.
+fn check_listener_needs(
+    config: &ServerConfig,
+    warnings: &mut Vec<String>,
+) -> Result<(), ConfigError> {
+    if let Some(l) = config.listeners.iter().find(|l| l.protocol.uses_tls()) {
+        if config.tls.is_none() {
+            return Err(ConfigError::invalid(
+                "ssl.keystore.location",
+                format!(
+                    "listener {l} uses {} but no key store is configured (ssl.keystore.location, \
+                     or ssl.keystore.certificate.chain with ssl.keystore.key)",
+                    l.protocol
+                ),
+            ));
+        }
+    } else if config.tls.is_some() {
+        warnings.push("ssl.* key store is configured but no listener uses SSL or SASL_SSL".into());
+    }
+    let sasl_listeners: Vec<&Listener> = config
+        .listeners
+        .iter()
+        .filter(|l| l.protocol.uses_sasl())
+        .collect();
+    if !sasl_listeners.is_empty() && config.sasl_enabled_mechanisms.is_empty() {
+        return Err(ConfigError::invalid(
+            "sasl.enabled.mechanisms",
+            "SASL listeners need at least one mechanism",
+        ));
+    }
+    if config.mechanism_enabled(SaslMechanism::Plain) {
+        for l in sasl_listeners {
+            if config
+                .plain_users_for(&l.name)
+                .is_none_or(PlainUsers::is_empty)
+            {
+                warnings.push(format!(
+                    "PLAIN is enabled on listener {} but it has no PLAIN users \
+                     (listener.name.{}.plain.sasl.jaas.config or sasl.jaas.config)",
+                    l.name,
+                    l.name.to_ascii_lowercase()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
