@@ -183,3 +183,85 @@ fn hundred_thousand_acls_round_trip() {
     assert_eq!(loaded.len(), acls.len());
     assert_eq!(common::sorted(loaded), common::sorted(acls));
 }
+
+/// Writes one raw entry into a closed store's database file, as corruption would.
+fn poke(dir: &tempfile::TempDir, table: &str, key: &[u8], value: &[u8]) {
+    let db = redb::Database::create(dir.path().join(DB_FILE_NAME)).unwrap();
+    let txn = db.begin_write().unwrap();
+    {
+        let definition: redb::TableDefinition<&[u8], &[u8]> = redb::TableDefinition::new(table);
+        let mut t = txn.open_table(definition).unwrap();
+        t.insert(key, value).unwrap();
+    }
+    txn.commit().unwrap();
+}
+
+#[test]
+fn a_record_that_fails_to_decode_names_its_table_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    open(&dir)
+        .create_topics(&[common::topic("good", 1)])
+        .unwrap();
+    poke(&dir, "topics", b"broken-topic", &[1, 2, 3]);
+    let store = open(&dir);
+    let err = store.load_topics().unwrap_err();
+    match &err {
+        StoreError::Corrupt { table, key, .. } => {
+            assert_eq!(*table, "topics");
+            assert_eq!(key, "\"broken-topic\"");
+        }
+        other => panic!("expected Corrupt, got {other}"),
+    }
+    assert!(err.to_string().contains("broken-topic"), "{err}");
+    // The rest of the store still works.
+    assert!(store.load_acls().unwrap().is_empty());
+    store
+        .commit_acl_changes(&[common::acl("t", "User:a")], &[])
+        .unwrap();
+
+    drop(store);
+    poke(&dir, "acls", &[2, 3, 1, b'x'], &[0; 16]);
+    let err = open(&dir).load_acls().unwrap_err();
+    assert!(
+        matches!(&err, StoreError::Corrupt { table: "acls", key, .. } if key == "0x02030178"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_store_written_by_a_newer_format_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(open(&dir));
+    poke(&dir, "meta", b"format_version", &[99]);
+    let err = RedbStore::open(dir.path()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            StoreError::UnsupportedFormat {
+                found: 99,
+                supported: kacl_store::FORMAT_VERSION
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn concurrent_commits_from_many_threads_all_land() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir);
+    std::thread::scope(|scope| {
+        for thread in 0..4 {
+            let store = &store;
+            scope.spawn(move || {
+                for i in 0..25 {
+                    let acl = common::acl(&format!("t{thread}-{i}"), "User:a");
+                    let commit = store.commit_acl_changes(&[acl], &[]).unwrap();
+                    assert_eq!(commit.added.len(), 1);
+                    assert!(!store.load_acls().unwrap().is_empty());
+                }
+            });
+        }
+    });
+    assert_eq!(store.load_acls().unwrap().len(), 100);
+}
