@@ -2,7 +2,7 @@
 
 A server per test keeps the tests independent (exact ACL counts, no topic left over from
 another test); kacl starts in well under a second, so this costs little. When a test
-fails, the server's last log lines are printed with the failure.
+fails, the server's last log lines are shown with the failure.
 """
 
 from __future__ import annotations
@@ -34,8 +34,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A failed setup or test shows the last lines of its server's log with the failure."""
     report = yield
-    setattr(item, f"report_{report.when}", report)
+    server = getattr(item, "kacl_server", None)
+    if server is not None and report.failed and report.when in ("setup", "call"):
+        report.sections.append(("kacl serve log (last lines)", server.log_tail()))
     return report
 
 
@@ -46,10 +49,8 @@ def kacl(request: pytest.FixtureRequest):
         server = KaclServer.start()
     except HarnessError as error:
         pytest.fail(f"interop harness: {error}", pytrace=False)
+    request.node.kacl_server = server
     try:
         yield server
     finally:
         server.stop()
-        reports = (getattr(request.node, f"report_{when}", None) for when in ("setup", "call"))
-        if any(report is not None and report.failed for report in reports):
-            print(f"\n--- kacl serve log (last lines) for {request.node.name} ---\n{server.log_tail()}")
