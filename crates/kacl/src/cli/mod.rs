@@ -1,0 +1,3 @@
+//! The admin CLI subcommands.
+
+pub mod acls;
