@@ -106,7 +106,6 @@ pub fn encode_response_frame<'a, M: Message<'a>>(
 ) -> Result<(), EncodeError> {
     let at = reserve_length_prefix(out);
     let header_version = M::API_KEY.response_header_version(version);
-    out.reserve(5 + body.encoded_len(version));
     ResponseHeader::new(correlation_id).encode(out, header_version)?;
     body.encode(out, version)?;
     patch_length_prefix(out, at)

@@ -121,6 +121,7 @@ macro_rules! kafka_struct {
         }
 
         impl<'a> $crate::wire::Field<'a> for $Name<'a> {
+            #[inline]
             fn decode_field(
                 r: &mut $crate::codec::Reader<'a>,
                 cx: $crate::wire::Cx,
@@ -128,6 +129,16 @@ macro_rules! kafka_struct {
             ) -> ::core::result::Result<Self, $crate::codec::DecodeError> {
                 <Self as $crate::wire::Struct<'a>>::decode_body(r, cx.nested(what)?)
             }
+            #[inline]
+            fn decode_into(
+                slot: &mut Self,
+                r: &mut $crate::codec::Reader<'a>,
+                cx: $crate::wire::Cx,
+                what: &'static str,
+            ) -> ::core::result::Result<(), $crate::codec::DecodeError> {
+                <Self as $crate::wire::Struct<'a>>::decode_in_place(slot, r, cx.nested(what)?)
+            }
+            #[inline]
             fn encode_field(
                 &self,
                 out: &mut ::std::vec::Vec<u8>,
@@ -136,6 +147,7 @@ macro_rules! kafka_struct {
             ) -> ::core::result::Result<(), $crate::codec::EncodeError> {
                 <Self as $crate::wire::Struct<'a>>::encode_body(self, out, cx)
             }
+            #[inline]
             fn field_len(&self, cx: $crate::wire::Cx) -> usize {
                 <Self as $crate::wire::Struct<'a>>::body_len(self, cx)
             }
@@ -145,28 +157,25 @@ macro_rules! kafka_struct {
         impl<'a> $crate::wire::Struct<'a> for $Name<'a> {
             const NAME: &'static str = stringify!($Name);
 
-            fn decode_body(
+            #[inline]
+            fn decode_in_place(
+                &mut self,
                 r: &mut $crate::codec::Reader<'a>,
                 cx: $crate::wire::Cx,
-            ) -> ::core::result::Result<Self, $crate::codec::DecodeError> {
+            ) -> ::core::result::Result<(), $crate::codec::DecodeError> {
                 use $crate::wire::{Field as _, FieldSpec};
                 let version = cx.version;
-                #[allow(unused_mut)]
-                let mut this = Self {
-                    $( $field: {
-                        const SPEC: FieldSpec = $crate::__kacl_spec!($($spec)*);
-                        if SPEC.tag.is_none() && SPEC.versions.contains(version) {
-                            <$ty>::decode_field(
-                                r,
-                                cx.with_nullable(SPEC.nullable.contains(version)),
-                                concat!(stringify!($Name), ".", stringify!($field)),
-                            )?
-                        } else {
-                            $crate::__kacl_default!($ty; $($spec)*)
-                        }
-                    }, )*
-                    unknown_tagged_fields: ::std::vec::Vec::new(),
-                };
+                $( {
+                    const SPEC: FieldSpec = $crate::__kacl_spec!($($spec)*);
+                    if SPEC.tag.is_none() && SPEC.versions.contains(version) {
+                        <$ty>::decode_into(
+                            &mut self.$field,
+                            r,
+                            cx.with_nullable(SPEC.nullable.contains(version)),
+                            concat!(stringify!($Name), ".", stringify!($field)),
+                        )?;
+                    }
+                } )*
                 if cx.flexible {
                     const WHAT: &str = concat!(stringify!($Name), " tagged fields");
                     let count = r.read_uvarint(WHAT)?;
@@ -180,7 +189,7 @@ macro_rules! kafka_struct {
                             const WHAT: &str = concat!(stringify!($Name), ".", stringify!($field));
                             if SPEC.tag == Some(tag) && SPEC.versions.contains(version) {
                                 let mut sub = $crate::codec::Reader::new(data);
-                                this.$field = <$ty>::decode_field(
+                                self.$field = <$ty>::decode_field(
                                     &mut sub,
                                     cx.with_nullable(SPEC.nullable.contains(version)),
                                     WHAT,
@@ -190,14 +199,14 @@ macro_rules! kafka_struct {
                             }
                         } )*
                         if !known {
-                            this.unknown_tagged_fields.push($crate::wire::RawTaggedField {
+                            self.unknown_tagged_fields.push($crate::wire::RawTaggedField {
                                 tag,
                                 data: ::std::borrow::Cow::Borrowed(data),
                             });
                         }
                     }
                 }
-                Ok(this)
+                Ok(())
             }
 
             fn encode_body(

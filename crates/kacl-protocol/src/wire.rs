@@ -47,21 +47,25 @@ impl VersionRange {
     pub const NONE: VersionRange = VersionRange { min: 1, max: 0 };
 
     /// `min..=max`, Kafka's `"min-max"`.
+    #[inline]
     pub const fn between(min: i16, max: i16) -> Self {
         Self { min, max }
     }
 
     /// `min..`, Kafka's `"min+"`.
+    #[inline]
     pub const fn starting_at(min: i16) -> Self {
         Self { min, max: i16::MAX }
     }
 
     /// Whether `version` lies in the range.
+    #[inline]
     pub const fn contains(self, version: i16) -> bool {
         self.min <= version && version <= self.max
     }
 
     /// Whether the range holds no version.
+    #[inline]
     pub const fn is_empty(self) -> bool {
         self.min > self.max
     }
@@ -107,6 +111,7 @@ pub struct Cx {
 
 impl Cx {
     /// Context for the top-level struct of a message.
+    #[inline]
     pub const fn top(version: i16, flexible: bool) -> Self {
         Self {
             version,
@@ -117,11 +122,13 @@ impl Cx {
     }
 
     /// The same context for a field whose nullability is `nullable`.
+    #[inline]
     pub const fn with_nullable(self, nullable: bool) -> Self {
         Self { nullable, ..self }
     }
 
     /// The context one struct deeper, or [`DecodeError::NestingTooDeep`].
+    #[inline]
     pub fn nested(self, what: &'static str) -> Result<Self, DecodeError> {
         if self.depth >= MAX_DEPTH {
             return Err(DecodeError::NestingTooDeep {
@@ -165,9 +172,21 @@ impl RawTaggedField<'_> {
 }
 
 /// A Rust type that can be a message field: it knows its own wire layout for a context.
-pub trait Field<'a>: Sized {
+pub trait Field<'a>: Sized + Default {
     /// Reads the field; `what` is its `Struct.field` path, used in errors.
     fn decode_field(r: &mut Reader<'a>, cx: Cx, what: &'static str) -> Result<Self, DecodeError>;
+    /// Reads the field into `slot`, which holds `Default::default()`. Structs override this to
+    /// decode in place, which spares moving every decoded struct through the stack.
+    #[inline]
+    fn decode_into(
+        slot: &mut Self,
+        r: &mut Reader<'a>,
+        cx: Cx,
+        what: &'static str,
+    ) -> Result<(), DecodeError> {
+        *slot = Self::decode_field(r, cx, what)?;
+        Ok(())
+    }
     /// Appends the field.
     fn encode_field(
         &self,
@@ -180,11 +199,19 @@ pub trait Field<'a>: Sized {
 }
 
 /// A declared struct (a message body or one of its nested structs). Implemented by the macro.
-pub trait Struct<'a>: Sized {
+pub trait Struct<'a>: Sized + Default {
     /// Kafka's name for the struct, e.g. `"DescribeAclsResource"`.
     const NAME: &'static str;
-    /// Reads the fields of this struct, then its tagged section in flexible versions.
-    fn decode_body(r: &mut Reader<'a>, cx: Cx) -> Result<Self, DecodeError>;
+    /// Reads the fields of this struct, then its tagged section in flexible versions, into
+    /// `self`, which must hold `Default::default()` (fields a version lacks are not touched).
+    fn decode_in_place(&mut self, r: &mut Reader<'a>, cx: Cx) -> Result<(), DecodeError>;
+    /// Reads a whole struct; see [`Struct::decode_in_place`].
+    #[inline]
+    fn decode_body(r: &mut Reader<'a>, cx: Cx) -> Result<Self, DecodeError> {
+        let mut this = Self::default();
+        this.decode_in_place(r, cx)?;
+        Ok(this)
+    }
     /// Appends the fields of this struct, then its tagged section in flexible versions.
     fn encode_body(&self, out: &mut Vec<u8>, cx: Cx) -> Result<(), EncodeError>;
     /// Exactly how many bytes [`Struct::encode_body`] appends.
@@ -341,6 +368,7 @@ impl IntoStatic for Uuid {
 }
 
 /// Fails unless null is allowed here; shared by every nullable type.
+#[inline]
 fn null_allowed_on_decode(cx: Cx, what: &'static str) -> Result<(), DecodeError> {
     if cx.nullable {
         Ok(())
@@ -352,6 +380,7 @@ fn null_allowed_on_decode(cx: Cx, what: &'static str) -> Result<(), DecodeError>
     }
 }
 
+#[inline]
 fn null_allowed_on_encode(cx: Cx, what: &'static str) -> Result<(), EncodeError> {
     if cx.nullable {
         Ok(())
@@ -508,10 +537,14 @@ fn decode_elements<'a, T: Field<'a>>(
     cx: Cx,
     what: &'static str,
 ) -> Result<Vec<T>, DecodeError> {
-    let mut items = Vec::with_capacity(prealloc_capacity::<T>(count));
+    let mut items: Vec<T> = Vec::with_capacity(prealloc_capacity::<T>(count));
     let cx = cx.with_nullable(false);
     for _ in 0..count {
-        items.push(T::decode_field(r, cx, what)?);
+        // Decode straight into the vector's slot rather than moving a finished value in.
+        items.push(T::default());
+        if let Some(slot) = items.last_mut() {
+            T::decode_into(slot, r, cx, what)?;
+        }
     }
     Ok(items)
 }

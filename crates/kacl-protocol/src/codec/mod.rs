@@ -22,40 +22,99 @@ pub const MAX_STRING_LEN: usize = i16::MAX as usize;
 pub const MAX_PREALLOC_BYTES: usize = 1 << 20;
 
 /// A cursor over a borrowed byte slice. All reads are bounds-checked.
+///
+/// The hot paths (fixed-width reads, one-byte varints, short strings) are small and inlined;
+/// error construction lives in cold functions so it does not weigh on them.
 #[derive(Debug, Clone)]
 pub struct Reader<'a> {
-    buf: &'a [u8],
-    pos: usize,
+    /// What has not been consumed yet.
+    rest: &'a [u8],
+    /// Length of the original input, for [`Reader::position`].
+    total: usize,
+}
+
+#[cold]
+#[inline(never)]
+fn negative_length(what: &'static str, length: i32) -> DecodeError {
+    DecodeError::NegativeLength {
+        what,
+        length: i64::from(length),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn string_too_long(what: &'static str, length: usize) -> DecodeError {
+    DecodeError::LengthTooLong {
+        what,
+        length,
+        max: MAX_STRING_LEN,
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn invalid_utf8(what: &'static str) -> DecodeError {
+    DecodeError::InvalidUtf8 { what }
+}
+
+#[cold]
+#[inline(never)]
+fn too_many_elements(what: &'static str, count: usize, remaining: usize) -> DecodeError {
+    DecodeError::TooManyElements {
+        what,
+        count,
+        remaining,
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn truncated(what: &'static str, needed: usize, remaining: usize) -> DecodeError {
+    DecodeError::Truncated {
+        what,
+        needed,
+        remaining,
+    }
 }
 
 impl<'a> Reader<'a> {
     /// Starts reading at the beginning of `buf`.
+    #[inline]
     pub fn new(buf: &'a [u8]) -> Self {
-        Self { buf, pos: 0 }
+        Self {
+            rest: buf,
+            total: buf.len(),
+        }
     }
 
     /// Bytes not yet consumed.
+    #[inline]
     pub fn remaining(&self) -> usize {
-        self.buf.len() - self.pos
+        self.rest.len()
     }
 
     /// How many bytes have been consumed so far.
+    #[inline]
     pub fn position(&self) -> usize {
-        self.pos
+        self.total - self.rest.len()
     }
 
     /// True when every byte has been consumed.
+    #[inline]
     pub fn is_empty(&self) -> bool {
-        self.remaining() == 0
+        self.rest.is_empty()
     }
 
     /// The unconsumed tail, without consuming it.
+    #[inline]
     pub fn rest(&self) -> &'a [u8] {
-        self.buf.get(self.pos..).unwrap_or_default()
+        self.rest
     }
 
     /// Fails with [`DecodeError::TrailingBytes`] unless everything was consumed: Kafka rejects
     /// a request body that is longer than its schema says.
+    #[inline]
     pub fn expect_end(&self, message: &'static str) -> Result<(), DecodeError> {
         match self.remaining() {
             0 => Ok(()),
@@ -64,70 +123,89 @@ impl<'a> Reader<'a> {
     }
 
     /// Consumes exactly `n` bytes and returns them borrowed from the input.
+    #[inline(always)]
     pub fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], DecodeError> {
-        let remaining = self.remaining();
-        if n > remaining {
-            return Err(DecodeError::Truncated {
-                what,
-                needed: n,
-                remaining,
-            });
+        match self.rest.split_at_checked(n) {
+            Some((head, tail)) => {
+                self.rest = tail;
+                Ok(head)
+            }
+            None => Err(truncated(what, n, self.rest.len())),
         }
-        let start = self.pos;
-        self.pos += n;
-        self.buf.get(start..self.pos).ok_or(DecodeError::Truncated {
-            what,
-            needed: n,
-            remaining,
-        })
     }
 
+    #[inline(always)]
     fn array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], DecodeError> {
-        let bytes = self.take(N, what)?;
-        let mut out = [0u8; N];
-        out.copy_from_slice(bytes);
-        Ok(out)
+        match self.rest.split_first_chunk::<N>() {
+            Some((head, tail)) => {
+                self.rest = tail;
+                Ok(*head)
+            }
+            None => Err(truncated(what, N, self.rest.len())),
+        }
     }
 
     /// Reads a Kafka `int8`.
+    #[inline]
     pub fn read_i8(&mut self, what: &'static str) -> Result<i8, DecodeError> {
         Ok(i8::from_be_bytes(self.array(what)?))
     }
     /// Reads a big-endian Kafka `int16`.
+    #[inline]
     pub fn read_i16(&mut self, what: &'static str) -> Result<i16, DecodeError> {
         Ok(i16::from_be_bytes(self.array(what)?))
     }
     /// Reads a big-endian Kafka `int32`.
+    #[inline]
     pub fn read_i32(&mut self, what: &'static str) -> Result<i32, DecodeError> {
         Ok(i32::from_be_bytes(self.array(what)?))
     }
     /// Reads a big-endian Kafka `int64`.
+    #[inline]
     pub fn read_i64(&mut self, what: &'static str) -> Result<i64, DecodeError> {
         Ok(i64::from_be_bytes(self.array(what)?))
     }
     /// Reads a big-endian Kafka `uint16`.
+    #[inline]
     pub fn read_u16(&mut self, what: &'static str) -> Result<u16, DecodeError> {
         Ok(u16::from_be_bytes(self.array(what)?))
     }
     /// Reads a big-endian Kafka `uint32`.
+    #[inline]
     pub fn read_u32(&mut self, what: &'static str) -> Result<u32, DecodeError> {
         Ok(u32::from_be_bytes(self.array(what)?))
     }
     /// Reads a big-endian IEEE-754 Kafka `float64`.
+    #[inline]
     pub fn read_f64(&mut self, what: &'static str) -> Result<f64, DecodeError> {
         Ok(f64::from_be_bytes(self.array(what)?))
     }
     /// Reads a Kafka `bool`: any non-zero byte is true, as in Kafka's readers.
+    #[inline]
     pub fn read_bool(&mut self, what: &'static str) -> Result<bool, DecodeError> {
         Ok(self.read_i8(what)? != 0)
     }
     /// Reads a 16-byte Kafka `uuid`.
+    #[inline]
     pub fn read_uuid(&mut self, what: &'static str) -> Result<Uuid, DecodeError> {
         Ok(Uuid(self.array(what)?))
     }
 
     /// Reads an unsigned LEB128 varint of at most 32 bits (5 bytes).
+    #[inline(always)]
     pub fn read_uvarint(&mut self, what: &'static str) -> Result<u32, DecodeError> {
+        // One byte covers every compact length below 127 and every tag count in practice.
+        if let Some((&byte, tail)) = self.rest.split_first() {
+            if byte < 0x80 {
+                self.rest = tail;
+                return Ok(u32::from(byte));
+            }
+        }
+        self.read_uvarint_slow(what)
+    }
+
+    #[inline(never)]
+    fn read_uvarint_slow(&mut self, what: &'static str) -> Result<u32, DecodeError> {
         let mut value: u32 = 0;
         for i in 0..5 {
             let byte = self.array::<1>(what)?[0];
@@ -143,6 +221,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads an unsigned LEB128 varint of at most 64 bits (10 bytes).
+    #[inline]
     pub fn read_uvarlong(&mut self, what: &'static str) -> Result<u64, DecodeError> {
         let mut value: u64 = 0;
         for i in 0..10 {
@@ -159,12 +238,14 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a zigzag-encoded signed 32-bit varint.
+    #[inline]
     pub fn read_varint(&mut self, what: &'static str) -> Result<i32, DecodeError> {
         let raw = self.read_uvarint(what)?;
         Ok(((raw >> 1) as i32) ^ -((raw & 1) as i32))
     }
 
     /// Reads a zigzag-encoded signed 64-bit varlong.
+    #[inline]
     pub fn read_varlong(&mut self, what: &'static str) -> Result<i64, DecodeError> {
         let raw = self.read_uvarlong(what)?;
         Ok(((raw >> 1) as i64) ^ -((raw & 1) as i64))
@@ -172,6 +253,7 @@ impl<'a> Reader<'a> {
 
     /// Reads a length prefix: `int16`/`int32` in classic encoding (-1 = null), or a uvarint
     /// holding length + 1 in compact encoding (0 = null). Returns `None` for null.
+    #[inline(always)]
     fn read_length(
         &mut self,
         what: &'static str,
@@ -193,15 +275,13 @@ impl<'a> Reader<'a> {
             -1 => Ok(None),
             // Kafka treats every negative length as null; kacl accepts only -1 and rejects the
             // rest, which no Kafka client produces.
-            n if n < 0 => Err(DecodeError::NegativeLength {
-                what,
-                length: i64::from(n),
-            }),
+            n if n < 0 => Err(negative_length(what, n)),
             n => Ok(Some(n as usize)),
         }
     }
 
     /// Reads a (possibly null) string, borrowed from the input and checked to be UTF-8.
+    #[inline(always)]
     pub fn read_nullable_str(
         &mut self,
         what: &'static str,
@@ -211,19 +291,17 @@ impl<'a> Reader<'a> {
             return Ok(None);
         };
         if length > MAX_STRING_LEN {
-            return Err(DecodeError::LengthTooLong {
-                what,
-                length,
-                max: MAX_STRING_LEN,
-            });
+            return Err(string_too_long(what, length));
         }
         let bytes = self.take(length, what)?;
-        core::str::from_utf8(bytes)
-            .map(Some)
-            .map_err(|_| DecodeError::InvalidUtf8 { what })
+        match core::str::from_utf8(bytes) {
+            Ok(s) => Ok(Some(s)),
+            Err(_) => Err(invalid_utf8(what)),
+        }
     }
 
     /// Reads a (possibly null) byte array, borrowed from the input.
+    #[inline]
     pub fn read_nullable_bytes(
         &mut self,
         what: &'static str,
@@ -238,6 +316,7 @@ impl<'a> Reader<'a> {
     /// Reads an array element count (`None` for a null array). A count larger than the bytes
     /// left is rejected before any allocation, as Kafka does: every element takes at least one
     /// byte.
+    #[inline]
     pub fn read_array_len(
         &mut self,
         what: &'static str,
@@ -247,11 +326,7 @@ impl<'a> Reader<'a> {
         if let Some(count) = count {
             let remaining = self.remaining();
             if count > remaining {
-                return Err(DecodeError::TooManyElements {
-                    what,
-                    count,
-                    remaining,
-                });
+                return Err(too_many_elements(what, count, remaining));
             }
         }
         Ok(count)
@@ -260,6 +335,7 @@ impl<'a> Reader<'a> {
 
 /// How many elements of type `T` to preallocate for a wire count already checked against the
 /// remaining bytes: never more than [`MAX_PREALLOC_BYTES`] worth.
+#[inline]
 pub fn prealloc_capacity<T>(count: usize) -> usize {
     count.min(MAX_PREALLOC_BYTES / core::mem::size_of::<T>().max(1))
 }
@@ -274,6 +350,7 @@ impl Uuid {
 }
 
 /// Appends an unsigned LEB128 varint.
+#[inline]
 pub fn put_uvarint(out: &mut Vec<u8>, mut value: u32) {
     while value >= 0x80 {
         out.push((value as u8) | 0x80);
@@ -283,6 +360,7 @@ pub fn put_uvarint(out: &mut Vec<u8>, mut value: u32) {
 }
 
 /// Appends an unsigned LEB128 varlong.
+#[inline]
 pub fn put_uvarlong(out: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {
         out.push((value as u8) | 0x80);
@@ -292,16 +370,19 @@ pub fn put_uvarlong(out: &mut Vec<u8>, mut value: u64) {
 }
 
 /// Appends a zigzag-encoded signed varint.
+#[inline]
 pub fn put_varint(out: &mut Vec<u8>, value: i32) {
     put_uvarint(out, ((value << 1) ^ (value >> 31)) as u32);
 }
 
 /// Appends a zigzag-encoded signed varlong.
+#[inline]
 pub fn put_varlong(out: &mut Vec<u8>, value: i64) {
     put_uvarlong(out, ((value << 1) ^ (value >> 63)) as u64);
 }
 
 /// Encoded size of an unsigned varint.
+#[inline]
 pub const fn uvarint_len(value: u32) -> usize {
     match value {
         0..=0x7f => 1,
@@ -313,6 +394,7 @@ pub const fn uvarint_len(value: u32) -> usize {
 }
 
 /// Encoded size of the length prefix for `length` (or null), classic or compact.
+#[inline]
 pub fn length_prefix_len(length: Option<usize>, compact: bool, wide: bool) -> usize {
     match (compact, wide) {
         (true, _) => uvarint_len(length.map_or(0, |n| (n as u32).saturating_add(1))),
@@ -323,6 +405,7 @@ pub fn length_prefix_len(length: Option<usize>, compact: bool, wide: bool) -> us
 
 /// Appends a length prefix (see [`Reader::read_nullable_str`] for the forms), failing if the
 /// length does not fit the form: `max` is `i16::MAX` for strings and `i32::MAX - 1` otherwise.
+#[inline]
 pub fn put_length(
     out: &mut Vec<u8>,
     what: &'static str,
@@ -365,6 +448,7 @@ pub fn put_length(
 }
 
 /// Appends a (possibly null) string with its length prefix.
+#[inline]
 pub fn put_nullable_str(
     out: &mut Vec<u8>,
     what: &'static str,
@@ -379,6 +463,7 @@ pub fn put_nullable_str(
 }
 
 /// Appends a (possibly null) byte array with its length prefix.
+#[inline]
 pub fn put_nullable_bytes(
     out: &mut Vec<u8>,
     what: &'static str,
@@ -394,6 +479,7 @@ pub fn put_nullable_bytes(
 
 /// Reserves an `int32` length prefix and returns its position, for [`patch_length_prefix`]
 /// once the bytes it measures have been written.
+#[inline]
 pub fn reserve_length_prefix(out: &mut Vec<u8>) -> usize {
     let at = out.len();
     out.put_i32(0);
@@ -401,6 +487,7 @@ pub fn reserve_length_prefix(out: &mut Vec<u8>) -> usize {
 }
 
 /// Writes into the prefix reserved at `at` the number of bytes written after it.
+#[inline]
 pub fn patch_length_prefix(out: &mut [u8], at: usize) -> Result<(), EncodeError> {
     let length = out.len().saturating_sub(at + 4);
     let value = i32::try_from(length).map_err(|_| EncodeError::TooLong {
