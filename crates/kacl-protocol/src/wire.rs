@@ -437,7 +437,7 @@ impl<'a> Field<'a> for Cow<'a, str> {
         cx: Cx,
         what: &'static str,
     ) -> Result<(), EncodeError> {
-        put_nullable_str(out, what, Some(self), cx.flexible)
+        crate::codec::put_str(out, what, self, cx.flexible)
     }
     #[inline]
     fn field_len(&self, cx: Cx) -> usize {

@@ -455,11 +455,40 @@ pub fn put_nullable_str(
     value: Option<&str>,
     compact: bool,
 ) -> Result<(), EncodeError> {
-    put_length(out, what, value.map(str::len), compact, false)?;
-    if let Some(s) = value {
-        out.extend_from_slice(s.as_bytes());
+    match value {
+        Some(s) => put_str(out, what, s, compact),
+        None => put_length(out, what, None, compact, false),
     }
+}
+
+/// Appends a non-null string with its length prefix; the common case, kept small.
+#[inline(always)]
+pub fn put_str(
+    out: &mut Vec<u8>,
+    what: &'static str,
+    value: &str,
+    compact: bool,
+) -> Result<(), EncodeError> {
+    let length = value.len();
+    if length > MAX_STRING_LEN {
+        return Err(too_long(what, length, MAX_STRING_LEN));
+    }
+    out.reserve(length + 3);
+    if !compact {
+        out.extend_from_slice(&(length as u16).to_be_bytes());
+    } else if length < 0x7f {
+        out.push(length as u8 + 1);
+    } else {
+        put_uvarint(out, length as u32 + 1);
+    }
+    out.extend_from_slice(value.as_bytes());
     Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn too_long(what: &'static str, length: usize, max: usize) -> EncodeError {
+    EncodeError::TooLong { what, length, max }
 }
 
 /// Appends a (possibly null) byte array with its length prefix.
