@@ -1,2 +1,48 @@
-//! Async Kafka admin client: KIP-140 ACL administration, topics, SCRAM users, version negotiation.
+//! Async Kafka admin client: KIP-140 ACL administration, topics, SCRAM users, version
+//! negotiation. Speaks to kacl and to any Kafka cluster.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), kacl_client::AdminError> {
+//! use kacl_acl::AclBindingFilter;
+//! use kacl_client::{Admin, AdminConfig, DescribeAclsOptions};
+//!
+//! let admin = Admin::connect(AdminConfig::new(["127.0.0.1:9092"])).await?;
+//! let bindings = admin
+//!     .describe_acls(AclBindingFilter::ANY, DescribeAclsOptions::default())
+//!     .await?;
+//! for binding in bindings {
+//!     println!("{binding}");
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! - [`Admin`]: connect, then `describe_acls` / `create_acls` / `delete_acls`, topics
+//!   (`create_topics`, `delete_topics`, `create_partitions`, `list_topics`,
+//!   `describe_topics`), SCRAM users (`alter_user_scram_credentials`,
+//!   `describe_user_scram_credentials`) and `describe_cluster`.
+//! - [`AdminConfig`]: bootstrap servers, security protocol, SASL, timeouts and retries;
+//!   [`AdminConfig::from_properties`] reads Kafka client properties files.
+//! - [`AdminError`]: every failure, with the Kafka error it corresponds to.
+//! - [`net`]: connections (pipelined, correlation ids), ApiVersions negotiation, SASL.
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod acl_wire;
+mod admin;
+pub mod config;
+mod error;
+pub mod jaas;
+pub mod net;
+pub mod properties;
+pub mod sasl;
+
+pub use admin::{
+    Admin, BrokerNode, ClusterDescription, CreateAclsOptions, DeleteAclsOptions,
+    DescribeAclsOptions, DescribeAclsResult, DescribeClusterOptions, FilterResults, NewPartitions,
+    NewTopic, PartitionInfo, ScramCredentialInfo, TopicDescription, TopicListing, TopicOptions,
+    UserScramCredentialAlteration, UserScramCredentialsDescription, UserScramOptions,
+};
+pub use config::{AdminConfig, SaslConfig, SaslMechanism, SecurityProtocol, TlsConfig};
+pub use error::AdminError;
+pub use properties::Properties;
+pub use sasl::scram::ScramHash;

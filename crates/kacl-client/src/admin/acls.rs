@@ -1,0 +1,256 @@
+//! KIP-140's ACL calls: `describe_acls`, `create_acls`, `delete_acls`, with Kafka's
+//! AdminClient behaviour: local validation before sending, deduplicated input, results mapped
+//! back by position, top-level errors failing the whole call.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use kacl_acl::{AclBinding, AclBindingFilter};
+use kacl_protocol::messages::create_acls::{CreateAclsRequest, CreateAclsResponse};
+use kacl_protocol::messages::delete_acls::{DeleteAclsRequest, DeleteAclsResponse};
+use kacl_protocol::messages::describe_acls::{DescribeAclsRequest, DescribeAclsResponse};
+use kacl_protocol::{ApiKey, ErrorCode, Message};
+
+use super::dedupe::Deduped;
+use super::{Admin, Target};
+use crate::acl_wire;
+use crate::error::AdminError;
+
+/// Options of [`Admin::describe_acls`] (Kafka's `DescribeAclsOptions`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DescribeAclsOptions {
+    /// Deadline of the whole call, retries included; `None` uses `default.api.timeout.ms`.
+    pub timeout: Option<Duration>,
+}
+
+/// Options of [`Admin::create_acls`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CreateAclsOptions {
+    /// Deadline of the whole call; `None` uses `default.api.timeout.ms`.
+    pub timeout: Option<Duration>,
+}
+
+/// Options of [`Admin::delete_acls`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeleteAclsOptions {
+    /// Deadline of the whole call; `None` uses `default.api.timeout.ms`.
+    pub timeout: Option<Duration>,
+}
+
+/// What one delete filter removed: each matching binding, or the error the broker reported
+/// for it (Kafka's `FilterResults`).
+pub type FilterResults = Vec<Result<AclBinding, AdminError>>;
+
+type BoxedBindings = Pin<Box<dyn Future<Output = Result<Vec<AclBinding>, AdminError>> + Send>>;
+
+/// The outcome of [`Admin::describe_acls`]: a future of the matching bindings (Kafka's
+/// `DescribeAclsResult.values()`). Await it directly or through [`DescribeAclsResult::values`].
+#[must_use = "a DescribeAclsResult does nothing until awaited"]
+pub struct DescribeAclsResult {
+    future: BoxedBindings,
+}
+
+impl DescribeAclsResult {
+    /// The matching bindings, or the error that failed the call.
+    pub async fn values(self) -> Result<Vec<AclBinding>, AdminError> {
+        self.future.await
+    }
+}
+
+impl std::fmt::Debug for DescribeAclsResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DescribeAclsResult")
+    }
+}
+
+/// Awaiting the result awaits the bindings (`admin.describe_acls(f, o).await`).
+impl Future for DescribeAclsResult {
+    type Output = Result<Vec<AclBinding>, AdminError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.future.as_mut().poll(cx)
+    }
+}
+
+impl Admin {
+    /// Lists the bindings that match `filter` (KIP-140 `describeAcls`). Filter fields of
+    /// `None` or ANY match anything; UNKNOWN anywhere in the filter fails the call before
+    /// anything is sent, as in Kafka's AdminClient. Sent to any broker.
+    pub fn describe_acls(
+        &self,
+        filter: AclBindingFilter,
+        options: DescribeAclsOptions,
+    ) -> DescribeAclsResult {
+        let admin = self.clone();
+        let future = async move {
+            if filter.is_unknown() {
+                return Err(AdminError::InvalidRequest(
+                    "The AclBindingFilter must not contain UNKNOWN elements.".into(),
+                ));
+            }
+            admin
+                .call(
+                    "describeAcls",
+                    options.timeout,
+                    Target::AnyBroker,
+                    |broker| {
+                        let filter = &filter;
+                        async move {
+                            let version = broker
+                                .versions
+                                .pick(ApiKey::DescribeAcls, DescribeAclsRequest::VERSIONS)?;
+                            let request = acl_wire::describe_request(filter, version)?;
+                            let response = broker.conn.send(version, &request).await?;
+                            let body: DescribeAclsResponse = response.decode()?;
+                            AdminError::check(body.error_code, body.error_message.as_deref())?;
+                            Ok(acl_wire::bindings_from_describe(&body))
+                        }
+                    },
+                )
+                .await
+        };
+        DescribeAclsResult {
+            future: Box::pin(future),
+        }
+    }
+
+    /// Creates `bindings` (KIP-140 `createAcls`): one result per input position. A binding
+    /// that could match more than one ACL (ANY, MATCH, UNKNOWN, a missing name) fails locally
+    /// with `Invalid ACL creation: <field>`; duplicates are sent once. Sent to the controller.
+    pub async fn create_acls(
+        &self,
+        bindings: Vec<AclBinding>,
+        options: CreateAclsOptions,
+    ) -> Vec<Result<(), AdminError>> {
+        let deduped = Deduped::new(bindings);
+        let mut outcomes: Vec<Result<(), AdminError>> = vec![Ok(()); deduped.unique.len()];
+        let mut to_send = Vec::new();
+        let mut sent_index = Vec::new();
+        for (i, binding) in deduped.unique.iter().enumerate() {
+            match binding.to_filter().find_indefinite_field() {
+                None => {
+                    to_send.push(binding.clone());
+                    sent_index.push(i);
+                }
+                Some(field) => {
+                    outcomes[i] = Err(AdminError::InvalidRequest(format!(
+                        "Invalid ACL creation: {field}"
+                    )));
+                }
+            }
+        }
+        if !to_send.is_empty() {
+            let sent = self
+                .call(
+                    "createAcls",
+                    options.timeout,
+                    Target::Controller,
+                    |broker| {
+                        let to_send = &to_send;
+                        async move {
+                            let version = broker
+                                .versions
+                                .pick(ApiKey::CreateAcls, CreateAclsRequest::VERSIONS)?;
+                            let request = acl_wire::create_request(to_send, version)?;
+                            let response = broker.conn.send(version, &request).await?;
+                            let body: CreateAclsResponse = response.decode()?;
+                            Ok(body
+                                .results
+                                .iter()
+                                .map(|r| {
+                                    AdminError::check(r.error_code, r.error_message.as_deref())
+                                })
+                                .collect::<Vec<_>>())
+                        }
+                    },
+                )
+                .await;
+            match sent {
+                Ok(results) => {
+                    for (n, &i) in sent_index.iter().enumerate() {
+                        outcomes[i] = results.get(n).cloned().unwrap_or_else(|| {
+                            Err(AdminError::server(
+                                ErrorCode::UnknownServerError,
+                                Some("The broker reported no creation result for the given ACL."),
+                            ))
+                        });
+                    }
+                }
+                Err(err) => {
+                    for &i in &sent_index {
+                        outcomes[i] = Err(err.clone());
+                    }
+                }
+            }
+        }
+        deduped.spread(&outcomes)
+    }
+
+    /// Deletes the bindings matching each filter (KIP-140 `deleteAcls`): per input position,
+    /// the filter's deleted bindings (each with its own error, if any) or the filter's error.
+    /// Duplicate filters are sent once. Sent to the controller.
+    pub async fn delete_acls(
+        &self,
+        filters: Vec<AclBindingFilter>,
+        options: DeleteAclsOptions,
+    ) -> Vec<Result<FilterResults, AdminError>> {
+        let deduped = Deduped::new(filters);
+        if deduped.unique.is_empty() {
+            return Vec::new();
+        }
+        let sent = self
+            .call(
+                "deleteAcls",
+                options.timeout,
+                Target::Controller,
+                |broker| {
+                    let filters = &deduped.unique;
+                    async move {
+                        let version = broker
+                            .versions
+                            .pick(ApiKey::DeleteAcls, DeleteAclsRequest::VERSIONS)?;
+                        let request = acl_wire::delete_request(filters, version)?;
+                        let response = broker.conn.send(version, &request).await?;
+                        let body: DeleteAclsResponse = response.decode()?;
+                        Ok(body
+                            .filter_results
+                            .iter()
+                            .map(|result| {
+                                AdminError::check(
+                                    result.error_code,
+                                    result.error_message.as_deref(),
+                                )?;
+                                Ok(result
+                                    .matching_acls
+                                    .iter()
+                                    .map(|acl| {
+                                        AdminError::check(
+                                            acl.error_code,
+                                            acl.error_message.as_deref(),
+                                        )
+                                        .map(|()| acl_wire::binding_from_deleted(acl))
+                                    })
+                                    .collect())
+                            })
+                            .collect::<Vec<Result<FilterResults, AdminError>>>())
+                    }
+                },
+            )
+            .await;
+        let outcomes: Vec<Result<FilterResults, AdminError>> = match sent {
+            Ok(mut results) => {
+                results.resize_with(deduped.unique.len(), || {
+                    Err(AdminError::server(
+                        ErrorCode::UnknownServerError,
+                        Some("The broker reported no deletion result for the given filter."),
+                    ))
+                });
+                results
+            }
+            Err(err) => vec![Err(err); deduped.unique.len()],
+        };
+        deduped.spread(&outcomes)
+    }
+}
