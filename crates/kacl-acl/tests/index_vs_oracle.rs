@@ -299,3 +299,92 @@ proptest! {
         }
     }
 }
+
+/// A batch of at least 1024 additions takes the bulk path (inserted in name order);
+/// it must give the same set as one-by-one insertion.
+#[test]
+fn bulk_loaded_index_matches_the_oracle() {
+    let mut acls = Vec::new();
+    for (i, name) in NAMES.iter().enumerate() {
+        for (j, principal) in PRINCIPALS.iter().enumerate() {
+            for (k, host) in HOSTS.iter().enumerate() {
+                for op in [
+                    AclOperation::Read,
+                    AclOperation::All,
+                    AclOperation::Describe,
+                ] {
+                    let n = i + j + k;
+                    let rt = TYPES[n % TYPES.len()];
+                    let pt = if n % 3 == 0 {
+                        PatternType::Prefixed
+                    } else {
+                        PatternType::Literal
+                    };
+                    let perm = if n % 4 == 0 {
+                        AclPermissionType::Deny
+                    } else {
+                        AclPermissionType::Allow
+                    };
+                    acls.push(AclBinding::new(
+                        ResourcePattern::new(rt, *name, pt),
+                        AccessControlEntry::new(*principal, *host, op, perm),
+                    ));
+                    acls.push(AclBinding::new(
+                        ResourcePattern::new(rt, format!("{name}-{n}"), pt),
+                        AccessControlEntry::new(*principal, *host, op, perm),
+                    ));
+                }
+            }
+        }
+    }
+    assert!(acls.len() >= 1024, "exercise the bulk path");
+    let (index, oracle) = build(&acls);
+    assert_eq!(index.len(), oracle.len());
+    let mut filters = vec![AclBindingFilter::ANY];
+    for name in QUERY_NAMES {
+        for pt in [PatternType::Match, PatternType::Any, PatternType::Prefixed] {
+            filters.push(AclBindingFilter::new(
+                ResourcePatternFilter::new(ResourceType::Any, Some(*name), pt),
+                AccessControlEntryFilter::ANY,
+            ));
+        }
+    }
+    for principal in PRINCIPALS {
+        filters.push(AclBindingFilter::new(
+            ResourcePatternFilter::ANY,
+            AccessControlEntryFilter::new(
+                Some(*principal),
+                None::<&str>,
+                AclOperation::Any,
+                AclPermissionType::Deny,
+            ),
+        ));
+    }
+    for f in &filters {
+        assert_eq!(sorted(index.describe(f)), sorted(oracle.describe(f)), "{f}");
+    }
+    let config = AuthorizerConfig::default();
+    let authorizer = Authorizer::new(config.clone(), SharedAclIndex::from_index(index));
+    for principal in PRINCIPALS {
+        for host in HOSTS {
+            for rt in TYPES {
+                for op in [
+                    AclOperation::Read,
+                    AclOperation::Describe,
+                    AclOperation::Write,
+                ] {
+                    for name in QUERY_NAMES {
+                        assert_eq!(
+                            authorizer.authorize(principal, host, op, *rt, name),
+                            oracle.authorize(&config, principal, host, op, *rt, name)
+                        );
+                    }
+                    assert_eq!(
+                        authorizer.authorize_by_resource_type(principal, host, op, *rt),
+                        oracle.authorize_by_resource_type(&config, principal, host, op, *rt)
+                    );
+                }
+            }
+        }
+    }
+}

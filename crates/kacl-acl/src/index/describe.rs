@@ -14,6 +14,9 @@ use super::entries::{self, Entry};
 use super::intern::Interner;
 use super::{AclIndex, PatternSlot};
 
+/// How many candidate patterns are warmed (see `AclIndex::warm`) before being visited.
+const WARM_BATCH: usize = 32;
+
 /// The resource types an ACL can be stored under.
 const STORED_TYPES: [ResourceType; 6] = [
     ResourceType::Topic,
@@ -168,11 +171,39 @@ impl AclIndex {
         let Some(query) = EntryQuery::resolve(self, &filter.entry) else {
             return;
         };
+        let mut batch = Vec::with_capacity(WARM_BATCH);
+        let mut flush = |batch: &mut Vec<u32>| {
+            self.warm(batch);
+            for id in batch.drain(..) {
+                if let Some(group) = self.group(id, filter, &query) {
+                    visit(group);
+                }
+            }
+        };
         self.visit_candidates(filter, query.principal, &mut |id| {
-            if let Some(group) = self.group(id, filter, &query) {
-                visit(group);
+            batch.push(id);
+            if batch.len() == WARM_BATCH {
+                flush(&mut batch);
             }
         });
+        flush(&mut batch);
+    }
+
+    /// Touches the memory the next patterns will need (slot, first and last entry,
+    /// first name byte) in one independent pass, so the CPU overlaps the cache misses
+    /// of a whole batch instead of taking them one pattern at a time. At 2M ACLs the
+    /// entries of a pattern are almost never cached; this is most of describe's cost.
+    fn warm(&self, ids: &[u32]) {
+        let mut acc = 0u32;
+        for &id in ids {
+            if let Some(slot) = self.slot(id) {
+                let first = slot.entries.first().map_or(0, |e| e.mask);
+                let last = slot.entries.last().map_or(0, |e| e.principal);
+                let byte = slot.name.as_bytes().first().copied().unwrap_or(0);
+                acc ^= first ^ last ^ u32::from(byte);
+            }
+        }
+        std::hint::black_box(acc);
     }
 
     /// The matching ACLs grouped by pattern, borrowing from the index.

@@ -39,6 +39,9 @@ use entries::{Added, Entry, Removed};
 use intern::Interner;
 use names::NameSet;
 
+/// From this many additions in one batch, they are inserted in name order.
+const BULK_ADDS: usize = 1024;
+
 /// Number of resource type codes (UNKNOWN..USER).
 const TYPE_COUNT: usize = 8;
 
@@ -184,7 +187,32 @@ impl AclIndex {
                 outcome.removed += 1;
             }
         }
-        for binding in &changes.adds {
+        if changes.adds.len() < BULK_ADDS {
+            for binding in &changes.adds {
+                if self.add_one(binding) {
+                    outcome.added += 1;
+                }
+            }
+            return outcome;
+        }
+        // A bulk load (e.g. the store's ACLs at start): insert in (type, name) order,
+        // so that new patterns get consecutive slots and their entries are allocated
+        // in name order; walks in name order (describe by principal, the
+        // by-resource-type check) then read memory mostly sequentially.
+        let mut order: Vec<&AclBinding> = changes.adds.iter().collect();
+        order.sort_unstable_by(|a, b| {
+            (
+                a.pattern.resource_type,
+                &a.pattern.name,
+                a.pattern.pattern_type,
+            )
+                .cmp(&(
+                    b.pattern.resource_type,
+                    &b.pattern.name,
+                    b.pattern.pattern_type,
+                ))
+        });
+        for binding in order {
             if self.add_one(binding) {
                 outcome.added += 1;
             }
