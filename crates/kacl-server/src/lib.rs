@@ -1,7 +1,54 @@
-//! The kacl network server: listeners, connections, SASL, routing by API key, one handler per API.
+//! The kacl network server: listeners, connections, SASL, routing by API key, one handler per
+//! API, on top of the pure modules (configuration, SASL state machines, topic rules).
+//!
+//! - [`server`]: [`Server::start`](server::Server::start) → [`RunningServer`](server::RunningServer)
+//!   (bound listeners, graceful shutdown).
+//! - [`connection`]: framing and the per-connection loop, generic over the byte stream.
+//! - [`router`]: the one place that routes by API key (version checks, SASL gate).
+//! - [`handlers`]: one module per API.
+//! - [`state`], [`context`], [`acl_writer`]: what connections share, who is asking, and the
+//!   serialized, durable ACL write path.
 #![forbid(unsafe_code)]
 
+pub mod acl_writer;
 pub mod config;
+pub mod connection;
+pub mod context;
+pub mod handlers;
+pub mod router;
 pub mod sasl;
+pub mod server;
+pub mod state;
 pub mod tls_principal;
 pub mod topics;
+
+pub use server::{RunningServer, Server, ShutdownHandle, StartError};
+
+/// Where kacl deliberately answers differently from Apache Kafka, one sentence each, for the
+/// README's compatibility section. Each is also commented where it is made.
+pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
+    "DescribeAcls with UNKNOWN (code 0) or an undefined code in resourceTypeFilter, \
+     patternTypeFilter, operation or permissionType: INVALID_REQUEST (42) at the top level \
+     naming the field; Kafka closes the connection for code 0 and answers an empty success \
+     for undefined codes.",
+    "CreateAcls entries holding ANY or MATCH: INVALID_REQUEST (42) on that entry naming the \
+     field (`Invalid patternType MATCH`); Kafka fails every creation in the request with \
+     UNKNOWN_SERVER_ERROR (-1).",
+    "DeleteAcls filters holding UNKNOWN (code 0): INVALID_REQUEST `Unknown patternFilter.` / \
+     `Unknown entryFilter.` on that filter, Kafka's answer for undefined codes; Kafka closes \
+     the connection for code 0.",
+    "CreateAcls above kacl.acl.max.batch new ACLs: every valid entry gets POLICY_VIOLATION (44) \
+     and nothing is written; entries that failed validation keep their own error.",
+    "DeleteAcls above kacl.acl.max.batch removals: filters are taken in order and the filter \
+     that would exceed the limit gets POLICY_VIOLATION (44) and deletes nothing while the \
+     others proceed; Kafka 3.x/4.0 answer UNKNOWN_SERVER_ERROR and may commit part of that \
+     filter's removals.",
+    "kacl.describe.self.service.enable=true: a principal without Cluster:Describe gets its own \
+     ALLOW ACLs matching the filter instead of CLUSTER_AUTHORIZATION_FAILED (off by default).",
+    "ApiVersions of an unsupported version: the v0 error answer lists every served API range; \
+     Kafka lists only ApiVersions' own range.",
+    "ACL APIs keep v0 (Kafka 4.0 removed it).",
+    "DescribeCluster with endpoint type 2 (controllers) is answered with this node, which is \
+     broker and controller at once.",
+    "Metadata never auto-creates topics: an unknown named topic is UNKNOWN_TOPIC_OR_PARTITION.",
+];

@@ -1,10 +1,95 @@
-//! `kacl serve`: placeholder until the server lands.
+//! `kacl serve`: load the configuration (a Kafka `server.properties` file and `--override`
+//! pairs), start the server, and run until SIGTERM or SIGINT, then shut down gracefully.
+//!
+//! Logs go to stderr through `tracing` (filter with `RUST_LOG`, default `info`). Once every
+//! listener is bound, one line per listener is printed on stdout,
+//! `listening NAME://HOST:PORT`, so scripts and tests can find ports chosen by the OS.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use kacl_server::config::{ServerConfig, DEFAULT_DATA_DIR, DEFAULT_LISTENERS};
+use kacl_server::Server;
+use tracing_subscriber::EnvFilter;
 
 /// Flags of `kacl serve`.
 #[derive(Debug, clap::Args)]
-pub struct ServeArgs {}
+pub struct ServeArgs {
+    /// A Kafka server.properties file (Kafka's key names). Without it, kacl runs on
+    /// development defaults.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Set one key on top of the file (or the defaults); repeatable.
+    #[arg(long = "override", value_name = "KEY=VALUE")]
+    overrides: Vec<String>,
+}
 
 /// Runs the server until SIGTERM/SIGINT.
-pub fn run(_args: ServeArgs) -> anyhow::Result<std::process::ExitCode> {
-    anyhow::bail!("kacl serve is not built yet")
+pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    init_logging();
+    let config = ServerConfig::load(args.config.as_deref(), &args.overrides)?;
+    if config.is_development {
+        tracing::warn!(
+            "no --config given: running on development defaults (listeners={DEFAULT_LISTENERS}, \
+             super.users=User:ANONYMOUS, data in {DEFAULT_DATA_DIR}) with {} override(s); \
+             every PLAINTEXT client is a super user",
+            args.overrides.len()
+        );
+    }
+    for warning in &config.warnings {
+        tracing::warn!("{warning}");
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(serve(config))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn serve(config: ServerConfig) -> anyhow::Result<()> {
+    let server = Server::start(config).await?;
+    {
+        let mut stdout = std::io::stdout().lock();
+        for listener in server.listeners() {
+            writeln!(
+                stdout,
+                "listening {}://{}",
+                listener.name, listener.local_addr
+            )?;
+        }
+        stdout.flush()?;
+    }
+    let handle = server.shutdown_handle();
+    tokio::spawn(async move {
+        match wait_for_signal().await {
+            Ok(signal) => tracing::info!(signal, "shutting down"),
+            Err(err) => tracing::error!(%err, "cannot listen for signals; shutting down"),
+        }
+        handle.shutdown();
+    });
+    server.wait().await;
+    Ok(())
+}
+
+/// Resolves on SIGTERM or SIGINT, naming the signal.
+async fn wait_for_signal() -> std::io::Result<&'static str> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    Ok(tokio::select! {
+        _ = terminate.recv() => "SIGTERM",
+        _ = interrupt.recv() => "SIGINT",
+    })
+}
+
+fn init_logging() {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .try_init();
 }

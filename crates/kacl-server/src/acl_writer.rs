@@ -1,0 +1,186 @@
+//! The single path by which ACL changes are made: validate (done by the handler) → decide
+//! what changes under the writer lock → commit durably to the store → apply to the in-memory
+//! index → let the handler respond. Holding one lock across the whole sequence means writes are
+//! serialized, the index always equals the last committed store state, and a response is sent
+//! only for a change that is already on disk.
+//!
+//! Every method blocks (the store fsyncs); call them from a blocking-capable thread
+//! (`tokio::task::spawn_blocking`).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use kacl_acl::{AclBinding, AclBindingFilter, AclChanges, SharedAclIndex};
+use kacl_store::{MetadataStore, StoreError};
+use parking_lot::Mutex;
+use thiserror::Error;
+
+/// Why a CreateAcls batch was not applied.
+#[derive(Debug, Error)]
+pub enum CreateError {
+    /// More new ACLs than `kacl.acl.max.batch` allows.
+    #[error("the request would create {new} ACLs, more than the limit of {max}")]
+    TooLarge {
+        /// New ACLs the request would have written.
+        new: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// The store refused or failed the commit; nothing was applied.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What happened to one DeleteAcls filter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FilterDeletion {
+    /// The filter was refused before planning (the handler answers for it).
+    Skipped,
+    /// Every ACL the filter matched, all now deleted (an ACL matched by several filters is
+    /// listed under each, and deleted once).
+    Deleted(Vec<AclBinding>),
+    /// Deleting this filter's matches would take the request above `kacl.acl.max.batch`;
+    /// none of them were deleted.
+    TooLarge,
+}
+
+/// Serializes ACL writes and keeps the index equal to the store.
+pub struct AclWriter {
+    store: Arc<dyn MetadataStore>,
+    acls: SharedAclIndex,
+    lock: Mutex<()>,
+}
+
+impl AclWriter {
+    /// A writer for `store` and the index loaded from it.
+    pub fn new(store: Arc<dyn MetadataStore>, acls: SharedAclIndex) -> AclWriter {
+        AclWriter {
+            store,
+            acls,
+            lock: Mutex::new(()),
+        }
+    }
+
+    /// Creates the given (validated, storable) bindings atomically. Bindings already present
+    /// or repeated are not written again: creation is idempotent, as in Kafka. The limit
+    /// counts the ACLs that would really be written, as Kafka counts records.
+    /// Returns how many ACLs were new.
+    pub fn create(&self, bindings: &[AclBinding], max_batch: usize) -> Result<usize, CreateError> {
+        let _serialized = self.lock.lock();
+        let new: Vec<AclBinding> = {
+            let index = self.acls.read();
+            let mut seen = HashSet::new();
+            bindings
+                .iter()
+                .filter(|b| !index.contains(b) && seen.insert(*b))
+                .cloned()
+                .collect()
+        };
+        if new.len() > max_batch {
+            return Err(CreateError::TooLarge {
+                new: new.len(),
+                max: max_batch,
+            });
+        }
+        if new.is_empty() {
+            return Ok(0);
+        }
+        self.commit(AclChanges {
+            adds: new,
+            removes: Vec::new(),
+        })
+        .map_err(CreateError::Store)
+    }
+
+    /// Deletes what the filters match, atomically. Filters are taken in order; a filter whose
+    /// new matches would take the request's total above `max_batch` is refused as a whole
+    /// ([`FilterDeletion::TooLarge`]), the others proceed. `None` filters are skipped.
+    pub fn delete(
+        &self,
+        filters: &[Option<AclBindingFilter>],
+        max_batch: usize,
+    ) -> Result<Vec<FilterDeletion>, StoreError> {
+        let _serialized = self.lock.lock();
+        let mut outcomes = Vec::with_capacity(filters.len());
+        let mut removals: Vec<AclBinding> = Vec::new();
+        {
+            let index = self.acls.read();
+            let mut seen: HashSet<AclBinding> = HashSet::new();
+            for filter in filters {
+                let Some(filter) = filter else {
+                    outcomes.push(FilterDeletion::Skipped);
+                    continue;
+                };
+                let matched = index.describe(filter);
+                let fresh: Vec<&AclBinding> =
+                    matched.iter().filter(|b| !seen.contains(*b)).collect();
+                if seen.len() + fresh.len() > max_batch {
+                    outcomes.push(FilterDeletion::TooLarge);
+                    continue;
+                }
+                for binding in fresh {
+                    seen.insert(binding.clone());
+                    removals.push(binding.clone());
+                }
+                outcomes.push(FilterDeletion::Deleted(matched));
+            }
+        }
+        if !removals.is_empty() {
+            self.commit(AclChanges {
+                adds: Vec::new(),
+                removes: removals,
+            })?;
+        }
+        Ok(outcomes)
+    }
+
+    /// Commits to the store, then applies to the index. Called with the lock held. Returns
+    /// how many ACLs the store added or removed.
+    fn commit(&self, changes: AclChanges) -> Result<usize, StoreError> {
+        match self
+            .store
+            .commit_acl_changes(&changes.adds, &changes.removes)
+        {
+            Ok(commit) => {
+                if let Err(err) = self.acls.apply(&changes) {
+                    // Unreachable for validated bindings; keep memory equal to disk anyway.
+                    tracing::error!(%err, "committed ACL batch refused by the index; reloading");
+                    self.resync();
+                }
+                Ok(commit.added.len() + commit.removed.len())
+            }
+            Err(err) => {
+                // A failure at the final fsync leaves it unknown whether the batch survived:
+                // read back what the store really holds.
+                tracing::error!(%err, "ACL commit failed; reloading the ACLs from the store");
+                self.resync();
+                Err(err)
+            }
+        }
+    }
+
+    /// Makes the index equal to what the store holds. Called with the lock held.
+    fn resync(&self) {
+        let stored = match self.store.load_acls() {
+            Ok(stored) => stored,
+            Err(err) => {
+                tracing::error!(%err, "cannot read the ACLs back from the store");
+                return;
+            }
+        };
+        let stored: HashSet<AclBinding> = stored.into_iter().collect();
+        let in_memory: HashSet<AclBinding> = self
+            .acls
+            .read()
+            .describe(&AclBindingFilter::ANY)
+            .into_iter()
+            .collect();
+        let changes = AclChanges {
+            removes: in_memory.difference(&stored).cloned().collect(),
+            adds: stored.difference(&in_memory).cloned().collect(),
+        };
+        if let Err(err) = self.acls.apply(&changes) {
+            tracing::error!(%err, "cannot apply the stored ACLs to the index");
+        }
+    }
+}

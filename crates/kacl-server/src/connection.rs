@@ -1,0 +1,163 @@
+//! One client connection: read a size-prefixed frame (bounded by `socket.request.max.bytes`),
+//! answer it, write the answer, repeat. Requests on a connection are answered one at a time, in
+//! order, as Kafka does (it mutes a channel while a request is in flight); connections run as
+//! separate tasks, so a slow or broken client holds up nobody else.
+//!
+//! Generic over the byte stream, so TLS can wrap the TCP stream without touching this module.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use bytes::{Buf, Bytes, BytesMut};
+use kacl_protocol::frame::{frame_payload_len, FrameError, SIZE_PREFIX_LEN};
+use thiserror::Error;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::watch;
+
+use crate::context::Session;
+use crate::handlers::sasl_authenticate;
+use crate::router::{self, Outcome};
+use crate::state::{BoundListener, ServerState};
+
+/// Why a connection stopped reading.
+#[derive(Debug, Error)]
+pub enum ConnectionError {
+    /// The size prefix was negative or above the limit; closed before reading the body.
+    #[error(transparent)]
+    Frame(#[from] FrameError),
+    /// The client closed the socket in the middle of a frame.
+    #[error("connection reset in the middle of a frame")]
+    ResetMidFrame,
+    /// No request for `connections.max.idle.ms`.
+    #[error("idle for longer than connections.max.idle.ms")]
+    Idle,
+    /// The socket failed.
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// A byte stream with a read buffer that yields whole frames.
+#[derive(Debug)]
+pub struct Connection<S> {
+    stream: S,
+    buffer: BytesMut,
+    max_frame: usize,
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
+    /// Wraps a stream; frames larger than `max_frame` bytes are refused.
+    pub fn new(stream: S, max_frame: usize) -> Connection<S> {
+        Connection {
+            stream,
+            buffer: BytesMut::with_capacity(4096),
+            max_frame,
+        }
+    }
+
+    /// The next frame's payload (size prefix removed), or `None` when the client closed the
+    /// connection between frames. Cancel-safe: bytes already read stay in the buffer.
+    pub async fn read_frame(&mut self) -> Result<Option<Bytes>, ConnectionError> {
+        loop {
+            if let Some(len) = frame_payload_len(&self.buffer, self.max_frame)? {
+                let mut frame = self.buffer.split_to(SIZE_PREFIX_LEN + len);
+                frame.advance(SIZE_PREFIX_LEN);
+                return Ok(Some(frame.freeze()));
+            }
+            if self.buffer.len() >= SIZE_PREFIX_LEN {
+                // The size is known and accepted: make room for the whole frame at once.
+                if let Some(prefix) = self.buffer.first_chunk::<SIZE_PREFIX_LEN>() {
+                    let total = SIZE_PREFIX_LEN + i32::from_be_bytes(*prefix).max(0) as usize;
+                    self.buffer.reserve(total.saturating_sub(self.buffer.len()));
+                }
+            }
+            if self.stream.read_buf(&mut self.buffer).await? == 0 {
+                return if self.buffer.is_empty() {
+                    Ok(None)
+                } else {
+                    Err(ConnectionError::ResetMidFrame)
+                };
+            }
+        }
+    }
+
+    /// Writes bytes (a whole response frame) and flushes them.
+    pub async fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.stream.write_all(bytes).await?;
+        self.stream.flush().await
+    }
+}
+
+/// Serves one connection until the client leaves, a request closes it, or the server shuts
+/// down (the request in flight is finished and answered first).
+pub async fn serve<S>(
+    stream: S,
+    peer: SocketAddr,
+    listener: BoundListener,
+    state: Arc<ServerState>,
+    mut shutdown: watch::Receiver<bool>,
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send,
+{
+    tracing::info!(%peer, listener = %listener.name, "connection opened");
+    let max_frame = state.config.socket_request_max_bytes as usize;
+    let idle = state.config.connections_max_idle;
+    let mut connection = Connection::new(stream, max_frame);
+    let mut session = Session::new(listener, peer);
+    let reason: String = loop {
+        let read = async {
+            match idle {
+                Some(limit) => tokio::time::timeout(limit, connection.read_frame())
+                    .await
+                    .unwrap_or(Err(ConnectionError::Idle)),
+                None => connection.read_frame().await,
+            }
+        };
+        let read = tokio::select! {
+            read = read => read,
+            _ = wait_for_shutdown(&mut shutdown) => break "server shutting down".to_owned(),
+        };
+        let payload = match read {
+            Ok(Some(payload)) => payload,
+            Ok(None) => break "closed by the client".to_owned(),
+            Err(err) => break err.to_string(),
+        };
+        let outcome = if session.expects_raw_token() {
+            sasl_authenticate::handle_raw_token(&state, &mut session, &payload)
+        } else {
+            router::dispatch(&state, &mut session, &payload).await
+        };
+        match outcome {
+            Outcome::Respond(response) => {
+                if let Err(err) = connection.write_all(&response).await {
+                    break format!("cannot write the response: {err}");
+                }
+            }
+            Outcome::RespondThenClose {
+                response,
+                delay,
+                reason,
+            } => {
+                tokio::time::sleep(delay).await;
+                if !response.is_empty() {
+                    let _ = connection.write_all(&response).await;
+                }
+                break reason;
+            }
+            Outcome::Close { reason } => break reason,
+        }
+    };
+    tracing::info!(%peer, listener = %session.listener.name,
+        principal = session.principal().unwrap_or("-"), %reason, "connection closed");
+}
+
+/// Resolves once the shutdown flag is set (or its sender is gone).
+pub(crate) async fn wait_for_shutdown(shutdown: &mut watch::Receiver<bool>) {
+    loop {
+        if *shutdown.borrow_and_update() {
+            return;
+        }
+        if shutdown.changed().await.is_err() {
+            return;
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! One module per API. Each parses its own request body, applies it through the shared state
+//! and encodes its own response; the [router](crate::router) only picks the module.
+//!
+//! Deliberate differences from Kafka are marked `Deliberate difference from Kafka` where they
+//! are made, and listed together in [`crate::DIFFERENCES_FROM_KAFKA`].
+
+pub mod acl_filter;
+pub mod api_versions;
+pub mod authorized_ops;
+pub mod create_acls;
+pub mod delete_acls;
+pub mod describe_acls;
+pub mod describe_cluster;
+pub mod metadata;
+pub mod sasl_authenticate;
+pub mod sasl_handshake;
+
+use kacl_protocol::frame::RequestFrame;
+use kacl_protocol::Message;
+
+use crate::context::RequestContext;
+use crate::router::Outcome;
+
+/// Decodes the body of `frame` as `M`; a malformed body closes the connection, as in Kafka.
+pub(crate) fn decode<'a, M: Message<'a>>(
+    ctx_api: kacl_protocol::ApiKey,
+    frame: &RequestFrame<'a>,
+) -> Result<M, Outcome> {
+    frame.decode_body::<M>().map_err(|err| {
+        Outcome::close(format!(
+            "malformed {ctx_api} v{} request body: {err}",
+            frame.version()
+        ))
+    })
+}
+
+/// Shorthand used by handlers that have a [`RequestContext`].
+pub(crate) fn decode_in<'a, M: Message<'a>>(
+    ctx: &RequestContext<'_>,
+    frame: &RequestFrame<'a>,
+) -> Result<M, Outcome> {
+    decode(ctx.api, frame)
+}
+
+/// Encodes `body` as the response to a request known only by its correlation id and version
+/// (the SASL handlers run before a [`RequestContext`] exists).
+pub(crate) fn respond_to<'m, M: Message<'m>>(
+    correlation_id: i32,
+    version: i16,
+    body: &M,
+) -> Outcome {
+    let mut out = Vec::new();
+    match kacl_protocol::frame::encode_response_frame(&mut out, correlation_id, version, body) {
+        Ok(()) => Outcome::Respond(out),
+        Err(err) => Outcome::close(format!(
+            "cannot encode the {} v{version} response: {err}",
+            M::API_KEY
+        )),
+    }
+}

@@ -1,0 +1,133 @@
+//! The one place that routes a request by API key: header checks (known API, served version),
+//! the SASL gate, then the handler of that API.
+//!
+//! Kafka's rules, which kacl follows:
+//! - an API key kacl does not serve, or a header that does not parse: close the connection;
+//! - ApiVersions of a version kacl does not serve: UNSUPPORTED_VERSION in a v0 body with the
+//!   supported ranges (KIP-511), so the client can retry;
+//! - any other API at a version outside kacl's range: close (Kafka's `parseRequestHeader`);
+//! - on a SASL listener before authentication, only ApiVersions, SaslHandshake and
+//!   SaslAuthenticate (anything else is Kafka's IllegalSaslState: close).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kacl_protocol::frame::RequestFrame;
+use kacl_protocol::header::RequestPrefix;
+use kacl_protocol::ApiKey;
+
+use crate::context::{AuthState, RequestContext, Session};
+use crate::handlers;
+use crate::state::ServerState;
+
+/// The APIs this server routes, in API key order: what ApiVersions advertises.
+pub const SERVED_APIS: &[ApiKey] = &[
+    ApiKey::Metadata,
+    ApiKey::SaslHandshake,
+    ApiKey::ApiVersions,
+    ApiKey::DescribeAcls,
+    ApiKey::CreateAcls,
+    ApiKey::DeleteAcls,
+    ApiKey::SaslAuthenticate,
+    ApiKey::DescribeCluster,
+];
+
+/// What the connection does after a request.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Write this response frame and read the next request.
+    Respond(Vec<u8>),
+    /// Wait `delay`, write this frame, then close (a failed authentication).
+    RespondThenClose {
+        /// The complete response frame.
+        response: Vec<u8>,
+        /// `connection.failed.authentication.delay.ms`.
+        delay: Duration,
+        /// For the log.
+        reason: String,
+    },
+    /// Close without answering.
+    Close {
+        /// For the log.
+        reason: String,
+    },
+}
+
+impl Outcome {
+    /// A close with a reason for the log.
+    pub fn close(reason: impl Into<String>) -> Outcome {
+        Outcome::Close {
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Answers one request frame payload (size prefix removed).
+pub async fn dispatch(state: &Arc<ServerState>, session: &mut Session, payload: &[u8]) -> Outcome {
+    let prefix = match RequestPrefix::peek(payload) {
+        Ok(prefix) => prefix,
+        Err(err) => return Outcome::close(format!("unreadable request header: {err}")),
+    };
+    let Some(api) = prefix.api().filter(|api| SERVED_APIS.contains(api)) else {
+        return Outcome::close(format!("unsupported API key {}", prefix.api_key));
+    };
+    if !api.supports(prefix.api_version) {
+        if api == ApiKey::ApiVersions {
+            return handlers::api_versions::unsupported_version(prefix.correlation_id);
+        }
+        return Outcome::close(format!(
+            "unsupported version {} of {api} (served: {}-{})",
+            prefix.api_version,
+            api.versions().min,
+            api.versions().max
+        ));
+    }
+    let frame = match RequestFrame::parse(payload) {
+        Ok(frame) => frame,
+        Err(err) => return Outcome::close(format!("malformed {api} request header: {err}")),
+    };
+    tracing::debug!(
+        peer = %session.peer,
+        api = %api,
+        version = prefix.api_version,
+        correlation_id = prefix.correlation_id,
+        client_id = frame.header.client_id.as_deref().unwrap_or(""),
+        "request"
+    );
+    match api {
+        ApiKey::ApiVersions => return handlers::api_versions::handle(&frame),
+        ApiKey::SaslHandshake => {
+            return handlers::sasl_handshake::handle(state, session, &frame);
+        }
+        ApiKey::SaslAuthenticate => {
+            return handlers::sasl_authenticate::handle(state, session, &frame);
+        }
+        _ => {}
+    }
+    let principal = match &session.auth {
+        AuthState::Authenticated { principal } => principal.clone(),
+        _ => {
+            // Kafka: IllegalSaslStateException, the connection is closed.
+            return Outcome::close(format!(
+                "{api} request before SASL authentication completed"
+            ));
+        }
+    };
+    let ctx = RequestContext {
+        state,
+        principal: &principal,
+        client_host: &session.client_host,
+        listener: &session.listener,
+        api,
+        version: frame.version(),
+        correlation_id: frame.header.correlation_id,
+    };
+    match api {
+        ApiKey::DescribeAcls => handlers::describe_acls::handle(&ctx, &frame),
+        ApiKey::CreateAcls => handlers::create_acls::handle(&ctx, &frame).await,
+        ApiKey::DeleteAcls => handlers::delete_acls::handle(&ctx, &frame).await,
+        ApiKey::Metadata => handlers::metadata::handle(&ctx, &frame),
+        ApiKey::DescribeCluster => handlers::describe_cluster::handle(&ctx, &frame),
+        other => Outcome::close(format!("no handler for {other}")),
+    }
+}

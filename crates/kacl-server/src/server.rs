@@ -1,0 +1,347 @@
+//! Starting and stopping the server: open the store, load the ACLs and topics into memory, bind
+//! every listener, accept connections, and on shutdown stop accepting, let the requests in
+//! flight finish (bounded), and close the store.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use kacl_server::config::ServerConfig;
+//! use kacl_server::server::Server;
+//!
+//! let config = ServerConfig::load(None, &["listeners=PLAINTEXT://127.0.0.1:0".into()])?;
+//! let server = Server::start(config).await?;
+//! let addr = server.local_addr("PLAINTEXT").expect("bound");
+//! // ... talk to `addr` ...
+//! server.shutdown().await;
+//! # Ok(()) }
+//! ```
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use kacl_acl::{AclChanges, AclIndex, SharedAclIndex};
+use kacl_store::{MetadataStore, RedbStore, StoreError};
+use thiserror::Error;
+use tokio::net::TcpListener;
+use tokio::sync::{watch, Semaphore};
+use tokio::task::{JoinHandle, JoinSet};
+
+use crate::config::{Listener, ServerConfig};
+use crate::connection;
+use crate::state::{BoundListener, ServerState};
+
+/// How long shutdown waits for requests in flight before dropping their connections.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// Why the server did not start.
+#[derive(Debug, Error)]
+pub enum StartError {
+    /// The store could not be opened (locked by another server, unreadable, newer format).
+    #[error("cannot open the data directory {dir}: {source}")]
+    Store {
+        /// The data directory.
+        dir: String,
+        /// The store's reason.
+        source: StoreError,
+    },
+    /// The ACLs or topics could not be read back.
+    #[error("cannot load the stored metadata: {0}")]
+    Load(StoreError),
+    /// A listener could not be bound.
+    #[error("cannot bind listener {listener} to {address}: {source}")]
+    Bind {
+        /// The listener as configured.
+        listener: String,
+        /// The address tried.
+        address: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// TLS listeners arrive with the security work.
+    #[error("listener {0} uses TLS, which this kacl does not support yet (use PLAINTEXT or SASL_PLAINTEXT)")]
+    TlsNotYetSupported(String),
+    /// A start-up task panicked.
+    #[error("start-up task failed: {0}")]
+    Task(String),
+}
+
+/// The kacl server.
+#[derive(Debug)]
+pub struct Server;
+
+/// A started server: its bound listeners, and the means to stop it.
+#[derive(Debug)]
+pub struct RunningServer {
+    state: Arc<ServerState>,
+    shutdown: Arc<watch::Sender<bool>>,
+    accept_loops: Vec<JoinHandle<()>>,
+}
+
+/// Asks a running server to shut down; cheap to clone (a signal handler keeps one).
+#[derive(Debug, Clone)]
+pub struct ShutdownHandle(Arc<watch::Sender<bool>>);
+
+impl ShutdownHandle {
+    /// Stop accepting and let connections finish their request in flight.
+    pub fn shutdown(&self) {
+        self.0.send_replace(true);
+    }
+}
+
+impl Server {
+    /// Opens the redb store in the configured data directory and starts serving.
+    pub async fn start(config: ServerConfig) -> Result<RunningServer, StartError> {
+        refuse_tls(&config)?;
+        let dir = config.data_dir.clone();
+        let opened = tokio::task::spawn_blocking(move || RedbStore::open(&dir))
+            .await
+            .map_err(|e| StartError::Task(e.to_string()))?;
+        let store = opened.map_err(|source| StartError::Store {
+            dir: config.data_dir.display().to_string(),
+            source,
+        })?;
+        Server::start_with_store(config, Arc::new(store)).await
+    }
+
+    /// Starts serving on an already opened store (tests use [`kacl_store::MemoryStore`]).
+    pub async fn start_with_store(
+        config: ServerConfig,
+        store: Arc<dyn MetadataStore>,
+    ) -> Result<RunningServer, StartError> {
+        refuse_tls(&config)?;
+        let loader = store.clone();
+        let (acls, topics) = tokio::task::spawn_blocking(move || load(loader.as_ref()))
+            .await
+            .map_err(|e| StartError::Task(e.to_string()))??;
+
+        let mut sockets = Vec::new();
+        let mut bound = Vec::new();
+        for listener in &config.listeners {
+            let address = listener.bind_address();
+            let socket = TcpListener::bind(&address)
+                .await
+                .map_err(|source| StartError::Bind {
+                    listener: listener.to_string(),
+                    address: address.clone(),
+                    source,
+                })?;
+            let local_addr = socket.local_addr().map_err(|source| StartError::Bind {
+                listener: listener.to_string(),
+                address,
+                source,
+            })?;
+            bound.push(advertise(&config, listener, local_addr));
+            sockets.push(socket);
+        }
+
+        let state = Arc::new(ServerState::new(config, store, acls, topics, bound.clone()));
+        let (shutdown, _) = watch::channel(false);
+        let shutdown = Arc::new(shutdown);
+        let permits = Arc::new(Semaphore::new(
+            (state.config.max_connections as usize).min(Semaphore::MAX_PERMITS),
+        ));
+        let accept_loops = sockets
+            .into_iter()
+            .zip(bound)
+            .map(|(socket, listener)| {
+                tracing::info!(listener = %listener.name, protocol = %listener.protocol,
+                    address = %listener.local_addr,
+                    advertised = %format!("{}:{}", listener.advertised_host, listener.advertised_port),
+                    "listening");
+                tokio::spawn(accept_loop(
+                    socket,
+                    listener,
+                    state.clone(),
+                    shutdown.subscribe(),
+                    permits.clone(),
+                ))
+            })
+            .collect();
+        Ok(RunningServer {
+            state,
+            shutdown,
+            accept_loops,
+        })
+    }
+}
+
+impl RunningServer {
+    /// Every listener as bound, in `listeners` order.
+    pub fn listeners(&self) -> &[BoundListener] {
+        &self.state.listeners
+    }
+
+    /// The bound address of the listener with this name (case-insensitive).
+    pub fn local_addr(&self, listener: &str) -> Option<SocketAddr> {
+        self.state
+            .listeners
+            .iter()
+            .find(|l| l.name.eq_ignore_ascii_case(listener))
+            .map(|l| l.local_addr)
+    }
+
+    /// The shared state (cluster id, ACL index, store), for embedding and tests.
+    pub fn state(&self) -> &Arc<ServerState> {
+        &self.state
+    }
+
+    /// A handle that stops the server from elsewhere (a signal handler).
+    pub fn shutdown_handle(&self) -> ShutdownHandle {
+        ShutdownHandle(self.shutdown.clone())
+    }
+
+    /// Runs until a [`ShutdownHandle`] fires, then shuts down gracefully.
+    pub async fn wait(self) {
+        let mut signal = self.shutdown.subscribe();
+        connection::wait_for_shutdown(&mut signal).await;
+        self.shutdown().await;
+    }
+
+    /// Stops accepting, lets each connection finish the request it is serving (at most
+    /// [`SHUTDOWN_GRACE`]), then closes the store. When this returns the data directory is
+    /// unlocked (unless a store write is still running past the grace period).
+    pub async fn shutdown(self) {
+        self.shutdown.send_replace(true);
+        for accept_loop in self.accept_loops {
+            let _ = accept_loop.await;
+        }
+        // Store writes run on blocking threads holding the state; let them finish.
+        let deadline = Instant::now() + SHUTDOWN_GRACE;
+        while Arc::strong_count(&self.state) > 1 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let state = self.state;
+        tokio::task::spawn_blocking(move || drop(state)).await.ok();
+        tracing::info!("server stopped");
+    }
+}
+
+fn refuse_tls(config: &ServerConfig) -> Result<(), StartError> {
+    match config.listeners.iter().find(|l| l.protocol.uses_tls()) {
+        Some(listener) => Err(StartError::TlsNotYetSupported(listener.to_string())),
+        None => Ok(()),
+    }
+}
+
+/// Loads every ACL into a fresh index, and every topic.
+fn load(
+    store: &dyn MetadataStore,
+) -> Result<(SharedAclIndex, Vec<kacl_store::TopicRecord>), StartError> {
+    let started = Instant::now();
+    let bindings = store.load_acls().map_err(StartError::Load)?;
+    let read = started.elapsed();
+    let mut index = AclIndex::new();
+    let count = bindings.len();
+    index
+        .apply(&AclChanges {
+            adds: bindings,
+            removes: Vec::new(),
+        })
+        .map_err(|e| StartError::Task(format!("stored ACLs do not index: {e}")))?;
+    let topics = store.load_topics().map_err(StartError::Load)?;
+    tracing::info!(
+        acls = count,
+        topics = topics.len(),
+        read_ms = read.as_millis() as u64,
+        total_ms = started.elapsed().as_millis() as u64,
+        "loaded metadata"
+    );
+    Ok((SharedAclIndex::from_index(index), topics))
+}
+
+/// The address Metadata advertises for a listener: its `advertised.listeners` entry, with an
+/// empty or wildcard host replaced by the bound address (or, for a wildcard bind, this
+/// machine's host name) and port 0 replaced by the bound port.
+fn advertise(config: &ServerConfig, listener: &Listener, local_addr: SocketAddr) -> BoundListener {
+    let advertised = config.advertised_listener(&listener.name);
+    let host = advertised
+        .map(|a| a.host.clone())
+        .filter(|h| !is_wildcard_host(h))
+        .unwrap_or_else(|| {
+            if local_addr.ip().is_unspecified() {
+                system_host_name()
+            } else {
+                local_addr.ip().to_string()
+            }
+        });
+    let port = advertised
+        .map(|a| a.port)
+        .filter(|p| *p != 0)
+        .unwrap_or(local_addr.port());
+    BoundListener {
+        name: listener.name.clone(),
+        protocol: listener.protocol,
+        local_addr,
+        advertised_host: host,
+        advertised_port: port,
+    }
+}
+
+fn is_wildcard_host(host: &str) -> bool {
+    host.is_empty() || host == "0.0.0.0" || host == "::" || host == "[::]"
+}
+
+/// This machine's host name, as Kafka advertises a wildcard listener; `localhost` if unknown.
+fn system_host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".to_owned())
+}
+
+/// Accepts connections on one listener until shutdown, then drains them.
+async fn accept_loop(
+    socket: TcpListener,
+    listener: BoundListener,
+    state: Arc<ServerState>,
+    mut shutdown: watch::Receiver<bool>,
+    permits: Arc<Semaphore>,
+) {
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            _ = connection::wait_for_shutdown(&mut shutdown) => break,
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            accepted = socket.accept() => {
+                let (stream, peer) = match accepted {
+                    Ok(accepted) => accepted,
+                    Err(err) => {
+                        // Out of file descriptors and the like: do not spin.
+                        tracing::warn!(listener = %listener.name, %err, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let Ok(permit) = permits.clone().try_acquire_owned() else {
+                    tracing::warn!(%peer, listener = %listener.name,
+                        "max.connections reached; connection refused");
+                    continue;
+                };
+                let _ = stream.set_nodelay(true);
+                let serve = connection::serve(
+                    stream,
+                    peer,
+                    listener.clone(),
+                    state.clone(),
+                    shutdown.clone(),
+                );
+                connections.spawn(async move {
+                    serve.await;
+                    drop(permit);
+                });
+            }
+        }
+    }
+    drop(socket);
+    let drained = tokio::time::timeout(SHUTDOWN_GRACE, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        tracing::warn!(listener = %listener.name, "connections still busy after the grace period; dropping them");
+        connections.abort_all();
+        while connections.join_next().await.is_some() {}
+    }
+}

@@ -1,0 +1,291 @@
+//! Shared by the integration tests: start a server in-process on 127.0.0.1:0 with a temporary
+//! data directory, and a minimal client that sends frames built from kacl-protocol messages.
+#![allow(dead_code)]
+
+use std::borrow::Cow;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use kacl_protocol::frame::{decode_response_frame, encode_request_frame};
+use kacl_protocol::messages::create_acls::{AclCreation, CreateAclsRequest, CreateAclsResponse};
+use kacl_protocol::messages::delete_acls::{
+    DeleteAclsFilter, DeleteAclsRequest, DeleteAclsResponse,
+};
+use kacl_protocol::messages::describe_acls::{DescribeAclsRequest, DescribeAclsResponse};
+use kacl_protocol::{Message, RequestHeader};
+use kacl_server::config::ServerConfig;
+use kacl_server::{RunningServer, Server};
+use tempfile::TempDir;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// A server and the directory holding its data (deleted on drop).
+pub struct TestServer {
+    pub server: RunningServer,
+    pub dir: TempDir,
+}
+
+impl TestServer {
+    /// The PLAINTEXT (or first) listener's address.
+    pub fn addr(&self) -> SocketAddr {
+        self.server.listeners()[0].local_addr
+    }
+
+    pub fn addr_of(&self, name: &str) -> SocketAddr {
+        self.server.local_addr(name).expect("listener")
+    }
+
+    pub async fn client(&self) -> Client {
+        Client::connect(self.addr()).await
+    }
+}
+
+/// `properties` on top of a PLAINTEXT listener on an ephemeral port and a fresh data dir.
+pub fn config(dir: &std::path::Path, properties: &[(&str, &str)]) -> ServerConfig {
+    let mut pairs: Vec<(String, String)> = vec![
+        ("listeners".into(), "PLAINTEXT://127.0.0.1:0".into()),
+        ("super.users".into(), "User:ANONYMOUS".into()),
+        ("metadata.log.dir".into(), dir.display().to_string()),
+        (
+            "connection.failed.authentication.delay.ms".into(),
+            "10".into(),
+        ),
+    ];
+    pairs.extend(
+        properties
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string())),
+    );
+    ServerConfig::from_properties("", &pairs).expect("valid test config")
+}
+
+pub async fn start(properties: &[(&str, &str)]) -> TestServer {
+    init_logs();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(config(dir.path(), properties))
+        .await
+        .expect("server starts");
+    TestServer { server, dir }
+}
+
+/// Restarts on the same data directory with new properties.
+pub async fn restart(old: TestServer, properties: &[(&str, &str)]) -> TestServer {
+    let TestServer { server, dir } = old;
+    server.shutdown().await;
+    let server = Server::start(config(dir.path(), properties))
+        .await
+        .expect("server restarts");
+    TestServer { server, dir }
+}
+
+pub fn init_logs() {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_test_writer()
+        .try_init();
+}
+
+/// A raw Kafka client: frames in, frames out.
+pub struct Client {
+    pub stream: TcpStream,
+    next_correlation: i32,
+}
+
+impl Client {
+    pub async fn connect(addr: SocketAddr) -> Client {
+        Client {
+            stream: TcpStream::connect(addr).await.expect("connect"),
+            next_correlation: 1,
+        }
+    }
+
+    /// Sends `body` at `version`; returns the correlation id used.
+    pub async fn send<'a, M: Message<'a>>(&mut self, version: i16, body: &M) -> i32 {
+        let correlation_id = self.next_correlation;
+        self.next_correlation += 1;
+        let header = RequestHeader {
+            correlation_id,
+            client_id: Some(Cow::Borrowed("kacl-test")),
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        encode_request_frame(&mut out, &header, version, body).expect("encodable request");
+        self.send_raw(&out).await;
+        correlation_id
+    }
+
+    pub async fn send_raw(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).await.expect("write");
+    }
+
+    /// The next frame's payload, or `None` if the server closed the connection.
+    pub async fn read_frame(&mut self) -> Option<Vec<u8>> {
+        let read = async {
+            let mut size = [0u8; 4];
+            self.stream.read_exact(&mut size).await.ok()?;
+            let mut payload = vec![0u8; i32::from_be_bytes(size) as usize];
+            self.stream.read_exact(&mut payload).await.ok()?;
+            Some(payload)
+        };
+        tokio::time::timeout(Duration::from_secs(20), read)
+            .await
+            .expect("server answered or closed in time")
+    }
+
+    /// True if the server closes the connection without sending anything more.
+    pub async fn is_closed(&mut self) -> bool {
+        self.read_frame().await.is_none()
+    }
+
+    /// Sends and returns the response payload (checked to carry the right correlation id).
+    pub async fn call<'a, M: Message<'a>>(&mut self, version: i16, body: &M) -> Vec<u8> {
+        let correlation_id = self.send(version, body).await;
+        let payload = self.read_frame().await.expect("a response");
+        assert_eq!(
+            i32::from_be_bytes(payload[..4].try_into().unwrap()),
+            correlation_id,
+            "correlation id"
+        );
+        payload
+    }
+
+    pub async fn describe(
+        &mut self,
+        version: i16,
+        req: &DescribeAclsRequest<'_>,
+    ) -> DescribeAclsResponse<'static> {
+        let payload = self.call(version, req).await;
+        decode::<DescribeAclsResponse>(&payload, version).into_static()
+    }
+
+    pub async fn create(
+        &mut self,
+        version: i16,
+        creations: Vec<AclCreation<'static>>,
+    ) -> CreateAclsResponse<'static> {
+        let req = CreateAclsRequest {
+            creations,
+            ..Default::default()
+        };
+        let payload = self.call(version, &req).await;
+        decode::<CreateAclsResponse>(&payload, version).into_static()
+    }
+
+    pub async fn delete(
+        &mut self,
+        version: i16,
+        filters: Vec<DeleteAclsFilter<'static>>,
+    ) -> DeleteAclsResponse<'static> {
+        let req = DeleteAclsRequest {
+            filters,
+            ..Default::default()
+        };
+        let payload = self.call(version, &req).await;
+        decode::<DeleteAclsResponse>(&payload, version).into_static()
+    }
+}
+
+/// Decodes a response payload (header included) at `version`.
+pub fn decode<'a, M: Message<'a>>(payload: &'a [u8], version: i16) -> M {
+    decode_response_frame::<M>(payload, version)
+        .expect("well-formed response")
+        .1
+}
+
+use kacl_protocol::IntoStatic;
+
+/// A CreateAcls entry.
+pub fn creation(
+    rt: i8,
+    name: &str,
+    pt: i8,
+    principal: &str,
+    host: &str,
+    op: i8,
+    perm: i8,
+) -> AclCreation<'static> {
+    AclCreation {
+        resource_type: rt,
+        resource_name: Cow::Owned(name.to_owned()),
+        resource_pattern_type: pt,
+        principal: Cow::Owned(principal.to_owned()),
+        host: Cow::Owned(host.to_owned()),
+        operation: op,
+        permission_type: perm,
+        unknown_tagged_fields: Vec::new(),
+    }
+}
+
+/// ALLOW READ on a LITERAL topic for a principal from any host.
+pub fn allow_read(topic: &str, principal: &str) -> AclCreation<'static> {
+    creation(TOPIC, topic, LITERAL, principal, "*", READ, ALLOW)
+}
+
+pub fn describe_filter(
+    rt: i8,
+    name: Option<&str>,
+    pt: i8,
+    principal: Option<&str>,
+    op: i8,
+    perm: i8,
+) -> DescribeAclsRequest<'static> {
+    DescribeAclsRequest {
+        resource_type_filter: rt,
+        resource_name_filter: name.map(|n| Cow::Owned(n.to_owned())),
+        pattern_type_filter: pt,
+        principal_filter: principal.map(|p| Cow::Owned(p.to_owned())),
+        host_filter: None,
+        operation: op,
+        permission_type: perm,
+        unknown_tagged_fields: Vec::new(),
+    }
+}
+
+pub fn describe_all() -> DescribeAclsRequest<'static> {
+    describe_filter(ANY, None, ANY, None, ANY, ANY)
+}
+
+pub fn delete_filter(
+    rt: i8,
+    name: Option<&str>,
+    pt: i8,
+    principal: Option<&str>,
+    op: i8,
+    perm: i8,
+) -> DeleteAclsFilter<'static> {
+    DeleteAclsFilter {
+        resource_type_filter: rt,
+        resource_name_filter: name.map(|n| Cow::Owned(n.to_owned())),
+        pattern_type_filter: pt,
+        principal_filter: principal.map(|p| Cow::Owned(p.to_owned())),
+        host_filter: None,
+        operation: op,
+        permission_type: perm,
+        unknown_tagged_fields: Vec::new(),
+    }
+}
+
+/// Number of ACLs in a describe response.
+pub fn acl_count(resp: &DescribeAclsResponse<'_>) -> usize {
+    resp.resources.iter().map(|r| r.acls.len()).sum()
+}
+
+// Kafka's codes, spelled out so tests read like the protocol.
+pub const ANY: i8 = 1;
+pub const MATCH: i8 = 2;
+pub const LITERAL: i8 = 3;
+pub const PREFIXED: i8 = 4;
+pub const TOPIC: i8 = 2;
+pub const GROUP: i8 = 3;
+pub const CLUSTER: i8 = 4;
+pub const USER: i8 = 7;
+pub const ALL: i8 = 2;
+pub const READ: i8 = 3;
+pub const WRITE: i8 = 4;
+pub const ALTER: i8 = 7;
+pub const DESCRIBE: i8 = 8;
+pub const DENY: i8 = 2;
+pub const ALLOW: i8 = 3;
