@@ -12,6 +12,7 @@ use crate::types::{AccessControlEntry, AclBinding, ResourcePattern, WILDCARD_RES
 
 use super::entries::{self, Entry};
 use super::intern::Interner;
+use super::names::NO_PATTERN;
 use super::{AclIndex, PatternSlot};
 
 /// How many candidate patterns are warmed (see `AclIndex::warm`) before being visited.
@@ -75,6 +76,8 @@ impl EntryRef<'_> {
 #[derive(Debug, Clone)]
 pub struct GroupEntries<'a> {
     strings: &'a Interner,
+    /// An entry copied out of a principal's name list, served first.
+    single: Option<Entry>,
     entries: std::slice::Iter<'a, Entry>,
     host: Option<u32>,
     wanted_bits: u32,
@@ -100,7 +103,10 @@ impl<'a> Iterator for GroupEntries<'a> {
                     permission_type,
                 });
             }
-            let entry = self.entries.next()?;
+            let entry = match self.single.take() {
+                Some(entry) => entry,
+                None => *self.entries.next()?,
+            };
             if self.host.is_some_and(|h| h != entry.host) {
                 continue;
             }
@@ -128,6 +134,13 @@ pub struct AclGroup<'a> {
     pub pattern: PatternRef<'a>,
     /// Its entries that match the filter (at least one).
     pub entries: GroupEntries<'a>,
+}
+
+/// A pattern to describe: by id (its entries are read from the pattern), or already
+/// built from a principal's name list.
+enum Candidate<'a> {
+    Pattern(u32),
+    Ready(AclGroup<'a>),
 }
 
 /// The entry half of a filter, resolved to interned ids.
@@ -171,22 +184,28 @@ impl AclIndex {
         let Some(query) = EntryQuery::resolve(self, &filter.entry) else {
             return;
         };
-        let mut batch = Vec::with_capacity(WARM_BATCH);
-        let mut flush = |batch: &mut Vec<u32>| {
-            self.warm(batch);
-            for id in batch.drain(..) {
-                if let Some(group) = self.group(id, filter, &query) {
-                    visit(group);
+        let mut batch: Vec<u32> = Vec::with_capacity(WARM_BATCH);
+        let mut emit = |candidate: Candidate<'a>| match candidate {
+            Candidate::Pattern(id) => {
+                batch.push(id);
+                if batch.len() == WARM_BATCH {
+                    self.warm(&batch);
+                    for id in batch.drain(..) {
+                        if let Some(group) = self.group(id, filter, &query) {
+                            visit(group);
+                        }
+                    }
                 }
             }
+            Candidate::Ready(group) => visit(group),
         };
-        self.visit_candidates(filter, query.principal, &mut |id| {
-            batch.push(id);
-            if batch.len() == WARM_BATCH {
-                flush(&mut batch);
+        self.visit_candidates(filter, &query, &mut emit);
+        self.warm(&batch);
+        for id in batch {
+            if let Some(group) = self.group(id, filter, &query) {
+                visit(group);
             }
-        });
-        flush(&mut batch);
+        }
     }
 
     /// Touches the memory the next patterns will need (slot, first and last entry,
@@ -234,11 +253,11 @@ impl AclIndex {
         count
     }
 
-    fn visit_candidates(
-        &self,
+    fn visit_candidates<'a>(
+        &'a self,
         filter: &AclBindingFilter,
-        principal: Option<u32>,
-        emit: &mut dyn FnMut(u32),
+        query: &EntryQuery,
+        emit: &mut dyn FnMut(Candidate<'a>),
     ) {
         let pattern = &filter.pattern;
         let types: &[ResourceType] = match pattern.resource_type {
@@ -250,7 +269,7 @@ impl AclIndex {
             for &resource_type in types {
                 let mut exact = |pattern_type| {
                     if let Some(id) = self.pattern_id(resource_type, pattern_type, name) {
-                        emit(id);
+                        emit(Candidate::Pattern(id));
                     }
                 };
                 match pattern.pattern_type {
@@ -267,26 +286,73 @@ impl AclIndex {
                                 PatternType::Literal,
                                 WILDCARD_RESOURCE,
                             ) {
-                                emit(id);
+                                emit(Candidate::Pattern(id));
                             }
                         }
-                        self.visit_prefixes_of(resource_type, name, 0, &mut |id| emit(id));
+                        self.visit_prefixes_of(resource_type, name, 0, &mut |id| {
+                            emit(Candidate::Pattern(id))
+                        });
                     }
                     PatternType::Unknown => {}
                 }
             }
-        } else if let Some(principal) = principal {
+        } else if let Some(principal) = query.principal {
             for &resource_type in types {
-                if let Some(set) = self.by_principal.get(&(principal, resource_type)) {
-                    for (_, pair) in set.iter_from("") {
-                        pair.ids().for_each(&mut *emit);
+                let Some(set) = self.by_principal.get(&(principal, resource_type)) else {
+                    continue;
+                };
+                for entry in set.iter_from("") {
+                    let sides = [
+                        (entry.pair.literal, PatternType::Literal, entry.solo[0]),
+                        (entry.pair.prefixed, PatternType::Prefixed, entry.solo[1]),
+                    ];
+                    for (id, pattern_type, solo) in sides {
+                        if id == NO_PATTERN {
+                            continue;
+                        }
+                        if solo.mask == 0 {
+                            emit(Candidate::Pattern(id));
+                            continue;
+                        }
+                        // The principal's only entry here is copied in the name list:
+                        // no need to read the pattern.
+                        if !pattern.matches_parts(resource_type, &entry.name, pattern_type)
+                            || query.host.is_some_and(|h| h != solo.host)
+                        {
+                            continue;
+                        }
+                        let remaining = (solo.mask & query.wanted_bits).count_ones() as usize;
+                        if remaining == 0 {
+                            continue;
+                        }
+                        emit(Candidate::Ready(AclGroup {
+                            pattern: PatternRef {
+                                resource_type,
+                                name: &entry.name,
+                                pattern_type,
+                            },
+                            entries: GroupEntries {
+                                strings: &self.strings,
+                                single: Some(Entry {
+                                    principal,
+                                    host: solo.host,
+                                    mask: solo.mask,
+                                }),
+                                entries: [].iter(),
+                                host: query.host,
+                                wanted_bits: query.wanted_bits,
+                                current: ("", ""),
+                                pending: 0,
+                                remaining,
+                            },
+                        }));
                     }
                 }
             }
         } else {
             for (id, slot) in self.patterns.iter().enumerate() {
                 if slot.is_some() {
-                    emit(id as u32);
+                    emit(Candidate::Pattern(id as u32));
                 }
             }
         }
@@ -354,6 +420,7 @@ impl AclIndex {
             },
             entries: GroupEntries {
                 strings: &self.strings,
+                single: None,
                 entries: list.iter(),
                 host: query.host,
                 wanted_bits: query.wanted_bits,

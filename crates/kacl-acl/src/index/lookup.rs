@@ -152,7 +152,8 @@ impl AclIndex {
             let mut start = String::new();
             loop {
                 let mut resume_at = None;
-                for (name, pair) in set.iter_from(&start) {
+                for entry in set.iter_from(&start) {
+                    let (name, pair) = (entry.name.as_ref(), entry.pair);
                     let mut dominated_by = None;
                     for slot in pair.ids().filter_map(|id| self.slot(id)) {
                         let literal = slot.pattern_type == PatternType::Literal;

@@ -37,7 +37,7 @@ pub(crate) use lookup::{Requester, Verdict};
 
 use entries::{Added, Entry, Removed};
 use intern::Interner;
-use names::NameSet;
+use names::{NameSet, Solo};
 
 /// From this many additions in one batch, they are inserted in name order.
 const BULK_ADDS: usize = 1024;
@@ -274,18 +274,26 @@ impl AclIndex {
         let Some(slot) = self.patterns.get_mut(id as usize).and_then(Option::as_mut) else {
             return false;
         };
+        let before = solo_of(&slot.entries, principal);
         let first_of_principal = entries::principal_range(&slot.entries, principal).is_empty();
         let added = entries::add(&mut slot.entries, principal, host, bit);
-        if added == Added::Entry {
-            // The new entry keeps the two string uses acquired above.
-            if first_of_principal {
-                let name = slot.name.clone();
-                self.by_principal
-                    .entry((principal, pattern.resource_type))
-                    .or_default()
-                    .insert(&name, pattern.pattern_type, id);
+        let after = solo_of(&slot.entries, principal);
+        if first_of_principal {
+            let name = slot.name.clone();
+            self.by_principal
+                .entry((principal, pattern.resource_type))
+                .or_default()
+                .insert(&name, pattern.pattern_type, id, after);
+        } else if before != after {
+            if let Some(set) = self
+                .by_principal
+                .get_mut(&(principal, pattern.resource_type))
+            {
+                set.set_solo(&pattern.name, pattern.pattern_type, after);
             }
-        } else {
+        }
+        if added != Added::Entry {
+            // Only a new entry keeps the two string uses acquired above.
             self.strings.release(principal);
             self.strings.release(host);
         }
@@ -361,27 +369,33 @@ impl AclIndex {
         let Some(slot) = self.patterns.get_mut(id as usize).and_then(Option::as_mut) else {
             return false;
         };
-        match entries::remove(&mut slot.entries, principal, host, bit) {
-            Removed::Missing => return false,
-            Removed::Bit => {}
-            Removed::Entry => {
-                let principal_gone = entries::principal_range(&slot.entries, principal).is_empty();
-                let pattern_gone = slot.entries.is_empty();
-                if principal_gone {
-                    let key = (principal, pattern.resource_type);
-                    if let Some(set) = self.by_principal.get_mut(&key) {
-                        set.remove(&pattern.name, pattern.pattern_type);
-                        if set.is_empty() {
-                            self.by_principal.remove(&key);
-                        }
-                    }
+        let before = solo_of(&slot.entries, principal);
+        let removed = entries::remove(&mut slot.entries, principal, host, bit);
+        if removed == Removed::Missing {
+            return false;
+        }
+        let after = solo_of(&slot.entries, principal);
+        let principal_gone = entries::principal_range(&slot.entries, principal).is_empty();
+        let pattern_gone = slot.entries.is_empty();
+        let key = (principal, pattern.resource_type);
+        if principal_gone {
+            if let Some(set) = self.by_principal.get_mut(&key) {
+                set.remove(&pattern.name, pattern.pattern_type);
+                if set.is_empty() {
+                    self.by_principal.remove(&key);
                 }
-                if pattern_gone {
-                    self.drop_pattern(id);
-                }
-                self.strings.release(principal);
-                self.strings.release(host);
             }
+        } else if before != after {
+            if let Some(set) = self.by_principal.get_mut(&key) {
+                set.set_solo(&pattern.name, pattern.pattern_type, after);
+            }
+        }
+        if pattern_gone {
+            self.drop_pattern(id);
+        }
+        if removed == Removed::Entry {
+            self.strings.release(principal);
+            self.strings.release(host);
         }
         self.len -= 1;
         true
@@ -412,6 +426,18 @@ impl AclIndex {
             }
         }
         self.free_patterns.push(id);
+    }
+}
+
+/// The principal's only entry on a pattern, or the empty [`Solo`] if it has none or
+/// several there.
+fn solo_of(list: &[Entry], principal: u32) -> Solo {
+    match list.get(entries::principal_range(list, principal)) {
+        Some([only]) => Solo {
+            host: only.host,
+            mask: only.mask,
+        },
+        _ => Solo::default(),
     }
 }
 

@@ -3,9 +3,12 @@
 //! under a dominating DENY prefix in one step; describe-by-principal streams it.
 //!
 //! Stored as a list of sorted chunks of at most [`CHUNK_MAX`] names: iteration reads
-//! contiguous memory (a `BTreeMap` walk was a third of describe-by-principal's time at
-//! 2M ACLs), an insert or removal moves at most one chunk, and a principal with a
-//! single ACL costs one small chunk.
+//! contiguous memory, an insert or removal moves at most one chunk, and a principal
+//! with a single ACL costs one small chunk.
+//!
+//! When the principal has exactly one (host, mask) entry on a pattern — the usual
+//! case — a copy of it is kept here ([`Solo`]), so describing by principal streams
+//! this list without touching the patterns' own entry lists.
 
 use std::sync::Arc;
 
@@ -50,10 +53,38 @@ impl PatternPair {
     }
 }
 
-/// Name-ordered map from pattern name to [`PatternPair`].
+/// A copy of a principal's only entry on a pattern (`mask == 0`: none, or several).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Solo {
+    pub(crate) host: u32,
+    pub(crate) mask: u32,
+}
+
+/// One name of a [`NameSet`]: its LITERAL and PREFIXED pattern ids, and for each the
+/// principal's solo entry if it has exactly one.
+#[derive(Debug)]
+pub(crate) struct NameEntry {
+    pub(crate) name: Arc<str>,
+    pub(crate) pair: PatternPair,
+    /// `[LITERAL, PREFIXED]`.
+    pub(crate) solo: [Solo; 2],
+}
+
+impl NameEntry {
+    fn solo_mut(&mut self, pattern_type: PatternType) -> &mut Solo {
+        let [literal, prefixed] = &mut self.solo;
+        if pattern_type == PatternType::Prefixed {
+            prefixed
+        } else {
+            literal
+        }
+    }
+}
+
+/// Name-ordered map from pattern name to [`NameEntry`].
 #[derive(Debug, Default)]
 pub(crate) struct NameSet {
-    chunks: Vec<Vec<(Arc<str>, PatternPair)>>,
+    chunks: Vec<Vec<NameEntry>>,
 }
 
 impl NameSet {
@@ -62,12 +93,19 @@ impl NameSet {
     fn chunk_for(&self, name: &str) -> usize {
         let at = self
             .chunks
-            .partition_point(|chunk| chunk.last().is_some_and(|(n, _)| n.as_ref() < name));
+            .partition_point(|chunk| chunk.last().is_some_and(|e| e.name.as_ref() < name));
         at.min(self.chunks.len().saturating_sub(1))
     }
 
-    /// Records that `name` has a pattern of `pattern_type` with id `id`.
-    pub(crate) fn insert(&mut self, name: &Arc<str>, pattern_type: PatternType, id: u32) {
+    /// Records that `name` has a pattern of `pattern_type` with id `id`, on which the
+    /// principal's entries are summed up by `solo`.
+    pub(crate) fn insert(
+        &mut self,
+        name: &Arc<str>,
+        pattern_type: PatternType,
+        id: u32,
+        solo: Solo,
+    ) {
         if self.chunks.is_empty() {
             self.chunks.push(Vec::new());
         }
@@ -75,19 +113,37 @@ impl NameSet {
         let Some(chunk) = self.chunks.get_mut(at) else {
             return;
         };
-        match chunk.binary_search_by(|(n, _)| n.as_ref().cmp(name.as_ref())) {
+        match chunk.binary_search_by(|e| e.name.as_ref().cmp(name.as_ref())) {
             Ok(i) => {
-                if let Some((_, pair)) = chunk.get_mut(i) {
-                    *pair.slot(pattern_type) = id;
+                if let Some(entry) = chunk.get_mut(i) {
+                    *entry.pair.slot(pattern_type) = id;
+                    *entry.solo_mut(pattern_type) = solo;
                 }
             }
             Err(i) => {
-                let mut pair = PatternPair::EMPTY;
-                *pair.slot(pattern_type) = id;
-                chunk.insert(i, (name.clone(), pair));
+                let mut entry = NameEntry {
+                    name: name.clone(),
+                    pair: PatternPair::EMPTY,
+                    solo: [Solo::default(); 2],
+                };
+                *entry.pair.slot(pattern_type) = id;
+                *entry.solo_mut(pattern_type) = solo;
+                chunk.insert(i, entry);
                 if chunk.len() > CHUNK_MAX {
                     let upper = chunk.split_off(chunk.len() / 2);
                     self.chunks.insert(at + 1, upper);
+                }
+            }
+        }
+    }
+
+    /// Replaces the solo entry of the pattern of `pattern_type` under `name`.
+    pub(crate) fn set_solo(&mut self, name: &str, pattern_type: PatternType, solo: Solo) {
+        let at = self.chunk_for(name);
+        if let Some(chunk) = self.chunks.get_mut(at) {
+            if let Ok(i) = chunk.binary_search_by(|e| e.name.as_ref().cmp(name)) {
+                if let Some(entry) = chunk.get_mut(i) {
+                    *entry.solo_mut(pattern_type) = solo;
                 }
             }
         }
@@ -99,12 +155,13 @@ impl NameSet {
         let Some(chunk) = self.chunks.get_mut(at) else {
             return;
         };
-        let Ok(i) = chunk.binary_search_by(|(n, _)| n.as_ref().cmp(name)) else {
+        let Ok(i) = chunk.binary_search_by(|e| e.name.as_ref().cmp(name)) else {
             return;
         };
-        let emptied = chunk.get_mut(i).is_some_and(|(_, pair)| {
-            *pair.slot(pattern_type) = NO_PATTERN;
-            pair.is_empty()
+        let emptied = chunk.get_mut(i).is_some_and(|entry| {
+            *entry.pair.slot(pattern_type) = NO_PATTERN;
+            *entry.solo_mut(pattern_type) = Solo::default();
+            entry.pair.is_empty()
         });
         if emptied {
             chunk.remove(i);
@@ -120,23 +177,17 @@ impl NameSet {
     }
 
     /// The names from `start` (inclusive) on, in order.
-    pub(crate) fn iter_from<'a>(
-        &'a self,
-        start: &str,
-    ) -> impl Iterator<Item = (&'a str, PatternPair)> + 'a {
+    pub(crate) fn iter_from<'a>(&'a self, start: &str) -> impl Iterator<Item = &'a NameEntry> + 'a {
         let at = self.chunk_for(start);
-        let first: &[(Arc<str>, PatternPair)] = match self.chunks.get(at) {
+        let first: &[NameEntry] = match self.chunks.get(at) {
             Some(chunk) => {
-                let from = chunk.partition_point(|(n, _)| n.as_ref() < start);
+                let from = chunk.partition_point(|e| e.name.as_ref() < start);
                 chunk.get(from..).unwrap_or_default()
             }
             None => &[],
         };
         let rest = self.chunks.get(at + 1..).unwrap_or_default();
-        first
-            .iter()
-            .chain(rest.iter().flatten())
-            .map(|(n, p)| (n.as_ref(), *p))
+        first.iter().chain(rest.iter().flatten())
     }
 }
 
@@ -160,7 +211,7 @@ mod tests {
     use super::*;
 
     fn names(set: &NameSet, from: &str) -> Vec<String> {
-        set.iter_from(from).map(|(n, _)| n.to_string()).collect()
+        set.iter_from(from).map(|e| e.name.to_string()).collect()
     }
 
     #[test]
@@ -168,8 +219,8 @@ mod tests {
         let mut set = NameSet::default();
         for i in (0..100).rev() {
             let name: Arc<str> = Arc::from(format!("t{i:03}"));
-            set.insert(&name, PatternType::Literal, i);
-            set.insert(&name, PatternType::Prefixed, 1000 + i);
+            set.insert(&name, PatternType::Literal, i, Solo::default());
+            set.insert(&name, PatternType::Prefixed, 1000 + i, Solo::default());
         }
         assert!(
             set.chunks.len() == 1,
@@ -177,7 +228,7 @@ mod tests {
         );
         for i in 100..400 {
             let name: Arc<str> = Arc::from(format!("t{i:03}"));
-            set.insert(&name, PatternType::Literal, i);
+            set.insert(&name, PatternType::Literal, i, Solo::default());
         }
         assert!(set.chunks.len() > 2);
         for i in 100..400 {
