@@ -1,0 +1,8 @@
+//! Fuzzes the CreateAclsRequest decoder: the first byte picks the version, the rest is the body.
+#![no_main]
+
+use kacl_protocol::messages::create_acls::CreateAclsRequest;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    kacl_protocol_fuzz::check_request_body!(CreateAclsRequest, data);
+});

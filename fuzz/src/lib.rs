@@ -1,0 +1,114 @@
+//! Shared checks for the kacl-protocol fuzz targets.
+//!
+//! Every target feeds hostile bytes to a decoder. A decoder may reject them with a typed error;
+//! it must never panic, and whatever it accepts must re-encode to exactly `encoded_len` bytes
+//! that decode to the same value. The assertions here are the fuzzer's oracle, which is why
+//! this crate (unlike the library) panics on purpose.
+#![forbid(unsafe_code)]
+
+pub use kacl_protocol;
+
+use kacl_protocol::frame::{split_frame, RequestFrame};
+use kacl_protocol::messages::{
+    alter_user_scram_credentials::AlterUserScramCredentialsRequest,
+    api_versions::ApiVersionsRequest, create_acls::CreateAclsRequest,
+    create_partitions::CreatePartitionsRequest, create_topics::CreateTopicsRequest,
+    delete_acls::DeleteAclsRequest, delete_topics::DeleteTopicsRequest,
+    describe_acls::DescribeAclsRequest, describe_cluster::DescribeClusterRequest,
+    describe_user_scram_credentials::DescribeUserScramCredentialsRequest,
+    metadata::MetadataRequest, sasl_authenticate::SaslAuthenticateRequest,
+    sasl_handshake::SaslHandshakeRequest,
+};
+use kacl_protocol::ApiKey;
+
+/// Largest frame the frame target accepts, as a server's `socket.request.max.bytes` would.
+pub const MAX_FRAME: usize = 1 << 20;
+
+/// The version a selector byte picks within `min..=max`: seeds store `version - min`.
+pub fn pick_version(selector: u8, min: i16, max: i16) -> i16 {
+    let span = i32::from(max) - i32::from(min) + 1;
+    let offset = i32::from(selector) % span.max(1);
+    // `offset < span <= i16 range`, so this cannot overflow.
+    (i32::from(min) + offset) as i16
+}
+
+/// Decodes `body` as `$ty` at `version`; if that succeeds, checks the re-encoding oracle.
+#[macro_export]
+macro_rules! check_body_at {
+    ($ty:ident, $body:expr, $version:expr) => {{
+        use $crate::kacl_protocol::Message as _;
+        let (body, version): (&[u8], i16) = ($body, $version);
+        if let Ok(message) = $ty::decode_exact(body, version) {
+            let bytes = message
+                .to_bytes(version)
+                .expect("a decoded message re-encodes at its version");
+            assert_eq!(
+                bytes.len(),
+                message.encoded_len(version),
+                "encoded_len is exact"
+            );
+            let again = $ty::decode_exact(&bytes, version).expect("a re-encoding decodes");
+            assert_eq!(again, message, "decode(encode(m)) == m");
+        }
+    }};
+}
+
+/// One request body decoder: the first byte of `data` picks a version in the declared range,
+/// the rest is the body.
+#[macro_export]
+macro_rules! check_request_body {
+    ($ty:ident, $data:expr) => {{
+        use $crate::kacl_protocol::Message as _;
+        let data: &[u8] = $data;
+        if let Some((&selector, body)) = data.split_first() {
+            let versions = $ty::VERSIONS;
+            let version = $crate::pick_version(selector, versions.min, versions.max);
+            $crate::check_body_at!($ty, body, version);
+        }
+    }};
+}
+
+/// A whole size-prefixed request frame, as the server reads it: frame split, header, then the
+/// body decoder the API key selects (at whatever version the header names, supported or not).
+pub fn check_request_frame(data: &[u8]) {
+    let Ok(Some((payload, _consumed))) = split_frame(data, MAX_FRAME) else {
+        return;
+    };
+    let Ok(frame) = RequestFrame::parse(payload) else {
+        return;
+    };
+    let (body, version) = (frame.body, frame.version());
+    match frame.api_key {
+        ApiKey::Metadata => check_body_at!(MetadataRequest, body, version),
+        ApiKey::SaslHandshake => check_body_at!(SaslHandshakeRequest, body, version),
+        ApiKey::ApiVersions => check_body_at!(ApiVersionsRequest, body, version),
+        ApiKey::CreateTopics => check_body_at!(CreateTopicsRequest, body, version),
+        ApiKey::DeleteTopics => check_body_at!(DeleteTopicsRequest, body, version),
+        ApiKey::DescribeAcls => check_body_at!(DescribeAclsRequest, body, version),
+        ApiKey::CreateAcls => check_body_at!(CreateAclsRequest, body, version),
+        ApiKey::DeleteAcls => check_body_at!(DeleteAclsRequest, body, version),
+        ApiKey::SaslAuthenticate => check_body_at!(SaslAuthenticateRequest, body, version),
+        ApiKey::CreatePartitions => check_body_at!(CreatePartitionsRequest, body, version),
+        ApiKey::DescribeUserScramCredentials => {
+            check_body_at!(DescribeUserScramCredentialsRequest, body, version)
+        }
+        ApiKey::AlterUserScramCredentials => {
+            check_body_at!(AlterUserScramCredentialsRequest, body, version)
+        }
+        ApiKey::DescribeCluster => check_body_at!(DescribeClusterRequest, body, version),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pick_version_covers_the_range() {
+        assert_eq!(pick_version(0, 0, 13), 0);
+        assert_eq!(pick_version(13, 0, 13), 13);
+        assert_eq!(pick_version(14, 0, 13), 0);
+        assert_eq!(pick_version(0, 2, 7), 2);
+        assert_eq!(pick_version(255, 0, 0), 0);
+    }
+}
