@@ -130,7 +130,15 @@ impl NameSet {
                 *entry.solo_mut(pattern_type) = solo;
                 chunk.insert(i, entry);
                 if chunk.len() > CHUNK_MAX {
-                    let upper = chunk.split_off(chunk.len() / 2);
+                    // Appending (a name-ordered load) leaves the full chunk full and
+                    // starts a new one; an insert in the middle splits in halves.
+                    let split_at = if i + 1 == chunk.len() {
+                        chunk.len() - 1
+                    } else {
+                        chunk.len() / 2
+                    };
+                    let upper: Vec<NameEntry> = chunk.drain(split_at..).collect();
+                    chunk.shrink_to_fit();
                     self.chunks.insert(at + 1, upper);
                 }
             }
