@@ -21,14 +21,20 @@ enum Command {
     /// Run the server.
     Serve(serve::ServeArgs),
     /// List, add and remove ACLs (kafka-acls.sh flags).
-    Acls(cli::acls::AclsArgs),
+    Acls(Box<cli::acls::AclsArgs>),
+    /// Create, delete, list, describe and alter topics (kafka-topics.sh flags).
+    Topics(Box<cli::topics::TopicsArgs>),
+    /// Add, delete, list and describe SCRAM users (kafka-configs.sh --entity-type users).
+    Users(Box<cli::users::UsersArgs>),
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Serve(args) => serve::run(args),
-        Command::Acls(args) => cli::acls::run(args),
+        Command::Acls(args) => cli::acls::run(*args),
+        Command::Topics(args) => cli::topics::run(*args),
+        Command::Users(args) => cli::users::run(*args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,220 @@
+//! How `kacl acls` prints: Kafka's text (`Current ACLs for resource ...`, `Adding ACLs for
+//! resource ...`, `Acl ... already exists.`) and the JSON document of `--output json`, which
+//! is also the `--from-file` import format (documented in docs/cli.md).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use anyhow::{bail, Context};
+use kacl_acl::{
+    AccessControlEntry, AclBinding, AclOperation, AclPermissionType, PatternType, ResourcePattern,
+    ResourceType,
+};
+use serde::{Deserialize, Serialize};
+
+/// Version of the JSON document; bumped if its meaning ever changes.
+pub const JSON_VERSION: u32 = 1;
+
+/// One ACL in JSON, with Kafka's upper-case enum names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct JsonAcl {
+    /// TOPIC, GROUP, CLUSTER, TRANSACTIONAL_ID, DELEGATION_TOKEN or USER.
+    pub resource_type: String,
+    /// The resource name (or prefix).
+    pub name: String,
+    /// LITERAL or PREFIXED.
+    pub pattern_type: String,
+    /// `Type:name`.
+    pub principal: String,
+    /// A host or `*`.
+    pub host: String,
+    /// READ, WRITE, ... ALL.
+    pub operation: String,
+    /// ALLOW or DENY.
+    pub permission_type: String,
+}
+
+/// The document `--list --output json` prints and `--add --from-file` reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JsonAcls {
+    /// Always 1.
+    pub version: u32,
+    /// The ACLs, sorted.
+    pub acls: Vec<JsonAcl>,
+}
+
+impl From<&AclBinding> for JsonAcl {
+    fn from(b: &AclBinding) -> Self {
+        JsonAcl {
+            resource_type: b.pattern.resource_type.kafka_name().to_owned(),
+            name: b.pattern.name.clone(),
+            pattern_type: b.pattern.pattern_type.kafka_name().to_owned(),
+            principal: b.entry.principal.clone(),
+            host: b.entry.host.clone(),
+            operation: b.entry.operation.kafka_name().to_owned(),
+            permission_type: b.entry.permission_type.kafka_name().to_owned(),
+        }
+    }
+}
+
+impl JsonAcl {
+    /// The binding, accepting Kafka's names or the CLI spellings (`Read`, `prefixed`).
+    pub fn to_binding(&self) -> anyhow::Result<AclBinding> {
+        Ok(AclBinding::new(
+            ResourcePattern::new(
+                self.resource_type.parse::<ResourceType>()?,
+                self.name.as_str(),
+                self.pattern_type.parse::<PatternType>()?,
+            ),
+            AccessControlEntry::new(
+                self.principal.as_str(),
+                self.host.as_str(),
+                self.operation.parse::<AclOperation>()?,
+                self.permission_type.parse::<AclPermissionType>()?,
+            ),
+        ))
+    }
+}
+
+/// The JSON document for `bindings`, sorted.
+pub fn to_json(bindings: &BTreeSet<AclBinding>) -> anyhow::Result<String> {
+    let doc = JsonAcls {
+        version: JSON_VERSION,
+        acls: bindings.iter().map(JsonAcl::from).collect(),
+    };
+    Ok(serde_json::to_string_pretty(&doc)?)
+}
+
+/// Reads a JSON document of ACLs, naming the offending entry on error.
+pub fn from_json(text: &str) -> anyhow::Result<Vec<AclBinding>> {
+    let doc: JsonAcls = serde_json::from_str(text).context("not a kacl ACL document")?;
+    if doc.version != JSON_VERSION {
+        bail!(
+            "unsupported ACL document version {} (expected {JSON_VERSION})",
+            doc.version
+        );
+    }
+    doc.acls
+        .iter()
+        .enumerate()
+        .map(|(i, acl)| acl.to_binding().with_context(|| format!("acls[{i}]")))
+        .collect()
+}
+
+/// Groups bindings by resource pattern, sorted.
+pub fn by_resource(
+    bindings: impl IntoIterator<Item = AclBinding>,
+) -> BTreeMap<ResourcePattern, BTreeSet<AccessControlEntry>> {
+    let mut map: BTreeMap<ResourcePattern, BTreeSet<AccessControlEntry>> = BTreeMap::new();
+    for binding in bindings {
+        map.entry(binding.pattern)
+            .or_default()
+            .insert(binding.entry);
+    }
+    map
+}
+
+/// Kafka's `printResourceAcls`: per resource, the heading, one tab-indented entry per line,
+/// and a blank line.
+pub fn write_resource_acls(
+    out: &mut String,
+    resources: &BTreeMap<ResourcePattern, BTreeSet<AccessControlEntry>>,
+) {
+    for (resource, acls) in resources {
+        let _ = writeln!(out, "Current ACLs for resource `{resource}`:");
+        for acl in acls {
+            let _ = writeln!(out, "\t{acl}");
+        }
+        out.push('\n');
+    }
+}
+
+/// Kafka's line before creating: `Adding ACLs for resource `R`: ` then ` \t(e1)`, `\t(e2)`.
+pub fn write_adding(out: &mut String, resource: &ResourcePattern, acls: &[&AccessControlEntry]) {
+    let _ = writeln!(out, "Adding ACLs for resource `{resource}`: ");
+    for (i, acl) in acls.iter().enumerate() {
+        let lead = if i == 0 { " " } else { "" };
+        let _ = writeln!(out, "{lead}\t{acl}");
+    }
+    out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn binding(name: &str, principal: &str, op: AclOperation) -> AclBinding {
+        AclBinding::new(
+            ResourcePattern::new(ResourceType::Topic, name, PatternType::Literal),
+            AccessControlEntry::new(principal, "*", op, AclPermissionType::Allow),
+        )
+    }
+
+    #[test]
+    fn json_round_trips_and_accepts_cli_spellings() {
+        let bindings: BTreeSet<AclBinding> = [
+            binding("orders", "User:alice", AclOperation::Read),
+            binding("orders", "User:bob", AclOperation::DescribeConfigs),
+        ]
+        .into_iter()
+        .collect();
+        let text = to_json(&bindings).unwrap();
+        assert!(text.contains("\"resourceType\": \"TOPIC\""), "{text}");
+        assert!(
+            text.contains("\"operation\": \"DESCRIBE_CONFIGS\""),
+            "{text}"
+        );
+        let back: BTreeSet<AclBinding> = from_json(&text).unwrap().into_iter().collect();
+        assert_eq!(back, bindings);
+
+        let cli = r#"{"version":1,"acls":[{"resourceType":"Group","name":"g",
+            "patternType":"prefixed","principal":"User:a","host":"*","operation":"Read",
+            "permissionType":"Deny"}]}"#;
+        let parsed = from_json(cli).unwrap();
+        assert_eq!(parsed[0].pattern.resource_type, ResourceType::Group);
+        assert_eq!(parsed[0].pattern.pattern_type, PatternType::Prefixed);
+        assert_eq!(parsed[0].entry.permission_type, AclPermissionType::Deny);
+    }
+
+    #[test]
+    fn json_errors_name_the_entry() {
+        let bad = r#"{"version":1,"acls":[{"resourceType":"TOPIC","name":"t",
+            "patternType":"LITERAL","principal":"User:a","host":"*","operation":"Reed",
+            "permissionType":"ALLOW"}]}"#;
+        let err = format!("{:#}", from_json(bad).unwrap_err());
+        assert!(err.contains("acls[0]") && err.contains("Reed"), "{err}");
+        let err = format!("{:#}", from_json(r#"{"version":2,"acls":[]}"#).unwrap_err());
+        assert!(err.contains("version 2"), "{err}");
+        assert!(from_json(r#"{"version":1,"acls":[],"extra":1}"#).is_err());
+    }
+
+    #[test]
+    fn text_matches_kafkas_acl_command() {
+        let resources = by_resource([
+            binding("orders", "User:bob", AclOperation::Write),
+            binding("orders", "User:alice", AclOperation::Read),
+        ]);
+        let mut out = String::new();
+        write_resource_acls(&mut out, &resources);
+        assert_eq!(
+            out,
+            "Current ACLs for resource `ResourcePattern(resourceType=TOPIC, name=orders, \
+             patternType=LITERAL)`:\n\
+             \t(principal=User:alice, host=*, operation=READ, permissionType=ALLOW)\n\
+             \t(principal=User:bob, host=*, operation=WRITE, permissionType=ALLOW)\n\n"
+        );
+        let (pattern, acls) = resources.iter().next().unwrap();
+        let acls: Vec<&AccessControlEntry> = acls.iter().collect();
+        let mut out = String::new();
+        write_adding(&mut out, pattern, &acls);
+        assert_eq!(
+            out,
+            "Adding ACLs for resource `ResourcePattern(resourceType=TOPIC, name=orders, \
+             patternType=LITERAL)`: \n \
+             \t(principal=User:alice, host=*, operation=READ, permissionType=ALLOW)\n\
+             \t(principal=User:bob, host=*, operation=WRITE, permissionType=ALLOW)\n\n"
+        );
+    }
+}
