@@ -51,7 +51,11 @@ impl Progress {
     }
 }
 
-/// Reports the failures (one stderr line each) and fails if there were any.
+/// How many failed ACLs are named on stderr before the rest are only counted.
+const MAX_FAILURES_SHOWN: usize = 10;
+
+/// Reports the outcome and fails if any ACL failed: with a single line when every failure has
+/// the same cause (an authorization error, say), else naming the first few failed ACLs.
 fn conclude(
     args: &AclsArgs,
     verb: &str,
@@ -59,6 +63,12 @@ fn conclude(
     failed: &[(AclBinding, AdminError)],
     total: usize,
 ) -> anyhow::Result<()> {
+    let one_cause = failed
+        .first()
+        .filter(|(_, first)| failed.iter().all(|(_, e)| e == first));
+    if let (Some((_, cause)), true) = (one_cause, done.is_empty()) {
+        return Err(cause.clone().into());
+    }
     match args.output {
         OutputFormat::Json => {
             let doc = json!({
@@ -71,8 +81,11 @@ fn conclude(
             println!("{}", serde_json::to_string_pretty(&doc)?);
         }
         OutputFormat::Text => {
-            for (binding, error) in failed {
+            for (binding, error) in failed.iter().take(MAX_FAILURES_SHOWN) {
                 eprintln!("Failed: {binding}: {error}");
+            }
+            if failed.len() > MAX_FAILURES_SHOWN {
+                eprintln!("... and {} more", failed.len() - MAX_FAILURES_SHOWN);
             }
             println!("{} {} of {total} ACLs.", capitalized(verb), done.len());
         }
