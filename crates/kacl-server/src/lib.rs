@@ -20,6 +20,7 @@ pub mod sasl;
 pub mod server;
 pub mod state;
 pub mod tls_principal;
+pub mod topic_registry;
 pub mod topics;
 
 pub use server::{RunningServer, Server, ShutdownHandle, StartError};

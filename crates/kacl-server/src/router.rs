@@ -25,9 +25,12 @@ pub const SERVED_APIS: &[ApiKey] = &[
     ApiKey::Metadata,
     ApiKey::SaslHandshake,
     ApiKey::ApiVersions,
+    ApiKey::CreateTopics,
+    ApiKey::DeleteTopics,
     ApiKey::DescribeAcls,
     ApiKey::CreateAcls,
     ApiKey::DeleteAcls,
+    ApiKey::CreatePartitions,
     ApiKey::SaslAuthenticate,
     ApiKey::DescribeCluster,
 ];
@@ -128,6 +131,9 @@ pub async fn dispatch(state: &Arc<ServerState>, session: &mut Session, payload: 
         ApiKey::DeleteAcls => handlers::delete_acls::handle(&ctx, &frame).await,
         ApiKey::Metadata => handlers::metadata::handle(&ctx, &frame),
         ApiKey::DescribeCluster => handlers::describe_cluster::handle(&ctx, &frame),
+        ApiKey::CreateTopics => handlers::create_topics::handle(&ctx, &frame).await,
+        ApiKey::DeleteTopics => handlers::delete_topics::handle(&ctx, &frame).await,
+        ApiKey::CreatePartitions => handlers::create_partitions::handle(&ctx, &frame).await,
         other => Outcome::close(format!("no handler for {other}")),
     }
 }

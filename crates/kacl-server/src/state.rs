@@ -4,16 +4,15 @@
 //! Reads (authorization, DescribeAcls, Metadata) touch only memory. Writes go through
 //! [`AclWriter`](crate::acl_writer::AclWriter), one at a time.
 
-use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use kacl_acl::{Authorizer, AuthorizerConfig, SharedAclIndex};
 use kacl_store::{MetadataStore, TopicRecord};
-use parking_lot::RwLock;
 
 use crate::acl_writer::AclWriter;
 use crate::config::{SecurityProtocol, ServerConfig};
+use crate::topic_registry::TopicRegistry;
 
 /// One listener as bound: its name and protocol, the local address the OS gave it, and the
 /// address Metadata advertises for it (placeholders already filled in).
@@ -43,8 +42,8 @@ pub struct ServerState {
     pub store: Arc<dyn MetadataStore>,
     /// The one path through which ACL changes reach the store and the index.
     pub acl_writer: AclWriter,
-    /// The topics the store holds, by name (loaded at start; topic handlers keep it current).
-    pub topics: RwLock<BTreeMap<String, TopicRecord>>,
+    /// The topics the store holds (loaded at start; topic writes go through it).
+    pub topics: TopicRegistry,
     /// The cluster id, generated once by the store.
     pub cluster_id: String,
     /// Every listener as bound, in `listeners` order.
@@ -81,7 +80,7 @@ impl ServerState {
         let cluster_id = store.cluster_id();
         ServerState {
             acl_writer: AclWriter::new(store.clone(), acls.clone()),
-            topics: RwLock::new(topics.into_iter().map(|t| (t.name.clone(), t)).collect()),
+            topics: TopicRegistry::new(topics),
             config,
             acls,
             authorizer,

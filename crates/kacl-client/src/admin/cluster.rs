@@ -84,7 +84,8 @@ pub(crate) async fn fetch_brokers(
     let request = MetadataRequest {
         // v1+: an empty list asks for no topics (v0 would mean all; harmless).
         topics: Some(Vec::new()),
-        allow_auto_topic_creation: false,
+        // v0-3 have no such field (true is implied there, and the encoder wants the default).
+        allow_auto_topic_creation: version < 4,
         ..Default::default()
     };
     let response = broker.conn.send(version, &request).await?;
@@ -166,7 +167,8 @@ async fn describe_with_metadata(
         .pick(ApiKey::Metadata, MetadataRequest::VERSIONS)?;
     let request = MetadataRequest {
         topics: Some(Vec::new()),
-        allow_auto_topic_creation: false,
+        // v0-3 have no such field (true is implied there, and the encoder wants the default).
+        allow_auto_topic_creation: version < 4,
         include_cluster_authorized_operations: options.include_authorized_operations
             && (8..=10).contains(&version),
         ..Default::default()

@@ -420,7 +420,8 @@ impl Admin {
                             })
                             .collect()
                     }),
-                    allow_auto_topic_creation: false,
+                    // v0-3 have no such field (true is implied there, and the encoder wants the default).
+                    allow_auto_topic_creation: version < 4,
                     ..Default::default()
                 };
                 let response = broker.conn.send(version, &request).await?;

@@ -1,13 +1,22 @@
 //! Metadata (3), v0-13: this node as the only broker and the controller, the cluster id, and
 //! the topics the store holds.
 //!
-//! Kafka's rules kept: the broker's address is the advertised one of the listener the request
-//! came in on (clients open new connections to it); v0's empty topic list and v1+'s null both
-//! mean every topic; topics the caller may not DESCRIBE are left out of an all-topics answer
-//! and answered TOPIC_AUTHORIZATION_FAILED when named (whether they exist or not, so nothing
-//! leaks); a named topic that does not exist is UNKNOWN_TOPIC_OR_PARTITION and is never
-//! created (kacl has no auto-creation); a topic id that does not exist is UNKNOWN_TOPIC_ID;
-//! authorized-operation fields are `i32::MIN` unless asked for.
+//! Kafka's rules kept (`KafkaApis.handleTopicMetadataRequest`, with `auto.create.topics.enable`
+//! off): the broker's address is the advertised one of the listener the request came in on
+//! (clients open new connections to it); v0's empty topic list and v1+'s null both mean every
+//! topic, listed in name order, leaving out those the caller may not DESCRIBE. Topics asked for
+//! by name: DESCRIBE denied → TOPIC_AUTHORIZATION_FAILED whether the topic exists or not (so
+//! nothing leaks); missing → UNKNOWN_TOPIC_OR_PARTITION, or INVALID_TOPIC_EXCEPTION for an
+//! illegal name, and never created. By id (v12+; any non-zero id makes the names ignored, as
+//! in Kafka): missing → UNKNOWN_TOPIC_ID, DESCRIBE denied → TOPIC_AUTHORIZATION_FAILED with the
+//! id and no name. Results come in Kafka's order: unknown ids, described topics, missing
+//! names, refused topics. A v10-11 request naming a topic by id or with a null name is
+//! answered INVALID_REQUEST on every topic, as Kafka does. Authorized-operation fields are
+//! `i32::MIN` unless asked for; when asked, every topic that passed DESCRIBE gets its bit field.
+//!
+//! Every decision goes through one [`AuthorizerSession`](kacl_acl::AuthorizerSession): the
+//! principal is resolved once and each topic costs a few hash probes on its own name, however
+//! many ACLs exist, so listing 10,000 topics never scans ACLs per topic.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -26,19 +35,13 @@ use super::authorized_ops::authorized_operations;
 use super::decode_in;
 use crate::context::RequestContext;
 use crate::router::Outcome;
-
-/// Kafka's internal topics (reported with `is_internal`).
-const INTERNAL_TOPICS: [&str; 2] = ["__consumer_offsets", "__transaction_state"];
+use crate::topics::{is_internal, validate_topic_name};
 
 /// What the request asked for.
 enum Wanted<'r> {
     All,
-    Some(Vec<TopicKey<'r>>),
-}
-
-enum TopicKey<'r> {
-    Name(&'r str),
-    Id(Uuid),
+    Names(Vec<&'r str>),
+    Ids(Vec<[u8; 16]>),
 }
 
 /// Answers one Metadata request.
@@ -52,60 +55,109 @@ pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
         None => Wanted::All,
         Some(list) if list.is_empty() && version == 0 => Wanted::All,
         Some(list) => {
-            let mut seen_names = HashSet::new();
-            let mut seen_ids = HashSet::new();
-            Wanted::Some(
-                list.iter()
-                    .filter_map(|t| match t.name.as_deref() {
-                        Some(name) => seen_names.insert(name).then_some(TopicKey::Name(name)),
-                        None => seen_ids
-                            .insert(t.topic_id.0)
-                            .then_some(TopicKey::Id(t.topic_id)),
-                    })
-                    .collect(),
-            )
+            let by_id = |t: &&kacl_protocol::messages::metadata::MetadataRequestTopic<'_>| {
+                t.topic_id != Uuid::ZERO
+            };
+            if version < 12 && list.iter().any(|t| t.name.is_none() || by_id(&t)) {
+                return invalid_request(ctx, &request);
+            }
+            if list.iter().any(|t| by_id(&t)) {
+                let mut seen = HashSet::new();
+                Wanted::Ids(
+                    list.iter()
+                        .filter(by_id)
+                        .map(|t| t.topic_id.0)
+                        .filter(|id| seen.insert(*id))
+                        .collect(),
+                )
+            } else if list.iter().any(|t| t.name.is_none()) {
+                // Deliberate difference from Kafka: a null name with no id is INVALID_REQUEST;
+                // Kafka fails on it with UNKNOWN_SERVER_ERROR.
+                return invalid_request(ctx, &request);
+            } else {
+                let mut seen = HashSet::new();
+                Wanted::Names(
+                    list.iter()
+                        .filter_map(|t| t.name.as_deref())
+                        .filter(|name| seen.insert(*name))
+                        .collect(),
+                )
+            }
         }
     };
-    let include_topic_ops = request.include_topic_authorized_operations;
-    let topics_guard = ctx.state.topics.read();
+    let include_topic_ops = request.include_topic_authorized_operations && version >= 8;
+    let table = ctx.state.topics.read();
     let session = ctx.state.authorizer.session(ctx.principal, ctx.client_host);
     let may_describe = |name: &str| {
         session.authorize(AclOperation::Describe, ResourceType::Topic, name)
             == AuthorizationResult::Allowed
     };
-    let ops_of = |record: &TopicRecord| {
+    let ops_of = |name: &str| {
         if include_topic_ops {
-            authorized_operations(&session, ResourceType::Topic, &record.name)
+            authorized_operations(&session, ResourceType::Topic, name)
         } else {
             i32::MIN
         }
     };
-    let describe = |record| topic_metadata(record, ops_of(record));
+    let node_id = ctx.state.node_id();
     let topics: Vec<MetadataResponseTopic<'_>> = match wanted {
-        Wanted::All => topics_guard
-            .values()
+        Wanted::All => table
+            .iter()
             .filter(|t| may_describe(&t.name))
-            .map(describe)
+            .map(|t| topic_metadata(t, node_id, ops_of(&t.name)))
             .collect(),
-        Wanted::Some(keys) => keys
-            .into_iter()
-            .map(|key| match key {
-                TopicKey::Name(name) => {
-                    if !may_describe(name) {
-                        topic_error(ErrorCode::TopicAuthorizationFailed, Some(name), Uuid::ZERO)
-                    } else if let Some(record) = topics_guard.get(name) {
-                        describe(record)
+        Wanted::Names(names) => {
+            let mut found = Vec::new();
+            let mut missing = Vec::new();
+            let mut refused = Vec::new();
+            for name in names {
+                if !may_describe(name) {
+                    refused.push(topic_error(
+                        ErrorCode::TopicAuthorizationFailed,
+                        Some(name),
+                        [0; 16],
+                        false,
+                    ));
+                } else if let Some(record) = table.get(name) {
+                    found.push(topic_metadata(record, node_id, ops_of(name)));
+                } else {
+                    let code = if validate_topic_name(name).is_ok() {
+                        ErrorCode::UnknownTopicOrPartition
                     } else {
-                        topic_error(ErrorCode::UnknownTopicOrPartition, Some(name), Uuid::ZERO)
-                    }
+                        ErrorCode::InvalidTopicException
+                    };
+                    let mut topic = topic_error(code, Some(name), [0; 16], is_internal(name));
+                    topic.topic_authorized_operations = ops_of(name);
+                    missing.push(topic);
                 }
-                TopicKey::Id(id) => match topics_guard.values().find(|t| t.topic_id == id.0) {
-                    Some(record) if may_describe(&record.name) => describe(record),
-                    Some(_) => topic_error(ErrorCode::TopicAuthorizationFailed, None, id),
-                    None => topic_error(ErrorCode::UnknownTopicId, None, id),
-                },
-            })
-            .collect(),
+            }
+            found.extend(missing);
+            found.extend(refused);
+            found
+        }
+        Wanted::Ids(ids) => {
+            let mut unknown = Vec::new();
+            let mut found = Vec::new();
+            let mut refused = Vec::new();
+            for id in ids {
+                match table.by_id(&id) {
+                    None => unknown.push(topic_error(ErrorCode::UnknownTopicId, None, id, false)),
+                    Some(record) if may_describe(&record.name) => {
+                        found.push(topic_metadata(record, node_id, ops_of(&record.name)));
+                    }
+                    // Kafka: topic ids are not secret, so the refusal may carry the id.
+                    Some(_) => refused.push(topic_error(
+                        ErrorCode::TopicAuthorizationFailed,
+                        None,
+                        id,
+                        false,
+                    )),
+                }
+            }
+            unknown.extend(found);
+            unknown.extend(refused);
+            unknown
+        }
     };
     let cluster_authorized_operations =
         if request.include_cluster_authorized_operations && (8..=10).contains(&version) {
@@ -138,43 +190,91 @@ pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
     };
     let outcome = ctx.respond(&response);
     drop(session);
-    drop(topics_guard);
+    drop(table);
     outcome
 }
 
-fn topic_metadata<'t>(
-    record: &'t TopicRecord,
+fn topic_metadata(
+    record: &TopicRecord,
+    node_id: i32,
     topic_authorized_operations: i32,
-) -> MetadataResponseTopic<'t> {
+) -> MetadataResponseTopic<'_> {
     MetadataResponseTopic {
         error_code: 0,
         name: Some(Cow::Borrowed(&record.name)),
         topic_id: Uuid(record.topic_id),
-        is_internal: INTERNAL_TOPICS.contains(&record.name.as_str()),
+        is_internal: is_internal(&record.name),
         partitions: record
             .partitions
             .iter()
-            .map(|p| MetadataResponsePartition {
-                error_code: 0,
-                partition_index: p.partition_index,
-                leader_id: p.replicas.first().copied().unwrap_or(-1),
-                leader_epoch: 0,
-                replica_nodes: p.replicas.clone(),
-                isr_nodes: p.replicas.clone(),
-                offline_replicas: Vec::new(),
-                unknown_tagged_fields: Vec::new(),
-            })
+            .map(|p| partition_metadata(p.partition_index, &p.replicas, node_id))
             .collect(),
         topic_authorized_operations,
         unknown_tagged_fields: Vec::new(),
     }
 }
 
-fn topic_error<'r>(code: ErrorCode, name: Option<&'r str>, id: Uuid) -> MetadataResponseTopic<'r> {
+/// One partition as this node sees it: its replicas on this node are live and in sync, and the
+/// first of them leads. Replicas on other brokers (a data directory last served under another
+/// `node.id`) are offline; a partition with none here has no leader (LEADER_NOT_AVAILABLE).
+fn partition_metadata(
+    partition_index: i32,
+    replicas: &[i32],
+    node_id: i32,
+) -> MetadataResponsePartition<'static> {
+    let live: Vec<i32> = replicas.iter().copied().filter(|r| *r == node_id).collect();
+    let offline: Vec<i32> = replicas.iter().copied().filter(|r| *r != node_id).collect();
+    let leader_id = live.first().copied().unwrap_or(-1);
+    MetadataResponsePartition {
+        error_code: if leader_id == -1 {
+            ErrorCode::LeaderNotAvailable.code()
+        } else {
+            0
+        },
+        partition_index,
+        leader_id,
+        leader_epoch: 0,
+        replica_nodes: replicas.to_vec(),
+        isr_nodes: live,
+        offline_replicas: offline,
+        unknown_tagged_fields: Vec::new(),
+    }
+}
+
+fn topic_error<'r>(
+    code: ErrorCode,
+    name: Option<&'r str>,
+    id: [u8; 16],
+    is_internal: bool,
+) -> MetadataResponseTopic<'r> {
     MetadataResponseTopic {
         error_code: code.code(),
         name: name.map(Cow::Borrowed),
-        topic_id: id,
+        topic_id: Uuid(id),
+        is_internal,
         ..Default::default()
     }
+}
+
+/// Kafka's answer to a request it refuses outright (`MetadataRequest.getErrorResponse`): no
+/// brokers, every requested topic with the error (a null name as ""), and the error at the top
+/// level (v13+).
+fn invalid_request(ctx: &RequestContext<'_>, request: &MetadataRequest<'_>) -> Outcome {
+    let code = ErrorCode::InvalidRequest;
+    let topics = request
+        .topics
+        .iter()
+        .flatten()
+        .map(|t| MetadataResponseTopic {
+            error_code: code.code(),
+            name: Some(t.name.clone().unwrap_or(Cow::Borrowed(""))),
+            topic_id: t.topic_id,
+            ..Default::default()
+        })
+        .collect();
+    ctx.respond(&MetadataResponse {
+        topics,
+        error_code: code.code(),
+        ..Default::default()
+    })
 }

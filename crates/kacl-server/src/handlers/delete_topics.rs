@@ -1,0 +1,260 @@
+//! DeleteTopics (20), v1-6: delete topics by name, or (v6) by name or topic id, in one
+//! durable commit. A deleted topic's ACLs stay, as in Kafka.
+//!
+//! Kafka's rules (`ControllerApis.deleteTopics`), which kacl follows:
+//! - DELETE on the cluster allows deleting (and describing) every topic; otherwise DELETE on
+//!   the topic, and DESCRIBE on it decides what a refusal may reveal;
+//! - by name: not describable → TOPIC_AUTHORIZATION_FAILED, whether it exists or not; else
+//!   missing → UNKNOWN_TOPIC_OR_PARTITION; else not deletable → TOPIC_AUTHORIZATION_FAILED;
+//! - by id: missing → UNKNOWN_TOPIC_ID (null name); not deletable → TOPIC_AUTHORIZATION_FAILED,
+//!   naming the topic only if it is describable;
+//! - a name or id given twice: INVALID_REQUEST `Duplicate topic name.` / `Duplicate topic id.`
+//!   (one result); neither name nor id, or both: INVALID_REQUEST; a name that resolves to an id
+//!   also given: INVALID_REQUEST on the name, and neither is deleted;
+//! - internal topics may be deleted like any other (KRaft has no exception).
+//!
+//! Kafka shuffles the results so their order reveals nothing; kacl answers in request order,
+//! which reveals nothing either.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+
+use kacl_acl::{AclOperation, AuthorizationResult, ResourceType, CLUSTER_NAME};
+use kacl_protocol::codec::Uuid;
+use kacl_protocol::frame::RequestFrame;
+use kacl_protocol::messages::delete_topics::{
+    DeletableTopicResult, DeleteTopicsRequest, DeleteTopicsResponse,
+};
+use kacl_protocol::ErrorCode;
+
+use super::decode_in;
+use crate::context::RequestContext;
+use crate::router::Outcome;
+use crate::topic_registry::{TopicChange, TopicCommit};
+
+/// One entry of the request, as given.
+#[derive(Debug, Clone, Copy)]
+enum Target<'r> {
+    Name(&'r str),
+    Id([u8; 16]),
+    Neither,
+    Both(&'r str, [u8; 16]),
+}
+
+/// What the answer for one entry will be.
+#[derive(Debug)]
+enum Verdict {
+    /// The entry gets this result now.
+    Done(DeletableTopicResult<'static>),
+    /// Delete this topic; the result depends on the commit.
+    Delete { name: String, id: [u8; 16] },
+    /// No result of its own (an id whose name was also given; the name answers for both).
+    Silent,
+}
+
+/// Answers one DeleteTopics request.
+pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
+    let request: DeleteTopicsRequest<'_> = match decode_in(ctx, frame) {
+        Ok(request) => request,
+        Err(outcome) => return outcome,
+    };
+    let state = ctx.state;
+    let targets: Vec<Target<'_>> = if ctx.version >= 6 {
+        request
+            .topics
+            .iter()
+            .map(|t| match (t.name.as_deref(), t.topic_id.0) {
+                (None, id) if id == Uuid::ZERO.0 => Target::Neither,
+                (None, id) => Target::Id(id),
+                (Some(name), id) if id == Uuid::ZERO.0 => Target::Name(name),
+                (Some(name), id) => Target::Both(name, id),
+            })
+            .collect()
+    } else {
+        request
+            .topic_names
+            .iter()
+            .map(|n| Target::Name(n))
+            .collect()
+    };
+
+    let guard = state.topics.begin_write().await;
+    let verdicts = {
+        let table = state.topics.read();
+        let session = state.authorizer.session(ctx.principal, ctx.client_host);
+        let allows = |op, name: &str| {
+            session.authorize(op, ResourceType::Topic, name) == AuthorizationResult::Allowed
+        };
+        let cluster_delete =
+            session.authorize(AclOperation::Delete, ResourceType::Cluster, CLUSTER_NAME)
+                == AuthorizationResult::Allowed;
+        let describable = |name: &str| cluster_delete || allows(AclOperation::Describe, name);
+        let deletable = |name: &str| cluster_delete || allows(AclOperation::Delete, name);
+
+        let mut name_count: HashMap<&str, usize> = HashMap::new();
+        let mut id_count: HashMap<[u8; 16], usize> = HashMap::new();
+        for target in &targets {
+            match target {
+                Target::Name(name) => *name_count.entry(name).or_default() += 1,
+                Target::Id(id) => *id_count.entry(*id).or_default() += 1,
+                _ => {}
+            }
+        }
+        // Ids that a deletable name also resolves to: the name answers INVALID_REQUEST and
+        // neither is deleted (an id given once then has no result of its own).
+        let claimed_by_name: HashSet<[u8; 16]> = name_count
+            .iter()
+            .filter(|(name, count)| **count == 1 && describable(name) && deletable(name))
+            .filter_map(|(name, _)| table.get(name))
+            .map(|record| record.topic_id)
+            .filter(|id| id_count.contains_key(id))
+            .collect();
+
+        let mut answered_names = HashSet::new();
+        let mut answered_ids = HashSet::new();
+        targets
+            .iter()
+            .map(|target| match *target {
+                Target::Neither => Verdict::Done(result(
+                    None,
+                    Uuid::ZERO.0,
+                    ErrorCode::InvalidRequest,
+                    Some("Neither topic name nor id were specified."),
+                )),
+                Target::Both(name, id) => Verdict::Done(result(
+                    Some(name),
+                    id,
+                    ErrorCode::InvalidRequest,
+                    Some("You may not specify both topic name and topic id."),
+                )),
+                Target::Name(name) => {
+                    if !answered_names.insert(name) {
+                        Verdict::Silent
+                    } else if name_count.get(name).copied().unwrap_or(0) > 1 {
+                        Verdict::Done(result(
+                            Some(name),
+                            Uuid::ZERO.0,
+                            ErrorCode::InvalidRequest,
+                            Some("Duplicate topic name."),
+                        ))
+                    } else if !describable(name) {
+                        Verdict::Done(default_result(Some(name), Uuid::ZERO.0, ErrorCode::TopicAuthorizationFailed))
+                    } else if let Some(record) = table.get(name) {
+                        if !deletable(name) {
+                            Verdict::Done(default_result(Some(name), Uuid::ZERO.0, ErrorCode::TopicAuthorizationFailed))
+                        } else if claimed_by_name.contains(&record.topic_id) {
+                            Verdict::Done(result(
+                                Some(name),
+                                record.topic_id,
+                                ErrorCode::InvalidRequest,
+                                Some("The provided topic name maps to an ID that was already supplied."),
+                            ))
+                        } else {
+                            Verdict::Delete {
+                                name: name.to_owned(),
+                                id: record.topic_id,
+                            }
+                        }
+                    } else {
+                        Verdict::Done(default_result(Some(name), Uuid::ZERO.0, ErrorCode::UnknownTopicOrPartition))
+                    }
+                }
+                Target::Id(id) => {
+                    if !answered_ids.insert(id) {
+                        Verdict::Silent
+                    } else if id_count.get(&id).copied().unwrap_or(0) > 1 {
+                        Verdict::Done(result(None, id, ErrorCode::InvalidRequest, Some("Duplicate topic id.")))
+                    } else if let Some(record) = table.by_id(&id) {
+                        if !deletable(&record.name) {
+                            let shown = describable(&record.name).then_some(record.name.as_str());
+                            Verdict::Done(default_result(shown, id, ErrorCode::TopicAuthorizationFailed))
+                        } else if claimed_by_name.contains(&id) {
+                            Verdict::Silent
+                        } else {
+                            Verdict::Delete {
+                                name: record.name.clone(),
+                                id,
+                            }
+                        }
+                    } else {
+                        Verdict::Done(default_result(None, id, ErrorCode::UnknownTopicId))
+                    }
+                }
+            })
+            .collect::<Vec<Verdict>>()
+    };
+
+    let doomed: Vec<String> = verdicts
+        .iter()
+        .filter_map(|v| match v {
+            Verdict::Delete { name, .. } => Some(name.clone()),
+            _ => None,
+        })
+        .collect();
+    let stored: Result<(), String> = if doomed.is_empty() {
+        drop(guard);
+        Ok(())
+    } else {
+        let shared = state.clone();
+        let count = doomed.len();
+        let commit = tokio::task::spawn_blocking(move || {
+            shared
+                .topics
+                .commit(guard, shared.store.as_ref(), TopicChange::Delete(doomed))
+        })
+        .await;
+        match commit {
+            Ok(Ok(TopicCommit::Deleted(_))) => {
+                tracing::info!(principal = ctx.principal, topics = count, "deleted topics");
+                Ok(())
+            }
+            Ok(Ok(other)) => Err(format!("unexpected commit outcome {other:?}")),
+            Ok(Err(err)) => Err(err.to_string()),
+            Err(err) => Err(err.to_string()),
+        }
+    };
+    if let Err(err) = &stored {
+        tracing::error!(error = %err, "DeleteTopics could not be stored");
+    }
+    let responses = verdicts
+        .into_iter()
+        .filter_map(|verdict| match verdict {
+            Verdict::Done(result) => Some(result),
+            Verdict::Delete { name, id } => Some(match &stored {
+                Ok(()) => result(Some(&name), id, ErrorCode::None, None),
+                // Kafka sends no text with UNKNOWN_SERVER_ERROR; the cause is in the log.
+                Err(_) => result(Some(&name), id, ErrorCode::UnknownServerError, None),
+            }),
+            Verdict::Silent => None,
+        })
+        .collect();
+    ctx.respond(&DeleteTopicsResponse {
+        throttle_time_ms: 0,
+        responses,
+        unknown_tagged_fields: Vec::new(),
+    })
+}
+
+fn result(
+    name: Option<&str>,
+    id: [u8; 16],
+    code: ErrorCode,
+    message: Option<&str>,
+) -> DeletableTopicResult<'static> {
+    DeletableTopicResult {
+        name: name.map(|n| Cow::Owned(n.to_owned())),
+        topic_id: Uuid(id),
+        error_code: code.code(),
+        error_message: message.map(|m| Cow::Owned(m.to_owned())),
+        unknown_tagged_fields: Vec::new(),
+    }
+}
+
+/// A result whose message is Kafka's default text for the code (`new ApiError(error)`).
+fn default_result(
+    name: Option<&str>,
+    id: [u8; 16],
+    code: ErrorCode,
+) -> DeletableTopicResult<'static> {
+    result(name, id, code, Some(code.default_message()))
+}
