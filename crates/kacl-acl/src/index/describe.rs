@@ -81,7 +81,8 @@ pub struct GroupEntries<'a> {
     entries: std::slice::Iter<'a, Entry>,
     host: Option<u32>,
     wanted_bits: u32,
-    current: (&'a str, &'a str),
+    /// The (principal, host) ids of the entry whose bits are `pending`.
+    current: (u32, u32),
     pending: u32,
     remaining: usize,
 }
@@ -97,8 +98,8 @@ impl<'a> Iterator for GroupEntries<'a> {
                 self.remaining = self.remaining.saturating_sub(1);
                 let (operation, permission_type) = entries::decode_bit(bit);
                 return Some(EntryRef {
-                    principal: self.current.0,
-                    host: self.current.1,
+                    principal: self.strings.resolve(self.current.0),
+                    host: self.strings.resolve(self.current.1),
                     operation,
                     permission_type,
                 });
@@ -111,12 +112,7 @@ impl<'a> Iterator for GroupEntries<'a> {
                 continue;
             }
             self.pending = entry.mask & self.wanted_bits;
-            if self.pending != 0 {
-                self.current = (
-                    self.strings.resolve(entry.principal),
-                    self.strings.resolve(entry.host),
-                );
-            }
+            self.current = (entry.principal, entry.host);
         }
     }
 
@@ -341,7 +337,7 @@ impl AclIndex {
                                 entries: [].iter(),
                                 host: query.host,
                                 wanted_bits: query.wanted_bits,
-                                current: ("", ""),
+                                current: (0, 0),
                                 pending: 0,
                                 remaining,
                             },
@@ -424,7 +420,7 @@ impl AclIndex {
                 entries: list.iter(),
                 host: query.host,
                 wanted_bits: query.wanted_bits,
-                current: ("", ""),
+                current: (0, 0),
                 pending: 0,
                 remaining,
             },
