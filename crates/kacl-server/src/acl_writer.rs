@@ -64,8 +64,12 @@ impl AclWriter {
     /// Creates the given (validated, storable) bindings atomically. Bindings already present
     /// or repeated are not written again: creation is idempotent, as in Kafka. The limit
     /// counts the ACLs that would really be written, as Kafka counts records.
-    /// Returns how many ACLs were new.
-    pub fn create(&self, bindings: &[AclBinding], max_batch: usize) -> Result<usize, CreateError> {
+    /// Returns the ACLs that were new (for the audit log).
+    pub fn create(
+        &self,
+        bindings: &[AclBinding],
+        max_batch: usize,
+    ) -> Result<Vec<AclBinding>, CreateError> {
         let _serialized = self.lock.lock();
         let new: Vec<AclBinding> = {
             let index = self.acls.read();
@@ -83,13 +87,14 @@ impl AclWriter {
             });
         }
         if new.is_empty() {
-            return Ok(0);
+            return Ok(new);
         }
-        self.commit(AclChanges {
+        let changes = AclChanges {
             adds: new,
             removes: Vec::new(),
-        })
-        .map_err(CreateError::Store)
+        };
+        self.commit(&changes).map_err(CreateError::Store)?;
+        Ok(changes.adds)
     }
 
     /// Deletes what the filters match, atomically. Filters are taken in order; a filter whose
@@ -126,7 +131,7 @@ impl AclWriter {
             }
         }
         if !removals.is_empty() {
-            self.commit(AclChanges {
+            self.commit(&AclChanges {
                 adds: Vec::new(),
                 removes: removals,
             })?;
@@ -136,13 +141,13 @@ impl AclWriter {
 
     /// Commits to the store, then applies to the index. Called with the lock held. Returns
     /// how many ACLs the store added or removed.
-    fn commit(&self, changes: AclChanges) -> Result<usize, StoreError> {
+    fn commit(&self, changes: &AclChanges) -> Result<usize, StoreError> {
         match self
             .store
             .commit_acl_changes(&changes.adds, &changes.removes)
         {
             Ok(commit) => {
-                if let Err(err) = self.acls.apply(&changes) {
+                if let Err(err) = self.acls.apply(changes) {
                     // Unreachable for validated bindings; keep memory equal to disk anyway.
                     tracing::error!(%err, "committed ACL batch refused by the index; reloading");
                     self.resync();

@@ -94,15 +94,28 @@ pub async fn serve<S>(
     peer: SocketAddr,
     listener: BoundListener,
     state: Arc<ServerState>,
+    shutdown: watch::Receiver<bool>,
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send,
+{
+    serve_session(stream, Session::new(listener, peer), state, shutdown).await;
+}
+
+/// Serves one connection whose session is already set up (the TLS layer fills in the
+/// principal of a client certificate).
+pub async fn serve_session<S>(
+    stream: S,
+    mut session: Session,
+    state: Arc<ServerState>,
     mut shutdown: watch::Receiver<bool>,
 ) where
     S: AsyncRead + AsyncWrite + Unpin + Send,
 {
-    tracing::info!(%peer, listener = %listener.name, "connection opened");
+    let peer = session.peer;
+    tracing::info!(%peer, listener = %session.listener.name, "connection opened");
     let max_frame = state.config.socket_request_max_bytes as usize;
     let idle = state.config.connections_max_idle;
     let mut connection = Connection::new(stream, max_frame);
-    let mut session = Session::new(listener, peer);
     let reason: String = loop {
         let read = async {
             match idle {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use kacl_protocol::frame::encode_response_frame;
 use kacl_protocol::{ApiKey, Message};
 
+use crate::audit;
 use crate::router::Outcome;
 use crate::sasl::{SaslMechanism, SaslServer};
 use crate::state::{BoundListener, ServerState};
@@ -145,15 +146,50 @@ impl RequestContext<'_> {
         }
     }
 
-    /// True if the principal may perform `operation` on the cluster resource.
-    pub fn cluster_allows(&self, operation: kacl_acl::AclOperation) -> bool {
-        self.state.authorizer.authorize(
+    /// Who is asking, for the audit log.
+    pub fn requester(&self) -> audit::Requester<'_> {
+        audit::Requester {
+            principal: self.principal,
+            host: self.client_host,
+            api: self.api,
+        }
+    }
+
+    /// True if the principal may perform `operation` on the LITERAL resource
+    /// `(resource_type, name)`. The decision goes to the audit log (`kacl::authorizer`):
+    /// denied at info, allowed at debug. Use this for every check that decides whether a
+    /// request (or one entry of it) is served.
+    pub fn authorize(
+        &self,
+        operation: kacl_acl::AclOperation,
+        resource_type: kacl_acl::ResourceType,
+        name: &str,
+    ) -> bool {
+        let result = self.state.authorizer.authorize(
             self.principal,
             self.client_host,
             operation,
+            resource_type,
+            name,
+        );
+        audit::decision(
+            self.requester(),
+            operation,
+            resource_type,
+            name,
+            result,
+            audit::AuditPolicy::ENFORCED,
+        );
+        result == kacl_acl::AuthorizationResult::Allowed
+    }
+
+    /// True if the principal may perform `operation` on the cluster resource (audited).
+    pub fn cluster_allows(&self, operation: kacl_acl::AclOperation) -> bool {
+        self.authorize(
+            operation,
             kacl_acl::ResourceType::Cluster,
             kacl_acl::CLUSTER_NAME,
-        ) == kacl_acl::AuthorizationResult::Allowed
+        )
     }
 
     /// Kafka's text for a denied cluster operation. Kafka embeds its internal request

@@ -8,17 +8,25 @@
 //! - [`handlers`]: one module per API.
 //! - [`state`], [`context`], [`acl_writer`]: what connections share, who is asking, and the
 //!   serialized, durable ACL write path.
+//! - Security: [`tls`] (SSL and SASL_SSL listeners, certificate principals), [`credentials`]
+//!   (SCRAM credentials in memory) and [`scram_bootstrap`] (the first admin credential),
+//!   [`limits`] (connection limits), [`audit`] (the `kacl::authorizer` log).
 #![forbid(unsafe_code)]
 
 pub mod acl_writer;
+pub mod audit;
 pub mod config;
 pub mod connection;
 pub mod context;
+pub mod credentials;
 pub mod handlers;
+pub mod limits;
 pub mod router;
 pub mod sasl;
+pub mod scram_bootstrap;
 pub mod server;
 pub mod state;
+pub mod tls;
 pub mod tls_principal;
 pub mod topic_registry;
 pub mod topics;

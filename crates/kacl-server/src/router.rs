@@ -32,6 +32,8 @@ pub const SERVED_APIS: &[ApiKey] = &[
     ApiKey::DeleteAcls,
     ApiKey::CreatePartitions,
     ApiKey::SaslAuthenticate,
+    ApiKey::DescribeUserScramCredentials,
+    ApiKey::AlterUserScramCredentials,
     ApiKey::DescribeCluster,
 ];
 
@@ -131,6 +133,12 @@ pub async fn dispatch(state: &Arc<ServerState>, session: &mut Session, payload: 
         ApiKey::DeleteAcls => handlers::delete_acls::handle(&ctx, &frame).await,
         ApiKey::Metadata => handlers::metadata::handle(&ctx, &frame),
         ApiKey::DescribeCluster => handlers::describe_cluster::handle(&ctx, &frame),
+        ApiKey::DescribeUserScramCredentials => {
+            handlers::describe_user_scram_credentials::handle(&ctx, &frame)
+        }
+        ApiKey::AlterUserScramCredentials => {
+            handlers::alter_user_scram_credentials::handle(&ctx, &frame).await
+        }
         ApiKey::CreateTopics => handlers::create_topics::handle(&ctx, &frame).await,
         ApiKey::DeleteTopics => handlers::delete_topics::handle(&ctx, &frame).await,
         ApiKey::CreatePartitions => handlers::create_partitions::handle(&ctx, &frame).await,

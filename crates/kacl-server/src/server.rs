@@ -23,12 +23,15 @@ use kacl_acl::{AclChanges, AclIndex, SharedAclIndex};
 use kacl_store::{MetadataStore, RedbStore, StoreError};
 use thiserror::Error;
 use tokio::net::TcpListener;
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
 
 use crate::config::{Listener, ServerConfig};
 use crate::connection;
+use crate::credentials::ScramCredentials;
+use crate::scram_bootstrap::{self, BootstrapCredential};
 use crate::state::{BoundListener, ServerState};
+use crate::tls::{self, TlsAcceptor};
 
 /// How long shutdown waits for requests in flight before dropping their connections.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
@@ -57,9 +60,12 @@ pub enum StartError {
         /// The OS error.
         source: std::io::Error,
     },
-    /// TLS listeners arrive with the security work.
-    #[error("listener {0} uses TLS, which this kacl does not support yet (use PLAINTEXT or SASL_PLAINTEXT)")]
-    TlsNotYetSupported(String),
+    /// The TLS key store or trust store cannot be used.
+    #[error(transparent)]
+    Tls(#[from] crate::tls::TlsError),
+    /// The bootstrap SCRAM credentials cannot be created.
+    #[error(transparent)]
+    Bootstrap(#[from] crate::scram_bootstrap::BootstrapError),
     /// A start-up task panicked.
     #[error("start-up task failed: {0}")]
     Task(String),
@@ -91,7 +97,6 @@ impl ShutdownHandle {
 impl Server {
     /// Opens the redb store in the configured data directory and starts serving.
     pub async fn start(config: ServerConfig) -> Result<RunningServer, StartError> {
-        refuse_tls(&config)?;
         let dir = config.data_dir.clone();
         let opened = tokio::task::spawn_blocking(move || RedbStore::open(&dir))
             .await
@@ -108,11 +113,12 @@ impl Server {
         config: ServerConfig,
         store: Arc<dyn MetadataStore>,
     ) -> Result<RunningServer, StartError> {
-        refuse_tls(&config)?;
+        let tls = tls_acceptor(&config)?;
         let loader = store.clone();
         let (acls, topics) = tokio::task::spawn_blocking(move || load(loader.as_ref()))
             .await
             .map_err(|e| StartError::Task(e.to_string()))??;
+        let scram = load_scram(store.clone(), config.scram_bootstrap.clone()).await?;
 
         let mut sockets = Vec::new();
         let mut bound = Vec::new();
@@ -134,12 +140,17 @@ impl Server {
             sockets.push(socket);
         }
 
-        let state = Arc::new(ServerState::new(config, store, acls, topics, bound.clone()));
+        let state = Arc::new(ServerState::new(
+            config,
+            store,
+            acls,
+            topics,
+            bound.clone(),
+            scram,
+            tls,
+        ));
         let (shutdown, _) = watch::channel(false);
         let shutdown = Arc::new(shutdown);
-        let permits = Arc::new(Semaphore::new(
-            (state.config.max_connections as usize).min(Semaphore::MAX_PERMITS),
-        ));
         let accept_loops = sockets
             .into_iter()
             .zip(bound)
@@ -153,7 +164,6 @@ impl Server {
                     listener,
                     state.clone(),
                     shutdown.subscribe(),
-                    permits.clone(),
                 ))
             })
             .collect();
@@ -216,11 +226,34 @@ impl RunningServer {
     }
 }
 
-fn refuse_tls(config: &ServerConfig) -> Result<(), StartError> {
-    match config.listeners.iter().find(|l| l.protocol.uses_tls()) {
-        Some(listener) => Err(StartError::TlsNotYetSupported(listener.to_string())),
-        None => Ok(()),
+/// The TLS acceptor, built only when a listener uses TLS (the config checked that a key store
+/// is then configured).
+fn tls_acceptor(config: &ServerConfig) -> Result<Option<TlsAcceptor>, StartError> {
+    if !config.listeners.iter().any(|l| l.protocol.uses_tls()) {
+        return Ok(None);
     }
+    match &config.tls {
+        Some(tls) => Ok(Some(TlsAcceptor::from_config(tls)?)),
+        None => Err(StartError::Task(
+            "a TLS listener without ssl.keystore settings".into(),
+        )),
+    }
+}
+
+/// Loads the SCRAM credentials into memory and applies `kacl.scram.bootstrap.credentials`
+/// to a store that holds none.
+async fn load_scram(
+    store: Arc<dyn MetadataStore>,
+    bootstrap: Vec<BootstrapCredential>,
+) -> Result<ScramCredentials, StartError> {
+    tokio::task::spawn_blocking(move || {
+        let scram = ScramCredentials::load(store).map_err(StartError::Load)?;
+        scram_bootstrap::apply(&scram, &bootstrap)?;
+        tracing::info!(users = scram.user_count(), "loaded SCRAM credentials");
+        Ok(scram)
+    })
+    .await
+    .map_err(|e| StartError::Task(e.to_string()))?
 }
 
 /// Loads every ACL into a fresh index, and every topic.
@@ -297,7 +330,6 @@ async fn accept_loop(
     listener: BoundListener,
     state: Arc<ServerState>,
     mut shutdown: watch::Receiver<bool>,
-    permits: Arc<Semaphore>,
 ) {
     let mut connections = JoinSet::new();
     loop {
@@ -314,22 +346,28 @@ async fn accept_loop(
                         continue;
                     }
                 };
-                let Ok(permit) = permits.clone().try_acquire_owned() else {
-                    tracing::warn!(%peer, listener = %listener.name,
-                        "max.connections reached; connection refused");
-                    continue;
+                // Over max.connections or max.connections.per.ip: dropping the stream closes
+                // it before a byte is read.
+                let slot = match state.connection_limits.admit(peer.ip()) {
+                    Ok(slot) => slot,
+                    Err(refusal) => {
+                        tracing::warn!(%peer, listener = %listener.name, %refusal,
+                            "connection refused");
+                        continue;
+                    }
                 };
                 let _ = stream.set_nodelay(true);
-                let serve = connection::serve(
-                    stream,
-                    peer,
-                    listener.clone(),
-                    state.clone(),
-                    shutdown.clone(),
-                );
+                let (listener, state, shutdown) =
+                    (listener.clone(), state.clone(), shutdown.clone());
                 connections.spawn(async move {
-                    serve.await;
-                    drop(permit);
+                    let tls = state.tls.clone().filter(|_| listener.protocol.uses_tls());
+                    match tls {
+                        Some(acceptor) => {
+                            tls::serve(acceptor, stream, peer, listener, state, shutdown).await;
+                        }
+                        None => connection::serve(stream, peer, listener, state, shutdown).await,
+                    }
+                    drop(slot);
                 });
             }
         }

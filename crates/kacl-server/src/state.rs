@@ -12,6 +12,9 @@ use kacl_store::{MetadataStore, TopicRecord};
 
 use crate::acl_writer::AclWriter;
 use crate::config::{SecurityProtocol, ServerConfig};
+use crate::credentials::ScramCredentials;
+use crate::limits::ConnectionLimits;
+use crate::tls::TlsAcceptor;
 use crate::topic_registry::TopicRegistry;
 
 /// One listener as bound: its name and protocol, the local address the OS gave it, and the
@@ -48,6 +51,13 @@ pub struct ServerState {
     pub cluster_id: String,
     /// Every listener as bound, in `listeners` order.
     pub listeners: Vec<BoundListener>,
+    /// The SCRAM credentials in memory (logins read them; AlterUserScramCredentials writes
+    /// through them to the store).
+    pub scram: ScramCredentials,
+    /// `max.connections` and `max.connections.per.ip`, across all listeners.
+    pub connection_limits: ConnectionLimits,
+    /// The TLS acceptor of SSL and SASL_SSL listeners (`None` without TLS listeners).
+    pub tls: Option<TlsAcceptor>,
 }
 
 impl std::fmt::Debug for ServerState {
@@ -69,6 +79,8 @@ impl ServerState {
         acls: SharedAclIndex,
         topics: Vec<TopicRecord>,
         listeners: Vec<BoundListener>,
+        scram: ScramCredentials,
+        tls: Option<TlsAcceptor>,
     ) -> ServerState {
         let authorizer = Authorizer::new(
             AuthorizerConfig {
@@ -79,6 +91,12 @@ impl ServerState {
         );
         let cluster_id = store.cluster_id();
         ServerState {
+            connection_limits: ConnectionLimits::new(
+                config.max_connections,
+                config.max_connections_per_ip,
+            ),
+            scram,
+            tls,
             acl_writer: AclWriter::new(store.clone(), acls.clone()),
             topics: TopicRegistry::new(topics),
             config,

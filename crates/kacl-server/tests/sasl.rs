@@ -244,21 +244,25 @@ async fn scram_uses_the_stores_credentials() {
         let credential =
             ScramCredential::from_password(mechanism, "admin-scram", b"0123456789abcdef", 4096)
                 .unwrap();
-        server
+        // Through the server's credentials, which keep memory and store equal.
+        let (outcomes, ()) = server.server.state().scram.write(|_| {
+            (
+                vec![kacl_server::credentials::CredentialChange::Upsert {
+                    user: "admin".into(),
+                    mechanism,
+                    credential: credential.clone(),
+                }],
+                (),
+            )
+        });
+        assert!(outcomes.iter().all(|(_, stored)| stored.is_ok()));
+        assert!(server
             .server
             .state()
             .store
-            .upsert_scram_credential(
-                "admin",
-                &kacl_store::ScramCredential {
-                    mechanism: store_mechanism,
-                    salt: credential.salt.clone(),
-                    iterations: credential.iterations,
-                    stored_key: credential.stored_key.clone(),
-                    server_key: credential.server_key.clone(),
-                },
-            )
-            .unwrap();
+            .scram_credential("admin", store_mechanism)
+            .unwrap()
+            .is_some());
         let mut client = Client::connect(server.addr_of("SASL_PLAINTEXT")).await;
         assert_eq!(
             handshake(&mut client, 1, mechanism.name()).await.error_code,

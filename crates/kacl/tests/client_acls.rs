@@ -100,7 +100,7 @@ async fn create_describe_delete_round_trip_with_positions_and_duplicates() {
         .describe_acls(matching, DescribeAclsOptions::default())
         .await
         .unwrap();
-    assert_eq!(found, [bob.clone()]);
+    assert_eq!(found, std::slice::from_ref(&bob));
 
     let deleted = admin
         .delete_acls(

@@ -138,6 +138,9 @@ pub struct ServerConfig {
     pub describe_self_service: bool,
     /// `kacl.metrics.listen`: `host:port` for Prometheus `/metrics`.
     pub metrics_listen: Option<String>,
+    /// `kacl.scram.bootstrap.credentials`: SCRAM credentials created at start while the store
+    /// holds none (see [`crate::scram_bootstrap`]).
+    pub scram_bootstrap: Vec<crate::scram_bootstrap::BootstrapCredential>,
     /// True when no config file was given: the binary should warn that it runs on
     /// development defaults.
     pub is_development: bool,
@@ -182,6 +185,7 @@ impl ServerConfig {
             acl_max_batch: 10_000,
             describe_self_service: false,
             metrics_listen: None,
+            scram_bootstrap: Vec::new(),
             is_development: true,
             warnings: Vec::new(),
         }
@@ -335,6 +339,11 @@ impl ServerConfig {
         let acl_max_batch = source.int("kacl.acl.max.batch", 10_000, 1, i32::MAX.into())? as usize;
         let describe_self_service = source.bool("kacl.describe.self.service.enable", false)?;
         let metrics_listen = metrics_listen(source.take("kacl.metrics.listen"))?;
+        let scram_bootstrap = match source.take(crate::scram_bootstrap::BOOTSTRAP_KEY) {
+            Some(value) => crate::scram_bootstrap::parse(value)
+                .map_err(|e| ConfigError::invalid(crate::scram_bootstrap::BOOTSTRAP_KEY, e))?,
+            None => Vec::new(),
+        };
 
         let config = ServerConfig {
             node_id,
@@ -359,6 +368,7 @@ impl ServerConfig {
             acl_max_batch,
             describe_self_service,
             metrics_listen,
+            scram_bootstrap,
             is_development,
             warnings: Vec::new(),
         };

@@ -81,10 +81,11 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
             tokio::task::spawn_blocking(move || state.acl_writer.create(&valid, max_batch)).await;
         match written {
             Ok(Ok(added)) => {
+                crate::audit::acls_added(ctx.requester(), &added);
                 tracing::info!(
                     principal = ctx.principal,
                     requested = count,
-                    added,
+                    added = added.len(),
                     "created ACLs"
                 );
                 result(ErrorCode::None, Some(String::new()))

@@ -81,6 +81,17 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
         }
         Err(err) => return all_failed(ctx, &checked, format!("The ACL writer failed: {err}")),
     };
+    let mut logged = std::collections::HashSet::new();
+    crate::audit::acls_removed(
+        ctx.requester(),
+        outcomes
+            .iter()
+            .flat_map(|o| match o {
+                FilterDeletion::Deleted(list) => list.as_slice(),
+                _ => &[],
+            })
+            .filter(|binding| logged.insert(*binding)),
+    );
     let removed: usize = outcomes
         .iter()
         .map(|o| match o {

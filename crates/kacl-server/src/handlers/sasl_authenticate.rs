@@ -16,20 +16,20 @@ use kacl_protocol::messages::sasl_authenticate::{
     SaslAuthenticateRequest, SaslAuthenticateResponse,
 };
 use kacl_protocol::{ApiKey, ErrorCode};
-use kacl_store::MetadataStore;
 
 use super::{decode, respond_to};
 use crate::context::{AuthState, Session};
+use crate::credentials::ScramCredentials;
 use crate::router::Outcome;
 use crate::sasl::{AuthFailure, CredentialLookup, PlainUsers, SaslStep};
 use crate::sasl::{ScramCredential, ScramMechanism};
 use crate::state::ServerState;
 
-/// The credentials a listener authenticates against: its PLAIN users and the store's SCRAM
-/// credentials.
+/// The credentials a listener authenticates against: its PLAIN users and the SCRAM
+/// credentials (held in memory, so a login never waits for the disk).
 struct ListenerCredentials<'a> {
     plain: Option<&'a PlainUsers>,
-    store: &'a dyn MetadataStore,
+    scram: &'a ScramCredentials,
 }
 
 impl CredentialLookup for ListenerCredentials<'_> {
@@ -43,19 +43,7 @@ impl CredentialLookup for ListenerCredentials<'_> {
         mechanism: ScramMechanism,
         username: &str,
     ) -> Option<ScramCredential> {
-        let stored_mechanism = kacl_store::ScramMechanism::from_code(mechanism.type_code())?;
-        match self.store.scram_credential(username, stored_mechanism) {
-            Ok(found) => found.map(|c| ScramCredential {
-                salt: c.salt,
-                iterations: c.iterations,
-                stored_key: c.stored_key,
-                server_key: c.server_key,
-            }),
-            Err(err) => {
-                tracing::error!(%err, "cannot read SCRAM credentials; refusing the login");
-                None
-            }
-        }
+        self.scram.get(username, mechanism)
     }
 }
 
@@ -71,7 +59,7 @@ enum TokenResult {
 fn step(state: &ServerState, session: &mut Session, token: &[u8]) -> Option<TokenResult> {
     let credentials = ListenerCredentials {
         plain: state.config.plain_users_for(&session.listener.name),
-        store: state.store.as_ref(),
+        scram: &state.scram,
     };
     let AuthState::Exchanging { server, .. } = &mut session.auth else {
         return None;
