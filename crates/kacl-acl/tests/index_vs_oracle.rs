@@ -388,3 +388,94 @@ fn bulk_loaded_index_matches_the_oracle() {
         }
     }
 }
+
+/// Few patterns, many principals and hosts: long runs per pattern.
+fn crowded_binding() -> impl Strategy<Value = AclBinding> {
+    (
+        prop::sample::select(&["a", "ab", "*", "b"][..]),
+        any::<bool>(),
+        0u32..40,
+        0u32..8,
+        prop::sample::select(&[AclOperation::Read, AclOperation::All, AclOperation::Write][..]),
+        prop::bool::weighted(0.3),
+    )
+        .prop_map(|(name, prefixed, user, host, op, deny)| {
+            AclBinding::new(
+                ResourcePattern::new(
+                    ResourceType::Topic,
+                    name,
+                    if prefixed {
+                        PatternType::Prefixed
+                    } else {
+                        PatternType::Literal
+                    },
+                ),
+                AccessControlEntry::new(
+                    format!("User:u{user}"),
+                    if host == 0 {
+                        "*".to_string()
+                    } else {
+                        format!("h{host}")
+                    },
+                    op,
+                    if deny {
+                        AclPermissionType::Deny
+                    } else {
+                        AclPermissionType::Allow
+                    },
+                ),
+            )
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// Batches of 1024+ changes take the sorted, merged path, for additions into
+    /// existing patterns and for removals; the result must equal the oracle's.
+    #[test]
+    fn bulk_merges_match_the_oracle(
+        first in prop::collection::vec(crowded_binding(), 1100..1300),
+        second in prop::collection::vec(crowded_binding(), 1100..1300),
+        remove_every in 1usize..3,
+    ) {
+        let (mut index, mut oracle) = build(&first);
+        // Second bulk batch: merges into existing patterns, some duplicates.
+        let outcome = index.apply(&AclChanges { removes: vec![], adds: second.clone() }).expect("ok");
+        let added = second.iter().filter(|b| oracle.add((*b).clone())).count();
+        prop_assert_eq!(outcome.added, added);
+        prop_assert_eq!(index.len(), oracle.len());
+        // Bulk removal, including absent bindings.
+        let removes: Vec<AclBinding> = first.iter().chain(&second).step_by(remove_every).cloned().collect();
+        prop_assume!(removes.len() >= 1024);
+        let outcome = index.apply(&AclChanges { removes: removes.clone(), adds: vec![] }).expect("ok");
+        let removed = removes.iter().filter(|b| oracle.remove(b)).count();
+        prop_assert_eq!(outcome.removed, removed);
+        prop_assert_eq!(index.len(), oracle.len());
+        check_describe(&index, &oracle, &AclBindingFilter::ANY)?;
+        for user in [0, 1, 7, 39] {
+            let f = AclBindingFilter::new(
+                ResourcePatternFilter::ANY,
+                AccessControlEntryFilter::new(Some(format!("User:u{user}")), None::<&str>, AclOperation::Any, AclPermissionType::Any),
+            );
+            check_describe(&index, &oracle, &f)?;
+        }
+        let config = AuthorizerConfig::default();
+        let authorizer = Authorizer::new(config.clone(), SharedAclIndex::from_index(index));
+        for user in [0, 5, 39] {
+            let principal = format!("User:u{user}");
+            for host in ["h1", "h7"] {
+                for name in ["a", "abc", "b", "zz"] {
+                    prop_assert_eq!(
+                        authorizer.authorize(&principal, host, AclOperation::Read, ResourceType::Topic, name),
+                        oracle.authorize(&config, &principal, host, AclOperation::Read, ResourceType::Topic, name)
+                    );
+                }
+                prop_assert_eq!(
+                    authorizer.authorize_by_resource_type(&principal, host, AclOperation::Write, ResourceType::Topic),
+                    oracle.authorize_by_resource_type(&config, &principal, host, AclOperation::Write, ResourceType::Topic)
+                );
+            }
+        }
+    }
+}

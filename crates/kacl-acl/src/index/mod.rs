@@ -22,6 +22,7 @@ mod entries;
 mod intern;
 mod lookup;
 mod names;
+mod update;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -35,12 +36,9 @@ use crate::types::AclBinding;
 pub use describe::{AclGroup, EntryRef, GroupEntries, PatternRef};
 pub(crate) use lookup::{Requester, Verdict};
 
-use entries::{Added, Entry, Removed};
+use entries::Entry;
 use intern::Interner;
-use names::{NameSet, Solo};
-
-/// From this many additions in one batch, they are inserted in name order.
-const BULK_ADDS: usize = 1024;
+use names::NameSet;
 
 /// Number of resource type codes (UNKNOWN..USER).
 const TYPE_COUNT: usize = 8;
@@ -180,46 +178,6 @@ impl AclIndex {
         Ok(self.apply_checked(changes))
     }
 
-    fn apply_checked(&mut self, changes: &AclChanges) -> ApplyOutcome {
-        let mut outcome = ApplyOutcome::default();
-        for binding in &changes.removes {
-            if self.remove_one(binding) {
-                outcome.removed += 1;
-            }
-        }
-        if changes.adds.len() < BULK_ADDS {
-            for binding in &changes.adds {
-                if self.add_one(binding) {
-                    outcome.added += 1;
-                }
-            }
-            return outcome;
-        }
-        // A bulk load (e.g. the store's ACLs at start): insert in (type, name) order,
-        // so that new patterns get consecutive slots and their entries are allocated
-        // in name order; walks in name order (describe by principal, the
-        // by-resource-type check) then read memory mostly sequentially.
-        let mut order: Vec<&AclBinding> = changes.adds.iter().collect();
-        order.sort_unstable_by(|a, b| {
-            (
-                a.pattern.resource_type,
-                &a.pattern.name,
-                a.pattern.pattern_type,
-            )
-                .cmp(&(
-                    b.pattern.resource_type,
-                    &b.pattern.name,
-                    b.pattern.pattern_type,
-                ))
-        });
-        for binding in order {
-            if self.add_one(binding) {
-                outcome.added += 1;
-            }
-        }
-        outcome
-    }
-
     /// For each filter, the bindings it matches, and their union as removals.
     pub fn plan_delete(&self, filters: &[AclBindingFilter]) -> DeletePlan {
         let mut plan = DeletePlan::default();
@@ -252,192 +210,6 @@ impl AclIndex {
             .get(kind)?
             .get(name)
             .copied()
-    }
-
-    /// Adds one storable binding; false if it was already present.
-    fn add_one(&mut self, binding: &AclBinding) -> bool {
-        let pattern = &binding.pattern;
-        let entry = &binding.entry;
-        let Some(bit) = entries::acl_bit(entry.operation, entry.permission_type) else {
-            return false;
-        };
-        if self.contains(binding) {
-            return false;
-        }
-        let Some(id) =
-            self.pattern_id_or_create(pattern.resource_type, pattern.pattern_type, &pattern.name)
-        else {
-            return false;
-        };
-        let principal = self.strings.acquire(&entry.principal);
-        let host = self.strings.acquire(&entry.host);
-        let Some(slot) = self.patterns.get_mut(id as usize).and_then(Option::as_mut) else {
-            return false;
-        };
-        let before = solo_of(&slot.entries, principal);
-        let first_of_principal = entries::principal_range(&slot.entries, principal).is_empty();
-        let added = entries::add(&mut slot.entries, principal, host, bit);
-        let after = solo_of(&slot.entries, principal);
-        if first_of_principal {
-            let name = slot.name.clone();
-            self.by_principal
-                .entry((principal, pattern.resource_type))
-                .or_default()
-                .insert(&name, pattern.pattern_type, id, after);
-        } else if before != after {
-            if let Some(set) = self
-                .by_principal
-                .get_mut(&(principal, pattern.resource_type))
-            {
-                set.set_solo(&pattern.name, pattern.pattern_type, after);
-            }
-        }
-        if added != Added::Entry {
-            // Only a new entry keeps the two string uses acquired above.
-            self.strings.release(principal);
-            self.strings.release(host);
-        }
-        if added == Added::Duplicate {
-            return false;
-        }
-        self.len += 1;
-        true
-    }
-
-    fn pattern_id_or_create(
-        &mut self,
-        resource_type: ResourceType,
-        pattern_type: PatternType,
-        name: &str,
-    ) -> Option<u32> {
-        if let Some(id) = self.pattern_id(resource_type, pattern_type, name) {
-            return Some(id);
-        }
-        let kind = stored_kind(pattern_type)?;
-        let type_index = resource_type.code() as usize;
-        let name: Arc<str> = Arc::from(name);
-        let slot = PatternSlot {
-            name: name.clone(),
-            resource_type,
-            pattern_type,
-            entries: Vec::new(),
-        };
-        let id = match self.free_patterns.pop() {
-            Some(id) => {
-                if let Some(free) = self.patterns.get_mut(id as usize) {
-                    *free = Some(slot);
-                }
-                id
-            }
-            None => {
-                self.patterns.push(Some(slot));
-                (self.patterns.len() - 1) as u32
-            }
-        };
-        if kind == 1 {
-            if let Some(lengths) = self.prefix_lengths.get_mut(type_index) {
-                *lengths.entry(name.len()).or_insert(0) += 1;
-            }
-        }
-        if let Some(map) = self
-            .by_name
-            .get_mut(type_index)
-            .and_then(|m| m.get_mut(kind))
-        {
-            map.insert(name, id);
-        }
-        Some(id)
-    }
-
-    /// Removes exactly this binding; false if it was not present.
-    fn remove_one(&mut self, binding: &AclBinding) -> bool {
-        let pattern = &binding.pattern;
-        let entry = &binding.entry;
-        let Some(bit) = entries::acl_bit(entry.operation, entry.permission_type) else {
-            return false;
-        };
-        let (Some(principal), Some(host)) = (
-            self.strings.get(&entry.principal),
-            self.strings.get(&entry.host),
-        ) else {
-            return false;
-        };
-        let Some(id) = self.pattern_id(pattern.resource_type, pattern.pattern_type, &pattern.name)
-        else {
-            return false;
-        };
-        let Some(slot) = self.patterns.get_mut(id as usize).and_then(Option::as_mut) else {
-            return false;
-        };
-        let before = solo_of(&slot.entries, principal);
-        let removed = entries::remove(&mut slot.entries, principal, host, bit);
-        if removed == Removed::Missing {
-            return false;
-        }
-        let after = solo_of(&slot.entries, principal);
-        let principal_gone = entries::principal_range(&slot.entries, principal).is_empty();
-        let pattern_gone = slot.entries.is_empty();
-        let key = (principal, pattern.resource_type);
-        if principal_gone {
-            if let Some(set) = self.by_principal.get_mut(&key) {
-                set.remove(&pattern.name, pattern.pattern_type);
-                if set.is_empty() {
-                    self.by_principal.remove(&key);
-                }
-            }
-        } else if before != after {
-            if let Some(set) = self.by_principal.get_mut(&key) {
-                set.set_solo(&pattern.name, pattern.pattern_type, after);
-            }
-        }
-        if pattern_gone {
-            self.drop_pattern(id);
-        }
-        if removed == Removed::Entry {
-            self.strings.release(principal);
-            self.strings.release(host);
-        }
-        self.len -= 1;
-        true
-    }
-
-    fn drop_pattern(&mut self, id: u32) {
-        let Some(slot) = self.patterns.get_mut(id as usize).and_then(Option::take) else {
-            return;
-        };
-        let type_index = slot.resource_type.code() as usize;
-        if let Some(kind) = stored_kind(slot.pattern_type) {
-            if let Some(map) = self
-                .by_name
-                .get_mut(type_index)
-                .and_then(|m| m.get_mut(kind))
-            {
-                map.remove(&slot.name);
-            }
-            if kind == 1 {
-                if let Some(lengths) = self.prefix_lengths.get_mut(type_index) {
-                    if let Some(count) = lengths.get_mut(&slot.name.len()) {
-                        *count -= 1;
-                        if *count == 0 {
-                            lengths.remove(&slot.name.len());
-                        }
-                    }
-                }
-            }
-        }
-        self.free_patterns.push(id);
-    }
-}
-
-/// The principal's only entry on a pattern, or the empty [`Solo`] if it has none or
-/// several there.
-fn solo_of(list: &[Entry], principal: u32) -> Solo {
-    match list.get(entries::principal_range(list, principal)) {
-        Some([only]) => Solo {
-            host: only.host,
-            mask: only.mask,
-        },
-        _ => Solo::default(),
     }
 }
 
