@@ -287,6 +287,9 @@ fn bench_config(c: &mut Criterion, resources: usize, deny_percent: f64, full: bo
     });
     let by_name = literal_filter(&format!("{PREFIX}96"));
     let name_matches = authorizer.acls().read().count_matching(&by_name) as u64;
+    eprintln!(
+        "counts r{resources}_deny{deny_percent}: all={all} principal={matches} resource={name_matches}"
+    );
     group.throughput(Throughput::Elements(name_matches));
     group.bench_function("describe_resource/index", |b| {
         b.iter(|| {
