@@ -12,7 +12,7 @@
 use std::collections::HashSet;
 
 use crate::enums::{AclOperation, ResourceType};
-use crate::index::{AclIndex, AclIndexReadGuard, SharedAclIndex};
+use crate::index::{AclIndex, AclIndexReadGuard, Requester, SharedAclIndex, Verdict};
 use crate::validate::{KafkaPrincipal, PrincipalParseError};
 
 /// The answer to an authorization question.
@@ -160,7 +160,7 @@ impl Authorizer {
 pub struct AuthorizerSession<'a> {
     authorizer: &'a Authorizer,
     acls: AclIndexReadGuard<'a>,
-    requester: crate::index::Requester,
+    requester: Requester,
     super_user: bool,
 }
 
@@ -175,7 +175,6 @@ impl AuthorizerSession<'_> {
         if self.super_user {
             return AuthorizationResult::Allowed;
         }
-        use crate::index::Verdict;
         match self
             .acls
             .verdict(&self.requester, operation, resource_type, name)

@@ -141,6 +141,16 @@ impl AclIndex {
         AclIndex::default()
     }
 
+    /// A set holding `bindings` (duplicates collapse), e.g. the store's ACLs at start.
+    pub fn from_bindings(bindings: Vec<AclBinding>) -> Result<Self, IndexError> {
+        let mut index = AclIndex::new();
+        index.apply(&AclChanges {
+            removes: Vec::new(),
+            adds: bindings,
+        })?;
+        Ok(index)
+    }
+
     /// How many ACLs (distinct 7-tuples) the set holds.
     pub fn len(&self) -> usize {
         self.len
