@@ -190,6 +190,20 @@ proptest! {
             allow_everyone_if_no_acl_found: allow_everyone,
         };
         let authorizer = Authorizer::new(config.clone(), SharedAclIndex::from_index(index));
+        // One session answering many questions (its wildcard memo is reused).
+        if let Some((principal, host, ..)) = questions.first() {
+            let session = authorizer.session(principal, host);
+            for (_, _, op, rt, name) in &questions {
+                prop_assert_eq!(
+                    session.authorize(*op, *rt, name),
+                    oracle.authorize(&config, principal, host, *op, *rt, name)
+                );
+                prop_assert_eq!(
+                    session.authorize_by_resource_type(*op, *rt),
+                    oracle.authorize_by_resource_type(&config, principal, host, *op, *rt)
+                );
+            }
+        }
         for (principal, host, op, rt, name) in questions {
             prop_assert_eq!(
                 authorizer.authorize(principal, host, op, rt, name),

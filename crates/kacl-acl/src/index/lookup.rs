@@ -1,20 +1,33 @@
 //! The index side of authorization: which ACLs apply to a resource and what they say
 //! for one requester, found through the name maps and prefix probes, never by a scan.
 
+use std::cell::Cell;
+
 use crate::enums::{AclOperation, PatternType, ResourceType};
 use crate::types::{WILDCARD_HOST, WILDCARD_PRINCIPAL, WILDCARD_RESOURCE};
 
 use super::entries;
 use super::names::prefix_successor;
-use super::{AclIndex, PatternSlot};
+use super::{AclIndex, PatternSlot, TYPE_COUNT};
 
 /// A requesting principal and host resolved to interned ids: the (up to) two
 /// principals and two hosts an ACL must name to concern this requester. Valid only
 /// for the read view it was made from.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Requester {
     principals: [Option<u32>; 2],
     hosts: [Option<u32>; 2],
+    /// The LITERAL `*` pattern's mask for this requester, per resource type code,
+    /// found on first use: a session asking about many topics probes it once.
+    wildcards: Cell<[Wildcard; TYPE_COUNT]>,
+}
+
+/// What the LITERAL `*` pattern of one resource type says for a requester.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wildcard {
+    NotLookedUp,
+    Absent,
+    Present { mask: u32 },
 }
 
 /// What the ACLs of one resource say for one requester and operation.
@@ -46,6 +59,37 @@ impl AclIndex {
         Requester {
             principals: [self.strings.get(principal), wildcard_principal],
             hosts: [self.strings.get(host), wildcard_host],
+            wildcards: Cell::new([Wildcard::NotLookedUp; TYPE_COUNT]),
+        }
+    }
+
+    /// The mask of the LITERAL `*` pattern of `resource_type` for `requester`, `None`
+    /// if there is no such pattern (memoized in the requester).
+    fn wildcard_mask(&self, requester: &Requester, resource_type: ResourceType) -> Option<u32> {
+        let index = resource_type.code() as usize;
+        let mut memo = requester.wildcards.get();
+        let state = match memo.get(index).copied().unwrap_or(Wildcard::NotLookedUp) {
+            Wildcard::NotLookedUp => {
+                let state = match self
+                    .pattern_id(resource_type, PatternType::Literal, WILDCARD_RESOURCE)
+                    .and_then(|id| self.slot(id))
+                {
+                    Some(slot) => Wildcard::Present {
+                        mask: Self::mask_for(slot, requester),
+                    },
+                    None => Wildcard::Absent,
+                };
+                if let Some(cell) = memo.get_mut(index) {
+                    *cell = state;
+                    requester.wildcards.set(memo);
+                }
+                state
+            }
+            known => known,
+        };
+        match state {
+            Wildcard::Present { mask } => Some(mask),
+            _ => None,
         }
     }
 
@@ -80,31 +124,30 @@ impl AclIndex {
         let mut applies = false;
         let mut allowed = false;
         let mut denied = false;
-        let mut check = |id: u32| {
-            if denied {
-                return;
-            }
-            if let Some(slot) = self.slot(id) {
-                applies = true;
-                let mask = Self::mask_for(slot, requester);
-                if mask & deny != 0 {
-                    denied = true;
-                } else if mask & allow != 0 {
-                    allowed = true;
-                }
+        let mut take = |mask: u32| {
+            applies = true;
+            if mask & deny != 0 {
+                denied = true;
+            } else if mask & allow != 0 {
+                allowed = true;
             }
         };
-        if let Some(id) = self.pattern_id(resource_type, PatternType::Literal, name) {
-            check(id);
+        if let Some(slot) = self
+            .pattern_id(resource_type, PatternType::Literal, name)
+            .and_then(|id| self.slot(id))
+        {
+            take(Self::mask_for(slot, requester));
         }
         if name != WILDCARD_RESOURCE {
-            if let Some(id) =
-                self.pattern_id(resource_type, PatternType::Literal, WILDCARD_RESOURCE)
-            {
-                check(id);
+            if let Some(mask) = self.wildcard_mask(requester, resource_type) {
+                take(mask);
             }
         }
-        self.visit_prefixes_of(resource_type, name, 0, &mut check);
+        self.visit_prefixes_of(resource_type, name, 0, &mut |id| {
+            if let Some(slot) = self.slot(id) {
+                take(Self::mask_for(slot, requester));
+            }
+        });
         if denied {
             Verdict::Denied
         } else if allowed {
@@ -133,11 +176,7 @@ impl AclIndex {
     ) -> bool {
         let deny = entries::refusing_deny_bits(operation);
         let allow = entries::exact_allow_bits(operation);
-        if let Some(slot) = self
-            .pattern_id(resource_type, PatternType::Literal, WILDCARD_RESOURCE)
-            .and_then(|id| self.slot(id))
-        {
-            let mask = Self::mask_for(slot, requester);
+        if let Some(mask) = self.wildcard_mask(requester, resource_type) {
             if mask & deny != 0 {
                 return false;
             }
