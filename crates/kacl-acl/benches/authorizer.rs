@@ -22,7 +22,7 @@ mod oracle;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::measurement::WallTime;
 use criterion::{
@@ -216,6 +216,38 @@ fn literal_filter(name: &str) -> AclBindingFilter {
     )
 }
 
+/// Nanoseconds this thread has spent on a CPU (Linux `schedstat`), to tell the cost of
+/// the code from time spent waiting for a core on a busy machine.
+fn on_cpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Runs `work` (which handles `items` items) `rounds` times and prints wall-clock and
+/// on-CPU nanoseconds per item.
+fn on_cpu_report(label: &str, rounds: u32, items: u64, mut work: impl FnMut()) {
+    work();
+    let cpu_before = on_cpu_ns();
+    let wall = Instant::now();
+    for _ in 0..rounds {
+        work();
+    }
+    let wall = wall.elapsed().as_nanos() as f64;
+    let cpu = on_cpu_ns()
+        .zip(cpu_before)
+        .map(|(after, before)| after.saturating_sub(before) as f64);
+    let per = f64::from(rounds) * items as f64;
+    eprintln!(
+        "oncpu {label}: wall {:.1} ns, on-cpu {:.1} ns per item",
+        wall / per,
+        cpu.unwrap_or(f64::NAN) / per
+    );
+}
+
 fn slow(group: &mut BenchmarkGroup<'_, WallTime>) {
     group.sampling_mode(SamplingMode::Flat);
 }
@@ -276,7 +308,13 @@ fn bench_config(c: &mut Criterion, resources: usize, deny_percent: f64, full: bo
         b.iter(|| {
             let acls = authorizer.acls().read();
             let mut n = 0usize;
-            acls.for_each_group(black_box(&by_user), |group| n += group.entries.count());
+            acls.for_each_group(black_box(&by_user), |group| {
+                black_box(group.pattern);
+                for entry in group.entries {
+                    black_box(entry);
+                    n += 1;
+                }
+            });
             n
         })
     });
@@ -295,9 +333,56 @@ fn bench_config(c: &mut Criterion, resources: usize, deny_percent: f64, full: bo
         b.iter(|| {
             let acls = authorizer.acls().read();
             let mut n = 0usize;
-            acls.for_each_group(black_box(&by_name), |group| n += group.entries.count());
+            acls.for_each_group(black_box(&by_name), |group| {
+                black_box(group.pattern);
+                for entry in group.entries {
+                    black_box(entry);
+                    n += 1;
+                }
+            });
             n
         })
+    });
+
+    let label = format!("r{resources}_deny{deny_percent}");
+    on_cpu_report(&format!("{label} authorize"), 20_000, 1, || {
+        black_box(authorizer.authorize(
+            USER,
+            "127.0.0.1",
+            AclOperation::Write,
+            ResourceType::Topic,
+            black_box(&target),
+        ));
+    });
+    on_cpu_report(&format!("{label} by_resource_type"), 5_000, 1, || {
+        black_box(
+            authorizer
+                .authorize_by_resource_type(
+                    USER,
+                    "127.0.0.2",
+                    AclOperation::Read,
+                    ResourceType::Topic,
+                )
+                .ok(),
+        );
+    });
+    on_cpu_report(&format!("{label} describe_all"), 5, all, || {
+        let acls = authorizer.acls().read();
+        acls.for_each_group(&AclBindingFilter::ANY, |group| {
+            black_box(group.pattern);
+            for entry in group.entries {
+                black_box(entry);
+            }
+        });
+    });
+    on_cpu_report(&format!("{label} describe_principal"), 5, matches, || {
+        let acls = authorizer.acls().read();
+        acls.for_each_group(&by_user, |group| {
+            black_box(group.pattern);
+            for entry in group.entries {
+                black_box(entry);
+            }
+        });
     });
 
     if full {

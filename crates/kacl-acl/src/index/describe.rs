@@ -104,9 +104,9 @@ impl<'a> Iterator for GroupEntries<'a> {
                     permission_type,
                 });
             }
-            let entry = match self.single.take() {
-                Some(entry) => entry,
-                None => *self.entries.next()?,
+            let entry = match self.entries.next() {
+                Some(entry) => *entry,
+                None => self.single.take()?,
             };
             if self.host.is_some_and(|h| h != entry.host) {
                 continue;
