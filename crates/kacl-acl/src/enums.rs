@@ -33,6 +33,7 @@ macro_rules! kafka_enum {
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
 
             /// Kafka's `fromCode`: any code it does not know is `UNKNOWN`.
+            #[inline]
             pub fn from_code(code: i8) -> Self {
                 match code {
                     $( $code => $name::$variant, )+

@@ -90,6 +90,7 @@ pub struct GroupEntries<'a> {
 impl<'a> Iterator for GroupEntries<'a> {
     type Item = EntryRef<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<EntryRef<'a>> {
         loop {
             if self.pending != 0 {
@@ -116,6 +117,7 @@ impl<'a> Iterator for GroupEntries<'a> {
         }
     }
 
+    #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.remaining, Some(self.remaining))
     }

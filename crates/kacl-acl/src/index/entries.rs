@@ -49,6 +49,7 @@ pub(crate) fn filter_bits(operation: AclOperation, permission: AclPermissionType
 }
 
 /// The operation and permission of a mask bit.
+#[inline]
 pub(crate) fn decode_bit(bit: u32) -> (AclOperation, AclPermissionType) {
     let permission = if bit >= DENY_SHIFT {
         AclPermissionType::Deny

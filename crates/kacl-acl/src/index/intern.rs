@@ -70,6 +70,7 @@ impl Interner {
     }
 
     /// The text of a live id (empty for a dead one, which the index never holds).
+    #[inline]
     pub(crate) fn resolve(&self, id: u32) -> &str {
         match self.slots.get(id as usize) {
             Some(Some(slot)) => &slot.text,
