@@ -149,6 +149,9 @@ pub struct TlsConfig {
     /// PEM file of CA certificates to trust (`ssl.truststore.location` with
     /// `ssl.truststore.type=PEM`); `None` trusts nothing, so a path is required for TLS.
     pub truststore_pem: Option<std::path::PathBuf>,
+    /// PEM file holding the client's private key and certificate chain, for brokers that
+    /// require client certificates (`ssl.keystore.location` with `ssl.keystore.type=PEM`).
+    pub keystore_pem: Option<std::path::PathBuf>,
     /// Whether to check that the certificate names the host dialled
     /// (`ssl.endpoint.identification.algorithm=https`, Kafka's default).
     pub verify_hostname: bool,
@@ -192,6 +195,7 @@ impl AdminConfig {
             sasl: None,
             tls: TlsConfig {
                 truststore_pem: None,
+                keystore_pem: None,
                 verify_hostname: true,
             },
             client_id: "kacl-admin".to_owned(),
@@ -208,7 +212,8 @@ impl AdminConfig {
     /// (a `--command-config` file). Understood keys: `bootstrap.servers` (used when
     /// `bootstrap` is empty), `security.protocol`, `sasl.mechanism`, `sasl.jaas.config`
     /// (PlainLoginModule or ScramLoginModule with `username` and `password`),
-    /// `ssl.truststore.location`, `ssl.truststore.type` (PEM only),
+    /// `ssl.truststore.location`, `ssl.keystore.location`, `ssl.truststore.type` and
+    /// `ssl.keystore.type` (PEM only),
     /// `ssl.endpoint.identification.algorithm`, `client.id`, `request.timeout.ms`,
     /// `default.api.timeout.ms`, `retries`, `retry.backoff.ms`, `retry.backoff.max.ms`,
     /// `socket.connection.setup.timeout.ms`. Other keys are returned so the caller can warn,
@@ -226,7 +231,7 @@ impl AdminConfig {
         let mut unused = Vec::new();
         let mut mechanism = SaslMechanism::Plain;
         let mut jaas = None;
-        let mut truststore_type = None;
+        let mut store_types = Vec::new();
         for (key, value) in props.iter() {
             match key {
                 "bootstrap.servers" => {}
@@ -236,7 +241,12 @@ impl AdminConfig {
                 "ssl.truststore.location" => {
                     config.tls.truststore_pem = Some(value.trim().into());
                 }
-                "ssl.truststore.type" => truststore_type = Some(value.trim()),
+                "ssl.truststore.type" | "ssl.keystore.type" => {
+                    store_types.push((key, value.trim()));
+                }
+                "ssl.keystore.location" => {
+                    config.tls.keystore_pem = Some(value.trim().into());
+                }
                 "ssl.endpoint.identification.algorithm" => {
                     config.tls.verify_hostname = !value.trim().is_empty();
                 }
@@ -255,10 +265,10 @@ impl AdminConfig {
                 other => unused.push(other.to_owned()),
             }
         }
-        if let Some(kind) = truststore_type {
+        for (key, kind) in store_types {
             if !kind.eq_ignore_ascii_case("PEM") {
                 return Err(AdminError::Config(format!(
-                    "ssl.truststore.type={kind} is not supported: kacl reads PEM truststores only"
+                    "{key}={kind} is not supported: kacl reads PEM files only"
                 )));
             }
         }
