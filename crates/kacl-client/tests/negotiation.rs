@@ -37,6 +37,8 @@ struct Behaviour {
     silent_describe: bool,
     /// Collect this many DescribeAcls requests, then answer them in reverse order.
     reverse_batch: usize,
+    /// Close the connection instead of answering this many DescribeAcls requests.
+    hang_ups: Arc<Mutex<u32>>,
 }
 
 impl Behaviour {
@@ -46,6 +48,7 @@ impl Behaviour {
             describe_errors: Arc::default(),
             silent_describe: false,
             reverse_batch: 0,
+            hang_ups: Arc::default(),
         }
     }
 }
@@ -193,6 +196,13 @@ async fn serve(
             ApiKey::DescribeAcls => {
                 if behaviour.silent_describe {
                     continue;
+                }
+                {
+                    let mut hang_ups = behaviour.hang_ups.lock().unwrap();
+                    if *hang_ups > 0 {
+                        *hang_ups -= 1;
+                        return;
+                    }
                 }
                 let request: DescribeAclsRequest = frame.decode_body().unwrap();
                 let mut body = describe_reply(&request);
@@ -371,6 +381,23 @@ async fn retriable_errors_are_retried_and_others_are_not() {
         .unwrap_err();
     assert_eq!(err.to_string(), "CLUSTER_AUTHORIZATION_FAILED: try again");
     assert_eq!(broker.requests(ApiKey::DescribeAcls).len(), 4);
+}
+
+#[tokio::test]
+async fn a_dropped_connection_is_replaced_and_the_call_retried() {
+    let behaviour = Behaviour::with_ranges(NARROW_ACLS);
+    *behaviour.hang_ups.lock().unwrap() = 2;
+    let broker = FakeBroker::start(behaviour).await;
+    let admin = Admin::connect(broker.config()).await.unwrap();
+    let found = admin
+        .describe_acls(AclBindingFilter::ANY, DescribeAclsOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!(broker.requests(ApiKey::DescribeAcls).len(), 3);
+    // Each hang-up cost a connection; each new one negotiated versions again.
+    assert_eq!(broker.seen.lock().unwrap().connections, 3);
+    assert_eq!(broker.requests(ApiKey::ApiVersions).len(), 3);
 }
 
 #[tokio::test]
