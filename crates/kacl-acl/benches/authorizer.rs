@@ -345,7 +345,7 @@ fn bench_config(c: &mut Criterion, resources: usize, deny_percent: f64, full: bo
     });
 
     let label = format!("r{resources}_deny{deny_percent}");
-    on_cpu_report(&format!("{label} authorize"), 20_000, 1, || {
+    on_cpu_report(&format!("{label} authorize"), 400_000, 1, || {
         black_box(authorizer.authorize(
             USER,
             "127.0.0.1",
@@ -354,7 +354,7 @@ fn bench_config(c: &mut Criterion, resources: usize, deny_percent: f64, full: bo
             black_box(&target),
         ));
     });
-    on_cpu_report(&format!("{label} by_resource_type"), 5_000, 1, || {
+    on_cpu_report(&format!("{label} by_resource_type"), 100_000, 1, || {
         black_box(
             authorizer
                 .authorize_by_resource_type(
