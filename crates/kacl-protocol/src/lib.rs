@@ -36,6 +36,7 @@ pub mod error;
 pub mod frame;
 pub mod header;
 pub mod messages;
+mod tagged_fields;
 pub mod wire;
 
 pub use api_key::ApiKey;

@@ -97,14 +97,14 @@ macro_rules! kafka_struct {
         $vis struct $Name<'a> {
             $( $(#[$fmeta])* pub $field: $ty, )*
             /// Tagged fields this declaration does not know, kept verbatim in wire order.
-            pub unknown_tagged_fields: ::std::vec::Vec<$crate::wire::RawTaggedField<'a>>,
+            pub unknown_tagged_fields: $crate::wire::TaggedFields<'a>,
         }
 
         impl<'a> ::core::default::Default for $Name<'a> {
             fn default() -> Self {
                 Self {
                     $( $field: $crate::__kacl_default!($ty; $($spec)*), )*
-                    unknown_tagged_fields: ::std::vec::Vec::new(),
+                    unknown_tagged_fields: $crate::wire::TaggedFields::new(),
                 }
             }
         }

@@ -28,6 +28,7 @@ use crate::codec::{
     length_prefix_len, prealloc_capacity, put_nullable_bytes, put_nullable_str, put_uvarint,
     uvarint_len, DecodeError, EncodeError, Reader, Uuid,
 };
+pub use crate::tagged_fields::TaggedFields;
 
 /// Deepest nesting of structs a decoder follows. Kafka's schemas nest at most four levels; the
 /// bound keeps any future recursive schema from turning into unbounded recursion.

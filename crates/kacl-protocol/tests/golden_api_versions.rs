@@ -57,7 +57,8 @@ fn api_versions_response_v3_writes_non_default_tags_in_order() {
         unknown_tagged_fields: vec![RawTaggedField {
             tag: 9,
             data: Cow::Borrowed(&[0xaa]),
-        }],
+        }]
+        .into(),
         ..Default::default()
     };
     let expected = [

@@ -22,7 +22,7 @@ fn seed_request(pattern_type_filter: i8) -> DescribeAclsRequest<'static> {
         host_filter: Some(Cow::Borrowed("")),
         operation: 0,
         permission_type: 0,
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     }
 }
 
@@ -41,11 +41,11 @@ fn seed_response(pattern_type: i8) -> DescribeAclsResponse<'static> {
                 host: Cow::Borrowed(""),
                 operation: 0,
                 permission_type: 0,
-                unknown_tagged_fields: Vec::new(),
+                unknown_tagged_fields: Default::default(),
             }],
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: Default::default(),
         }],
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     }
 }
 

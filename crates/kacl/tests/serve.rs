@@ -124,7 +124,7 @@ fn acl(topic: String, principal: String) -> AclCreation<'static> {
         host: Cow::Borrowed("*"),
         operation: 3,
         permission_type: 3,
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     }
 }
 

@@ -214,7 +214,7 @@ pub fn encode_request<'r, M: Message<'r>>(
         request_api_version: version,
         correlation_id,
         client_id: Some(client_id.into()),
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     };
     let mut frame = Vec::with_capacity(32 + body.encoded_len(version));
     encode_request_frame(&mut frame, &header, version, body).map_err(|e| {

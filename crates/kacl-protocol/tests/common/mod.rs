@@ -11,7 +11,7 @@ use kacl_protocol::messages::delete_acls::*;
 use kacl_protocol::messages::describe_acls::*;
 use kacl_protocol::messages::sasl_authenticate::*;
 use kacl_protocol::messages::sasl_handshake::*;
-use kacl_protocol::wire::RawTaggedField;
+use kacl_protocol::wire::{RawTaggedField, TaggedFields};
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 
@@ -43,9 +43,9 @@ pub fn when<T: Clone + std::fmt::Debug + 'static>(
 
 /// Unknown tagged fields with unique ascending tags, only in flexible versions. Tags start at
 /// 10 so they never collide with a known tag.
-pub fn unknown_tags(flexible: bool) -> BoxedStrategy<Vec<RawTaggedField<'static>>> {
+pub fn unknown_tags(flexible: bool) -> BoxedStrategy<TaggedFields<'static>> {
     if !flexible {
-        return Just(Vec::new()).boxed();
+        return Just(TaggedFields::new()).boxed();
     }
     btree_map(10u32..300, vec(any::<u8>(), 0..6), 0..3)
         .prop_map(|tags| {
@@ -401,7 +401,7 @@ pub fn sasl_handshake_request(_v: i16) -> BoxedStrategy<SaslHandshakeRequest<'st
     string()
         .prop_map(|mechanism| SaslHandshakeRequest {
             mechanism,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: Default::default(),
         })
         .boxed()
 }
@@ -411,7 +411,7 @@ pub fn sasl_handshake_response(_v: i16) -> BoxedStrategy<SaslHandshakeResponse<'
         .prop_map(|(error_code, mechanisms)| SaslHandshakeResponse {
             error_code,
             mechanisms,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: Default::default(),
         })
         .boxed()
 }

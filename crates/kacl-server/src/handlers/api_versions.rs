@@ -21,7 +21,7 @@ fn served_ranges() -> Vec<ApiVersion<'static>> {
             api_key: api.key(),
             min_version: api.versions().min,
             max_version: api.versions().max,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: Default::default(),
         })
         .collect()
 }
@@ -83,7 +83,7 @@ pub fn handle(frame: &RequestFrame<'_>) -> Outcome {
         finalized_features_epoch: -1,
         finalized_features: Vec::new(),
         zk_migration_ready: false,
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     };
     encode(correlation_id, version, &body)
 }

@@ -120,7 +120,7 @@ fn result(code: ErrorCode, message: Option<String>) -> AclCreationResult<'static
     AclCreationResult {
         error_code: code.code(),
         error_message: message.map(Cow::Owned),
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     }
 }
 
@@ -128,6 +128,6 @@ fn respond(ctx: &RequestContext<'_>, results: Vec<AclCreationResult<'static>>) -
     ctx.respond(&CreateAclsResponse {
         throttle_time_ms: 0,
         results,
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     })
 }

@@ -183,7 +183,7 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
     ctx.respond(&CreatePartitionsResponse {
         throttle_time_ms: 0,
         results,
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     })
 }
 
@@ -200,6 +200,6 @@ fn result(name: &str, code: i16, message: Option<&str>) -> CreatePartitionsTopic
         name: Cow::Owned(name.to_owned()),
         error_code: code,
         error_message: message.map(|m| Cow::Owned(m.to_owned())),
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     }
 }

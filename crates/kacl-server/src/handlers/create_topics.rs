@@ -287,7 +287,7 @@ fn success_result(topic: NewTopic) -> CreatableTopicResult<'static> {
                     read_only: config.read_only,
                     config_source: config.source.id(),
                     is_sensitive: config.is_sensitive,
-                    unknown_tagged_fields: Vec::new(),
+                    unknown_tagged_fields: Default::default(),
                 })
                 .collect(),
         );
@@ -310,6 +310,6 @@ fn respond(ctx: &RequestContext<'_>, topics: Vec<CreatableTopicResult<'static>>)
     ctx.respond(&CreateTopicsResponse {
         throttle_time_ms: 0,
         topics,
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     })
 }

@@ -114,7 +114,7 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
                 error_code: 0,
                 error_message: None,
                 matching_acls: matched.into_iter().map(matching_acl).collect(),
-                unknown_tagged_fields: Vec::new(),
+                unknown_tagged_fields: Default::default(),
             },
             (Ok(_), FilterDeletion::TooLarge) => {
                 failed(ErrorCode::PolicyViolation, BATCH_TOO_LARGE.to_owned())
@@ -139,7 +139,7 @@ fn matching_acl(binding: AclBinding) -> DeleteAclsMatchingAcl<'static> {
         host: Cow::Owned(binding.entry.host),
         operation: binding.entry.operation.code(),
         permission_type: binding.entry.permission_type.code(),
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     }
 }
 
@@ -148,7 +148,7 @@ fn failed(code: ErrorCode, message: String) -> DeleteAclsFilterResult<'static> {
         error_code: code.code(),
         error_message: Some(Cow::Owned(message)),
         matching_acls: Vec::new(),
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     }
 }
 
@@ -171,6 +171,6 @@ fn respond(ctx: &RequestContext<'_>, results: Vec<DeleteAclsFilterResult<'static
     ctx.respond(&DeleteAclsResponse {
         throttle_time_ms: 0,
         filter_results: results,
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     })
 }

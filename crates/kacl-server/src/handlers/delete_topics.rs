@@ -231,7 +231,7 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
     ctx.respond(&DeleteTopicsResponse {
         throttle_time_ms: 0,
         responses,
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     })
 }
 
@@ -246,7 +246,7 @@ fn result(
         topic_id: Uuid(id),
         error_code: code.code(),
         error_message: message.map(|m| Cow::Owned(m.to_owned())),
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     }
 }
 

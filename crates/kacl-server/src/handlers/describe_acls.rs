@@ -72,10 +72,10 @@ pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
                     host: Cow::Borrowed(entry.host),
                     operation: entry.operation.code(),
                     permission_type: entry.permission_type.code(),
-                    unknown_tagged_fields: Vec::new(),
+                    unknown_tagged_fields: Default::default(),
                 })
                 .collect(),
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: Default::default(),
         })
         .collect();
     let response = DescribeAclsResponse {
@@ -83,7 +83,7 @@ pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
         error_code: 0,
         error_message: Some(Cow::Borrowed("")),
         resources,
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     };
     ctx.respond(&response)
 }

@@ -67,9 +67,9 @@ pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
             port: i32::from(ctx.listener.advertised_port),
             rack: state.config.broker_rack.as_deref().map(Cow::Borrowed),
             is_fenced: false,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: Default::default(),
         }],
         cluster_authorized_operations,
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     })
 }

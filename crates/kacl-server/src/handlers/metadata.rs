@@ -179,14 +179,14 @@ pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
             host: Cow::Borrowed(&ctx.listener.advertised_host),
             port: i32::from(ctx.listener.advertised_port),
             rack: state.config.broker_rack.as_deref().map(Cow::Borrowed),
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: Default::default(),
         }],
         cluster_id: Some(Cow::Borrowed(&state.cluster_id)),
         controller_id: state.node_id(),
         topics,
         cluster_authorized_operations,
         error_code: 0,
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     };
     let outcome = ctx.respond(&response);
     drop(session);
@@ -210,7 +210,7 @@ fn topic_metadata(
             .map(|p| partition_metadata(p.partition_index, &p.replicas, node_id))
             .collect(),
         topic_authorized_operations,
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     }
 }
 
@@ -237,7 +237,7 @@ fn partition_metadata(
         replica_nodes: replicas.to_vec(),
         isr_nodes: live,
         offline_replicas: offline,
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     }
 }
 

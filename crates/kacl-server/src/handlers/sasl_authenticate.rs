@@ -104,7 +104,7 @@ pub fn handle(
                 error_message: message.map(Cow::Owned),
                 auth_bytes: Cow::Owned(bytes),
                 session_lifetime_ms: 0,
-                unknown_tagged_fields: Vec::new(),
+                unknown_tagged_fields: Default::default(),
             },
         )
     };

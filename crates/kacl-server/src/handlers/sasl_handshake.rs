@@ -63,7 +63,7 @@ pub fn handle(
         let response = SaslHandshakeResponse {
             error_code: ErrorCode::UnsupportedSaslMechanism.code(),
             mechanisms: enabled,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: Default::default(),
         };
         let reason = format!("unsupported SASL mechanism `{}`", request.mechanism);
         return match respond_to(correlation_id, version, &response) {
@@ -85,7 +85,7 @@ pub fn handle(
         &SaslHandshakeResponse {
             error_code: 0,
             mechanisms: enabled,
-            unknown_tagged_fields: Vec::new(),
+            unknown_tagged_fields: Default::default(),
         },
     )
 }

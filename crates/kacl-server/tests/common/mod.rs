@@ -215,7 +215,7 @@ pub fn creation(
         host: Cow::Owned(host.to_owned()),
         operation: op,
         permission_type: perm,
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     }
 }
 
@@ -240,7 +240,7 @@ pub fn describe_filter(
         host_filter: None,
         operation: op,
         permission_type: perm,
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     }
 }
 
@@ -264,7 +264,7 @@ pub fn delete_filter(
         host_filter: None,
         operation: op,
         permission_type: perm,
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     }
 }
 
