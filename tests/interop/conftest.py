@@ -23,10 +23,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests marked `scram` wait for the server's SCRAM support (issue 7)."""
-    if os.environ.get("KACL_INTEROP_SCRAM") == "1":
+    """Tests marked `scram` run by default; KACL_INTEROP_SCRAM=0 skips them (e.g. against an
+    older kacl)."""
+    if os.environ.get("KACL_INTEROP_SCRAM", "1") != "0":
         return
-    skip = pytest.mark.skip(reason="SCRAM interop runs with KACL_INTEROP_SCRAM=1 (server support: issue 7)")
+    skip = pytest.mark.skip(reason="SCRAM interop skipped by KACL_INTEROP_SCRAM=0")
     for item in items:
         if "scram" in item.keywords:
             item.add_marker(skip)
@@ -45,8 +46,18 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 @pytest.fixture
 def kacl(request: pytest.FixtureRequest):
     """A running server (see harness.py for its configuration), stopped after the test."""
+    yield from _server(request, tls=False)
+
+
+@pytest.fixture
+def kacl_tls(request: pytest.FixtureRequest):
+    """Like `kacl`, plus a SASL_SSL listener (`server.sasl_ssl`, CA at `server.ca_path`)."""
+    yield from _server(request, tls=True)
+
+
+def _server(request: pytest.FixtureRequest, tls: bool):
     try:
-        server = KaclServer.start()
+        server = KaclServer.start(tls=tls)
     except HarnessError as error:
         pytest.fail(f"interop harness: {error}", pytrace=False)
     request.node.kacl_server = server

@@ -4,7 +4,9 @@ Every suite gets servers from here, so they all run against the same configurati
 a PLAINTEXT and a SASL_PLAINTEXT listener on free loopback ports, `User:admin` as the
 only super user, PLAIN users `admin` and `alice` (`bob` exists only as an ACL principal),
 `num.partitions=2` so that topics created with -1 are told apart from explicit counts, and
-a fresh data directory that is deleted when the server stops.
+a fresh data directory that is deleted when the server stops. `KaclServer.start(tls=True)`
+adds a SASL_SSL listener whose certificate is signed by a throwaway CA made with the
+`openssl` command line (`server.ca_path` is the CA to trust).
 
 Used two ways:
 - from Python: `with KaclServer.start() as server: ...` (see conftest.py);
@@ -90,15 +92,49 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def server_properties(plaintext_port: int, sasl_port: int, data_dir: Path) -> str:
-    """The server.properties every suite runs against, in Kafka's key names."""
+def make_test_ca(work_dir: Path) -> tuple[Path, Path]:
+    """A CA and a server certificate for localhost/127.0.0.1 (EC P-256, two days), made with
+    the openssl CLI; returns (key store with key and chain, CA certificate), both PEM."""
+
+    def openssl(*args: str) -> None:
+        done = subprocess.run(["openssl", *args], cwd=work_dir, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise HarnessError(f"openssl {args[0]} failed: {done.stderr.strip()}")
+
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+            "-subj", "/CN=kacl interop CA",
+            "-addext", "basicConstraints=critical,CA:TRUE",
+            "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+    openssl("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost")
+    (work_dir / "server.ext").write_text(
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\n"
+        "basicConstraints=CA:FALSE\n"
+        "keyUsage=critical,digitalSignature\n"
+        "extendedKeyUsage=serverAuth\n"
+    )
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+            "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "server.ext")
+    keystore = work_dir / "keystore.pem"
+    keystore.write_text((work_dir / "server.key").read_text() + (work_dir / "server.pem").read_text())
+    return keystore, work_dir / "ca.pem"
+
+
+def server_properties(
+    plaintext_port: int, sasl_port: int, data_dir: Path, ssl: tuple[int, Path] | None = None
+) -> str:
+    """The server.properties every suite runs against, in Kafka's key names; `ssl` (port, key
+    store) adds a SASL_SSL listener with the same PLAIN users."""
     jaas = (
         "org.apache.kafka.common.security.plain.PlainLoginModule required "
         f'user_{ADMIN.name}="{ADMIN.password}" user_{ALICE.name}="{ALICE.password}";'
     )
+    listeners = f"PLAINTEXT://127.0.0.1:{plaintext_port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}"
+    if ssl is not None:
+        listeners += f",SASL_SSL://127.0.0.1:{ssl[0]}"
     lines = [
         "node.id=1",
-        f"listeners=PLAINTEXT://127.0.0.1:{plaintext_port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}",
+        f"listeners={listeners}",
         f"super.users={ADMIN.principal}",
         "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
         f"listener.name.sasl_plaintext.plain.sasl.jaas.config={jaas}",
@@ -106,6 +142,12 @@ def server_properties(plaintext_port: int, sasl_port: int, data_dir: Path) -> st
         "num.partitions=2",
         "default.replication.factor=1",
     ]
+    if ssl is not None:
+        lines += [
+            f"listener.name.sasl_ssl.plain.sasl.jaas.config={jaas}",
+            "ssl.keystore.type=PEM",
+            f"ssl.keystore.location={ssl[1]}",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -135,11 +177,19 @@ def _die_with_parent() -> None:
 class KaclServer:
     """One running `kacl serve` child with its own temp directory; a context manager."""
 
-    def __init__(self, process: subprocess.Popen, work_dir: Path, plaintext_port: int, sasl_port: int):
+    def __init__(
+        self,
+        process: subprocess.Popen,
+        work_dir: Path,
+        plaintext_port: int,
+        sasl_port: int,
+        ssl_port: int | None = None,
+    ):
         self.process = process
         self.work_dir = work_dir
         self.plaintext_port = plaintext_port
         self.sasl_port = sasl_port
+        self.ssl_port = ssl_port
         self._log_text: str | None = None
 
     @property
@@ -153,16 +203,28 @@ class KaclServer:
         return f"127.0.0.1:{self.sasl_port}"
 
     @property
+    def sasl_ssl(self) -> str:
+        """`host:port` of the SASL_SSL listener (only with `start(tls=True)`)."""
+        if self.ssl_port is None:
+            raise HarnessError("this server has no SASL_SSL listener; start it with tls=True")
+        return f"127.0.0.1:{self.ssl_port}"
+
+    @property
+    def ca_path(self) -> Path:
+        """The CA certificate that signed the SASL_SSL listener's certificate."""
+        return self.work_dir / "ca.pem"
+
+    @property
     def log_path(self) -> Path:
         return self.work_dir / "kacl.log"
 
     @classmethod
-    def start(cls, binary: Path | None = None) -> "KaclServer":
-        """Start a server on fresh ports and data dir; return once both listeners accept."""
+    def start(cls, binary: Path | None = None, tls: bool = False) -> "KaclServer":
+        """Start a server on fresh ports and data dir; return once every listener accepts."""
         binary = binary or find_binary()
         last_error = HarnessError("kacl serve was not started")
         for _ in range(START_ATTEMPTS):
-            server = cls._launch(binary)
+            server = cls._launch(binary, tls)
             try:
                 server._wait_ready()
                 return server
@@ -174,15 +236,26 @@ class KaclServer:
         raise last_error
 
     @classmethod
-    def _launch(cls, binary: Path) -> "KaclServer":
+    def _launch(cls, binary: Path, tls: bool = False) -> "KaclServer":
         work_dir = Path(tempfile.mkdtemp(prefix="kacl-interop-"))
         data_dir = work_dir / "data"
         data_dir.mkdir()
         plaintext_port, sasl_port = free_port(), free_port()
         while sasl_port == plaintext_port:
             sasl_port = free_port()
+        ssl = None
+        if tls:
+            ssl_port = free_port()
+            while ssl_port in (plaintext_port, sasl_port):
+                ssl_port = free_port()
+            try:
+                keystore, _ca = make_test_ca(work_dir)
+            except (HarnessError, OSError) as error:
+                shutil.rmtree(work_dir, ignore_errors=True)
+                raise HarnessError(f"cannot make the test CA: {error}") from error
+            ssl = (ssl_port, keystore)
         config = work_dir / "server.properties"
-        config.write_text(server_properties(plaintext_port, sasl_port, data_dir))
+        config.write_text(server_properties(plaintext_port, sasl_port, data_dir, ssl))
         log = open(work_dir / "kacl.log", "wb")
         try:
             process = subprocess.Popen(
@@ -198,11 +271,13 @@ class KaclServer:
             raise HarnessError(f"could not run {binary}: {error}") from error
         finally:
             log.close()
-        return cls(process, work_dir, plaintext_port, sasl_port)
+        return cls(process, work_dir, plaintext_port, sasl_port, ssl[0] if ssl else None)
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + READY_TIMEOUT_S
         pending = [self.sasl_port, self.plaintext_port]
+        if self.ssl_port is not None:
+            pending.append(self.ssl_port)
         while pending:
             code = self.process.poll()
             if code is not None:

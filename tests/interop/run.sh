@@ -9,7 +9,8 @@
 # tests/interop/node_modules), runs the suites, and ends with one line
 # "N passed, N failed, N skipped" over all of them. Exits non-zero if any test failed or a
 # suite could not run. Needs python3, node >= 18 and npm; the first run downloads from
-# PyPI and npm. KACL_INTEROP_SCRAM=1 also runs the SCRAM tests (issue 7).
+# PyPI and npm. KACL_INTEROP_SCRAM=0 skips the SCRAM tests; the SASL_SSL tests need the
+# openssl command line.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -2,7 +2,8 @@
 
 ACLs: create, describe with every kind of filter, delete, and the refusals a non-super
 user gets. Topics (tests named test_topic_*): create, list, add partitions, delete, and
-their error codes. SCRAM (marked `scram`): only with KACL_INTEROP_SCRAM=1.
+their error codes. SCRAM (marked `scram`, skipped with KACL_INTEROP_SCRAM=0), also over
+SASL_SSL with a CA made by the harness.
 """
 
 from __future__ import annotations
@@ -328,3 +329,59 @@ def test_scram_login_and_describe(admin: AdminClient, kacl: KaclServer, mechanis
 def test_scram_wrong_password_is_refused(admin: AdminClient, kacl: KaclServer, mechanism: str) -> None:
     add_scram_user(admin, CAROL, mechanism)
     assert_login_refused(kacl, mechanism, User(CAROL.name, "not-" + CAROL.password))
+
+
+# --- SASL_SSL ------------------------------------------------------------------------
+
+
+def tls_client(server: KaclServer, user: User, mechanism: str, **extra: object) -> AdminClient:
+    """A client of the SASL_SSL listener that trusts the harness's CA and checks the
+    server's name (librdkafka's default https endpoint identification)."""
+    return admin_client(
+        server,
+        user,
+        **{
+            "bootstrap.servers": server.sasl_ssl,
+            "security.protocol": "SASL_SSL",
+            "ssl.ca.location": str(server.ca_path),
+            "sasl.mechanism": mechanism,
+            **extra,
+        },
+    )
+
+
+@pytest.mark.scram
+@pytest.mark.parametrize("mechanism", ["SCRAM-SHA-256", "SCRAM-SHA-512"])
+def test_sasl_ssl_scram_login_and_describe(kacl_tls: KaclServer, mechanism: str) -> None:
+    admin = tls_client(kacl_tls, ADMIN, "PLAIN")
+    add_scram_user(admin, CAROL, mechanism)
+    grant = dict(GRANT_CLUSTER_DESCRIBE_TO_ALICE, principal=CAROL.principal)
+    create(admin, [grant])
+    carol = tls_client(kacl_tls, CAROL, mechanism)
+    assert describe(carol, ANY_FILTER) == [key(binding(grant))]
+
+
+@pytest.mark.scram
+def test_sasl_ssl_wrong_password_is_refused(kacl_tls: KaclServer) -> None:
+    admin = tls_client(kacl_tls, ADMIN, "PLAIN")
+    add_scram_user(admin, CAROL, "SCRAM-SHA-512")
+    errors: list[KafkaError] = []
+    client = tls_client(
+        kacl_tls, User(CAROL.name, "wrong"), "SCRAM-SHA-512", error_cb=errors.append
+    )
+    with pytest.raises(KafkaException):
+        client.list_topics(timeout=5)
+    auth_codes = {KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED}
+    deadline = time.monotonic() + 10
+    while not any(e.code() in auth_codes for e in errors) and time.monotonic() < deadline:
+        client.poll(0.2)
+    assert any(e.code() in auth_codes for e in errors), f"no authentication error reported, got {errors}"
+
+
+def test_sasl_ssl_refuses_a_client_that_does_not_trust_the_ca(kacl_tls: KaclServer) -> None:
+    errors: list[KafkaError] = []
+    client = tls_client(
+        kacl_tls, ADMIN, "PLAIN", error_cb=errors.append, **{"ssl.ca.location": "probe"}
+    )
+    with pytest.raises(KafkaException):
+        client.list_topics(timeout=3)

@@ -1,7 +1,7 @@
 """kafka-python 3.0.12 (pure Python) against kacl serve, through its KafkaAdminClient.
 
 The same ACL cases as test_confluent.py (acl_cases.json); topics in tests named
-test_topic_*; SCRAM (marked `scram`) only with KACL_INTEROP_SCRAM=1.
+test_topic_*; SCRAM (marked `scram`, skipped with KACL_INTEROP_SCRAM=0).
 """
 
 from __future__ import annotations

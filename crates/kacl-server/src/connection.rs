@@ -19,6 +19,9 @@ use crate::handlers::sasl_authenticate;
 use crate::router::{self, Outcome};
 use crate::state::{BoundListener, ServerState};
 
+/// Longest a connection waits for the client to close after a last response.
+pub const CLOSE_LINGER: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Why a connection stopped reading.
 #[derive(Debug, Error)]
 pub enum ConnectionError {
@@ -78,6 +81,21 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 };
             }
         }
+    }
+
+    /// Ends the connection after a last response (a failed authentication) so that the client
+    /// reads that response before it sees the connection end: wait for the client to close
+    /// (it does on reading the error; anything else it sends is discarded), at most
+    /// [`CLOSE_LINGER`], then close. A close right behind the response made kafka-python
+    /// 3.0 report "socket disconnected" instead of SASL_AUTHENTICATION_FAILED when both
+    /// arrived together.
+    pub async fn close_after_response(&mut self) {
+        let mut sink = [0u8; 512];
+        let _ = tokio::time::timeout(CLOSE_LINGER, async {
+            while matches!(self.stream.read(&mut sink).await, Ok(n) if n > 0) {}
+        })
+        .await;
+        let _ = self.stream.shutdown().await;
     }
 
     /// Writes bytes (a whole response frame) and flushes them.
@@ -154,6 +172,7 @@ pub async fn serve_session<S>(
                 if !response.is_empty() {
                     let _ = connection.write_all(&response).await;
                 }
+                connection.close_after_response().await;
                 break reason;
             }
             Outcome::Close { reason } => break reason,

@@ -60,4 +60,18 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
     "DescribeCluster with endpoint type 2 (controllers) is answered with this node, which is \
      broker and controller at once.",
     "Metadata never auto-creates topics: an unknown named topic is UNKNOWN_TOPIC_OR_PARTITION.",
+    "AlterUserScramCredentials: an empty salt or salted password is UNACCEPTABLE_CREDENTIAL \
+     (93); each change is its own store transaction (Kafka commits the request atomically); \
+     results within the success and refusal groups come in request order, not hash-map order.",
+    "DescribeUserScramCredentials lists results in request order (all users: by name), \
+     SHA-256 before SHA-512.",
+    "kacl.scram.bootstrap.credentials creates the first SCRAM credentials at start while the \
+     store holds none, in place of `kafka-storage.sh format --add-scram`.",
+    "The kacl::authorizer audit line ends at `resourceRefCount = 1`; Kafka appends the rule \
+     (matching ACL) that decided.",
+    "max.connections: connections over the limit are accepted and closed at once (Kafka \
+     leaves them in the listen backlog); max.connections.per.ip.overrides and per-listener \
+     limits are not supported.",
+    "After a failed authentication the connection waits (at most 1 s) for the client to \
+     close before closing, so that the client reads the error first.",
 ];

@@ -415,3 +415,38 @@ async fn credentials_survive_a_restart_and_bootstrap_starts_a_scram_only_cluster
     assert_eq!(stored.len(), 1);
     assert!(!String::from_utf8_lossy(&stored[0].1.stored_key).contains("svc-pw"));
 }
+
+#[tokio::test]
+async fn a_trailing_byte_after_the_alter_body_is_accepted_as_by_kafka() {
+    // librdkafka 2.x sends one byte more than the AlterUserScramCredentials body.
+    use kacl_protocol::messages::alter_user_scram_credentials::{
+        AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse,
+    };
+    let server = sasl_server(&[]).await;
+    let mut admin = admin(&server).await;
+    let req = AlterUserScramCredentialsRequest {
+        upsertions: vec![upsertion("olga", SHA256, "pw", 4096)],
+        ..Default::default()
+    };
+    let header = kacl_protocol::RequestHeader {
+        correlation_id: 77,
+        client_id: Some("rdkafka".into()),
+        ..Default::default()
+    };
+    let mut frame = Vec::new();
+    kacl_protocol::frame::encode_request_frame(&mut frame, &header, 0, &req).unwrap();
+    frame.push(0);
+    let size = (frame.len() - 4) as i32;
+    frame[..4].copy_from_slice(&size.to_be_bytes());
+    use tokio::io::AsyncWriteExt;
+    admin.stream.write_all(&frame).await.unwrap();
+    let payload = admin.read_frame().await.expect("answered, not closed");
+    let (_, resp) =
+        kacl_protocol::frame::decode_response_frame::<AlterUserScramCredentialsResponse>(
+            &payload, 0,
+        )
+        .unwrap();
+    assert_eq!(resp.results[0].error_code, 0);
+    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    assert_eq!(wire.scram_login(SHA256, "olga", "pw").await.error_code, 0);
+}

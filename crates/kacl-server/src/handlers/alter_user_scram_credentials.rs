@@ -38,7 +38,6 @@ use kacl_protocol::messages::alter_user_scram_credentials::{
 };
 use kacl_protocol::ErrorCode;
 
-use super::decode_in;
 use crate::context::RequestContext;
 use crate::credentials::{CredentialChange, CredentialView};
 use crate::router::Outcome;
@@ -87,7 +86,7 @@ pub struct Refusal {
 
 /// Answers one AlterUserScramCredentials request.
 pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
-    let request: AlterUserScramCredentialsRequest<'_> = match decode_in(ctx, frame) {
+    let request: AlterUserScramCredentialsRequest<'_> = match decode_lenient(ctx, frame) {
         Ok(request) => request,
         Err(outcome) => return outcome,
     };
@@ -273,6 +272,25 @@ pub fn plan(
     (changes, refusals)
 }
 
+/// Decodes a SCRAM admin request, ignoring bytes after the body.
+///
+/// librdkafka (2.x) sends one byte more than the AlterUserScramCredentials body; Kafka's
+/// request parser does not check for trailing bytes, so the request works with Kafka. kacl
+/// accepts trailing bytes for these two APIs only (elsewhere they close the connection).
+pub(crate) fn decode_lenient<'a, M: kacl_protocol::Message<'a>>(
+    ctx: &RequestContext<'_>,
+    frame: &RequestFrame<'a>,
+) -> Result<M, Outcome> {
+    let mut reader = kacl_protocol::Reader::new(frame.body);
+    M::decode(&mut reader, frame.version()).map_err(|err| {
+        Outcome::close(format!(
+            "malformed {} v{} request body: {err}",
+            ctx.api,
+            frame.version()
+        ))
+    })
+}
+
 fn refuse(refusals: &mut Vec<Refusal>, user: &str, code: ErrorCode, message: &'static str) {
     refusals.push(Refusal {
         user: user.to_owned(),
@@ -357,7 +375,7 @@ fn result(
         user: Cow::Owned(user),
         error_code: code.code(),
         error_message: message.map(Cow::Owned),
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     }
 }
 
@@ -368,6 +386,6 @@ fn respond(
     ctx.respond(&AlterUserScramCredentialsResponse {
         throttle_time_ms: 0,
         results,
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     })
 }

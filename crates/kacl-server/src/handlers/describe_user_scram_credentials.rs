@@ -26,7 +26,7 @@ use kacl_protocol::messages::describe_user_scram_credentials::{
 };
 use kacl_protocol::ErrorCode;
 
-use super::decode_in;
+use super::alter_user_scram_credentials::decode_lenient;
 use crate::context::RequestContext;
 use crate::credentials::ScramCredentials;
 use crate::router::Outcome;
@@ -41,7 +41,7 @@ pub const CLUSTER_AUTHORIZATION_FAILED: &str = "Cluster authorization failed.";
 
 /// Answers one DescribeUserScramCredentials request.
 pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
-    let request: DescribeUserScramCredentialsRequest<'_> = match decode_in(ctx, frame) {
+    let request: DescribeUserScramCredentialsRequest<'_> = match decode_lenient(ctx, frame) {
         Ok(request) => request,
         Err(outcome) => return outcome,
     };
@@ -113,10 +113,10 @@ pub fn describe(
                     .map(|(mechanism, iterations)| CredentialInfo {
                         mechanism: mechanism.type_code(),
                         iterations: i32::try_from(iterations).unwrap_or(i32::MAX),
-                        unknown_tagged_fields: Vec::new(),
+                        unknown_tagged_fields: Default::default(),
                     })
                     .collect(),
-                unknown_tagged_fields: Vec::new(),
+                unknown_tagged_fields: Default::default(),
             }
         })
         .collect();
@@ -125,7 +125,7 @@ pub fn describe(
         error_code: 0,
         error_message: Some(Cow::Borrowed("")),
         results,
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     }
 }
 
@@ -143,10 +143,10 @@ fn denied(names: &[&str]) -> DescribeUserScramCredentialsResponse<'static> {
                 error_code: ErrorCode::ClusterAuthorizationFailed.code(),
                 error_message: message(),
                 credential_infos: Vec::new(),
-                unknown_tagged_fields: Vec::new(),
+                unknown_tagged_fields: Default::default(),
             })
             .collect(),
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     }
 }
 
@@ -160,6 +160,6 @@ fn user_error(
         error_code: code.code(),
         error_message: Some(Cow::Owned(message)),
         credential_infos: Vec::new(),
-        unknown_tagged_fields: Vec::new(),
+        unknown_tagged_fields: Default::default(),
     }
 }
