@@ -209,6 +209,7 @@ macro_rules! kafka_struct {
                 Ok(())
             }
 
+            #[inline]
             fn encode_body(
                 &self,
                 out: &mut ::std::vec::Vec<u8>,
@@ -282,6 +283,7 @@ macro_rules! kafka_struct {
                 Ok(())
             }
 
+            #[inline]
             fn body_len(&self, cx: $crate::wire::Cx) -> usize {
                 use $crate::wire::{Field as _, FieldSpec};
                 let version = cx.version;
