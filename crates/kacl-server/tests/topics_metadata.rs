@@ -256,3 +256,23 @@ async fn partitions_show_this_node_as_leader_and_replica() {
         (5, -1, vec![3])
     );
 }
+
+#[tokio::test]
+async fn librdkafka_all_topics_request_with_trailing_bytes_is_answered() {
+    let server = start(&[]).await;
+    let mut client = server.client().await;
+    create_ok(&mut client, vec![topic("seen", 2, 1)]).await;
+    // confluent-kafka 2.16's `list_topics()`: Metadata v13, correlation id 3, client id
+    // "rdkafka", then a body Kafka reads as "all topics" followed by three bytes it ignores
+    // (librdkafka issue #5049).
+    let payload: &[u8] = &[
+        0, 3, 0, 13, 0, 0, 0, 3, 0, 7, b'r', b'd', b'k', b'a', b'f', b'k', b'a', 0, 0, 0, 0, 0, 1,
+        0, 0,
+    ];
+    let mut frame = (payload.len() as i32).to_be_bytes().to_vec();
+    frame.extend_from_slice(payload);
+    client.send_raw(&frame).await;
+    let response = client.read_frame().await.expect("answered, not closed");
+    let resp: kacl_protocol::messages::metadata::MetadataResponse<'_> = decode(&response, 13);
+    assert_eq!(listed(&resp), vec![("seen".to_owned(), 2)]);
+}
