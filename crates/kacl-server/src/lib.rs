@@ -60,6 +60,11 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
     "DescribeCluster with endpoint type 2 (controllers) is answered with this node, which is \
      broker and controller at once.",
     "Metadata never auto-creates topics: an unknown named topic is UNKNOWN_TOPIC_OR_PARTITION.",
+    "CreatePartitions stores each topic's increase as its own commit; if the store fails on \
+     one, it and the topics after it answer UNKNOWN_SERVER_ERROR while those before keep their \
+     partitions (Kafka commits a request's increases together).",
+    "Metadata v12+ naming a topic with a null name and no id: INVALID_REQUEST on every topic; \
+     Kafka fails that request with an internal error.",
     "AlterUserScramCredentials: an empty salt or salted password is UNACCEPTABLE_CREDENTIAL \
      (93); each change is its own store transaction (Kafka commits the request atomically); \
      results within the success and refusal groups come in request order, not hash-map order.",
