@@ -567,6 +567,7 @@ impl IntoStatic for RawTaggedField<'_> {
 }
 
 /// Reads `count` elements; elements are never null themselves.
+#[inline]
 fn decode_elements<'a, T: Field<'a>>(
     r: &mut Reader<'a>,
     count: usize,
@@ -585,6 +586,7 @@ fn decode_elements<'a, T: Field<'a>>(
     Ok(items)
 }
 
+#[inline]
 fn encode_elements<'a, T: Field<'a>>(
     items: &[T],
     out: &mut Vec<u8>,
@@ -597,12 +599,14 @@ fn encode_elements<'a, T: Field<'a>>(
         .try_for_each(|item| item.encode_field(out, cx, what))
 }
 
+#[inline]
 fn elements_len<'a, T: Field<'a>>(items: &[T], cx: Cx) -> usize {
     let cx = cx.with_nullable(false);
     items.iter().map(|item| item.field_len(cx)).sum()
 }
 
 impl<'a, T: Field<'a>> Field<'a> for Vec<T> {
+    #[inline]
     fn decode_field(r: &mut Reader<'a>, cx: Cx, what: &'static str) -> Result<Self, DecodeError> {
         match r.read_array_len(what, cx.flexible)? {
             Some(count) => decode_elements(r, count, cx, what),
@@ -612,6 +616,7 @@ impl<'a, T: Field<'a>> Field<'a> for Vec<T> {
             }),
         }
     }
+    #[inline]
     fn encode_field(
         &self,
         out: &mut Vec<u8>,
@@ -621,6 +626,7 @@ impl<'a, T: Field<'a>> Field<'a> for Vec<T> {
         crate::codec::put_length(out, what, Some(self.len()), cx.flexible, true)?;
         encode_elements(self, out, cx, what)
     }
+    #[inline]
     fn field_len(&self, cx: Cx) -> usize {
         length_prefix_len(Some(self.len()), cx.flexible, true) + elements_len(self, cx)
     }
