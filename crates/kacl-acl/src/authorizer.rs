@@ -137,7 +137,26 @@ impl Authorizer {
     /// how many ACLs exist or the principal has. Keep it for one request only and
     /// never across an `.await` (it holds the ACL read lock).
     pub fn session(&self, principal: &str, host: &str) -> AuthorizerSession<'_> {
-        let acls = self.acls.read();
+        self.session_with(View::Guard(self.acls.read()), principal, host)
+    }
+
+    /// A session on a read view the caller already holds (from `acls().read()`), for
+    /// deciding while describing without taking a second view on the same thread.
+    pub fn session_in<'a>(
+        &'a self,
+        acls: &'a AclIndex,
+        principal: &str,
+        host: &str,
+    ) -> AuthorizerSession<'a> {
+        self.session_with(View::Borrowed(acls), principal, host)
+    }
+
+    fn session_with<'a>(
+        &'a self,
+        acls: View<'a>,
+        principal: &str,
+        host: &str,
+    ) -> AuthorizerSession<'a> {
         let requester = acls.requester(principal, host);
         AuthorizerSession {
             authorizer: self,
@@ -156,10 +175,26 @@ impl Authorizer {
     }
 }
 
+/// The read view a session decides from: its own, or one the caller holds.
+enum View<'a> {
+    Guard(AclIndexReadGuard<'a>),
+    Borrowed(&'a AclIndex),
+}
+
+impl std::ops::Deref for View<'_> {
+    type Target = AclIndex;
+    fn deref(&self) -> &AclIndex {
+        match self {
+            View::Guard(guard) => guard,
+            View::Borrowed(acls) => acls,
+        }
+    }
+}
+
 /// Decisions for one principal and host under one consistent read view.
 pub struct AuthorizerSession<'a> {
     authorizer: &'a Authorizer,
-    acls: AclIndexReadGuard<'a>,
+    acls: View<'a>,
     requester: Requester,
     super_user: bool,
 }

@@ -253,13 +253,20 @@ impl SharedAclIndex {
     }
 
     /// A consistent read view. Keep it briefly and never across an `.await`.
+    ///
+    /// The lock is fair: once a batch is waiting to be applied, new views wait for it
+    /// (so writers are never starved). Hence never take a second view on a thread that
+    /// already holds one (it could wait behind that writer, which waits for the first
+    /// view): to authorize while describing, use
+    /// [`Authorizer::session_in`](crate::Authorizer::session_in) on the view you hold,
+    /// or describe through [`AuthorizerSession::acls`](crate::AuthorizerSession::acls).
     pub fn read(&self) -> AclIndexReadGuard<'_> {
         self.inner.read()
     }
 
     /// How many ACLs the set holds.
     pub fn len(&self) -> usize {
-        self.inner.read().len()
+        self.read().len()
     }
 
     /// True when the set holds no ACL.
@@ -276,7 +283,7 @@ impl SharedAclIndex {
 
     /// For each filter, the bindings it matches now (nothing is removed).
     pub fn plan_delete(&self, filters: &[AclBindingFilter]) -> DeletePlan {
-        self.inner.read().plan_delete(filters)
+        self.read().plan_delete(filters)
     }
 
     /// Finds what the filters match and removes it in one atomic step: no other
