@@ -6,6 +6,7 @@
 use clap::{Parser, Subcommand};
 
 mod cli;
+mod perf;
 mod serve;
 
 /// A Kafka-wire-compatible ACL and admin control plane.
@@ -26,6 +27,8 @@ enum Command {
     Topics(Box<cli::topics::TopicsArgs>),
     /// Add, delete, list and describe SCRAM users (kafka-configs.sh --entity-type users).
     Users(Box<cli::users::UsersArgs>),
+    /// Load generators: drive ACL workloads and report requests/s and latency percentiles.
+    Perf(perf::args::PerfArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -35,6 +38,7 @@ fn main() -> std::process::ExitCode {
         Command::Acls(args) => cli::acls::run(*args),
         Command::Topics(args) => cli::topics::run(*args),
         Command::Users(args) => cli::users::run(*args),
+        Command::Perf(args) => perf::run(args),
     };
     match result {
         Ok(code) => code,
