@@ -274,11 +274,13 @@ impl SharedAclIndex {
         self.len() == 0
     }
 
-    /// Applies a batch atomically; validation happens before the write lock is taken.
+    /// Applies a batch atomically; validation and sorting happen before the write lock
+    /// is taken.
     pub fn apply(&self, changes: &AclChanges) -> Result<ApplyOutcome, IndexError> {
         check_storable(changes)?;
+        let prepared = update::Prepared::of(changes);
         let mut index: RwLockWriteGuard<'_, AclIndex> = self.inner.write();
-        Ok(index.apply_checked(changes))
+        Ok(index.apply_prepared(&prepared))
     }
 
     /// For each filter, the bindings it matches now (nothing is removed).

@@ -66,20 +66,58 @@ fn principals_of(list: &[Entry]) -> Vec<u32> {
     out
 }
 
+/// One side of a batch, ready to apply: small ones as given, large ones sorted into
+/// per-pattern runs. Built before the write lock is taken, so the sort does not
+/// hold readers off.
+pub(super) enum Plan<'a> {
+    AsGiven(&'a [AclBinding]),
+    Runs(Vec<Vec<&'a AclBinding>>),
+}
+
+impl<'a> Plan<'a> {
+    fn of(bindings: &'a [AclBinding]) -> Self {
+        if bindings.len() < BULK_CHANGES {
+            Plan::AsGiven(bindings)
+        } else {
+            Plan::Runs(runs_by_pattern(bindings))
+        }
+    }
+}
+
+/// A whole batch, ready to apply (see [`Plan`]).
+pub(super) struct Prepared<'a> {
+    removes: Plan<'a>,
+    adds: Plan<'a>,
+}
+
+impl<'a> Prepared<'a> {
+    pub(super) fn of(changes: &'a AclChanges) -> Self {
+        Prepared {
+            removes: Plan::of(&changes.removes),
+            adds: Plan::of(&changes.adds),
+        }
+    }
+}
+
 impl AclIndex {
     pub(super) fn apply_checked(&mut self, changes: &AclChanges) -> ApplyOutcome {
+        self.apply_prepared(&Prepared::of(changes))
+    }
+
+    pub(super) fn apply_prepared(&mut self, prepared: &Prepared<'_>) -> ApplyOutcome {
         ApplyOutcome {
-            removed: self.apply_removes(&changes.removes),
-            added: self.apply_adds(&changes.adds),
+            removed: self.apply_removes(&prepared.removes),
+            added: self.apply_adds(&prepared.adds),
         }
     }
 
-    fn apply_adds(&mut self, adds: &[AclBinding]) -> usize {
-        if adds.len() < BULK_CHANGES {
-            return adds.iter().filter(|b| self.add_one(b)).count();
-        }
+    fn apply_adds(&mut self, plan: &Plan<'_>) -> usize {
+        let runs = match plan {
+            Plan::AsGiven(adds) => return adds.iter().filter(|b| self.add_one(b)).count(),
+            Plan::Runs(runs) => runs,
+        };
         let mut added = 0;
-        for run in runs_by_pattern(adds) {
+        for run in runs {
             let Some(first) = run.first() else { continue };
             if run.len() < MERGE_RUN {
                 added += run.iter().filter(|b| self.add_one(b)).count();
@@ -87,24 +125,25 @@ impl AclIndex {
             }
             let p = &first.pattern;
             if let Some(id) = self.pattern_id_or_create(p.resource_type, p.pattern_type, &p.name) {
-                added += self.merge_adds(id, &run);
+                added += self.merge_adds(id, run);
             }
         }
         added
     }
 
-    fn apply_removes(&mut self, removes: &[AclBinding]) -> usize {
-        if removes.len() < BULK_CHANGES {
-            return removes.iter().filter(|b| self.remove_one(b)).count();
-        }
+    fn apply_removes(&mut self, plan: &Plan<'_>) -> usize {
+        let runs = match plan {
+            Plan::AsGiven(removes) => return removes.iter().filter(|b| self.remove_one(b)).count(),
+            Plan::Runs(runs) => runs,
+        };
         let mut removed = 0;
-        for run in runs_by_pattern(removes) {
+        for run in runs {
             let Some(first) = run.first() else { continue };
             let p = &first.pattern;
             if run.len() < MERGE_RUN {
                 removed += run.iter().filter(|b| self.remove_one(b)).count();
             } else if let Some(id) = self.pattern_id(p.resource_type, p.pattern_type, &p.name) {
-                removed += self.merge_removes(id, &run);
+                removed += self.merge_removes(id, run);
             }
         }
         removed
