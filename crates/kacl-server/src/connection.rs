@@ -22,6 +22,11 @@ use crate::state::{BoundListener, ServerState};
 /// Longest a connection waits for the client to close after a last response.
 pub const CLOSE_LINGER: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// The largest frame read on a SASL listener before authentication completes: Kafka's
+/// `sasl.server.max.receive.size` default (512 KiB), so that an unauthenticated client cannot
+/// make the server buffer a `socket.request.max.bytes` frame.
+pub const SASL_MAX_RECEIVE_SIZE: usize = 524_288;
+
 /// Why a connection stopped reading.
 #[derive(Debug, Error)]
 pub enum ConnectionError {
@@ -135,6 +140,10 @@ pub async fn serve_session<S>(
     let idle = state.config.connections_max_idle;
     let mut connection = Connection::new(stream, max_frame);
     let reason: String = loop {
+        connection.max_frame = match session.principal() {
+            Some(_) => max_frame,
+            None => max_frame.min(SASL_MAX_RECEIVE_SIZE),
+        };
         let read = async {
             match idle {
                 Some(limit) => tokio::time::timeout(limit, connection.read_frame())
@@ -168,6 +177,7 @@ pub async fn serve_session<S>(
                 delay,
                 reason,
             } => {
+                state.metrics.authentication_failed();
                 tokio::time::sleep(delay).await;
                 if !response.is_empty() {
                     let _ = connection.write_all(&response).await;

@@ -8,6 +8,7 @@ use kacl_protocol::frame::encode_response_frame;
 use kacl_protocol::{ApiKey, Message};
 
 use crate::audit;
+use crate::metrics::ResponseErrors;
 use crate::router::Outcome;
 use crate::sasl::{SaslMechanism, SaslServer};
 use crate::state::{BoundListener, ServerState};
@@ -133,7 +134,8 @@ pub struct RequestContext<'a> {
 impl RequestContext<'_> {
     /// Encodes `body` as the response to this request. An encoding failure (a response this
     /// version cannot express) closes the connection rather than sending garbage.
-    pub fn respond<'m, M: Message<'m>>(&self, body: &M) -> Outcome {
+    pub fn respond<'m, M: Message<'m> + ResponseErrors>(&self, body: &M) -> Outcome {
+        self.state.metrics.count_errors(self.api, body);
         let mut out = Vec::new();
         match encode_response_frame(&mut out, self.correlation_id, self.version, body) {
             Ok(()) => Outcome::Respond(out),
@@ -172,6 +174,7 @@ impl RequestContext<'_> {
             resource_type,
             name,
         );
+        self.state.metrics.authorization(result);
         audit::decision(
             self.requester(),
             operation,

@@ -11,6 +11,8 @@
 //! - Security: [`tls`] (SSL and SASL_SSL listeners, certificate principals), [`credentials`]
 //!   (SCRAM credentials in memory) and [`scram_bootstrap`] (the first admin credential),
 //!   [`limits`] (connection limits), [`audit`] (the `kacl::authorizer` log).
+//! - [`metrics`]: Prometheus counters and the `/metrics` endpoint; [`fuzzing`]: the request
+//!   path without sockets, for the fuzz targets.
 #![forbid(unsafe_code)]
 
 pub mod acl_writer;
@@ -19,8 +21,10 @@ pub mod config;
 pub mod connection;
 pub mod context;
 pub mod credentials;
+pub mod fuzzing;
 pub mod handlers;
 pub mod limits;
+pub mod metrics;
 pub mod router;
 pub mod sasl;
 pub mod scram_bootstrap;
@@ -65,6 +69,9 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
      partitions (Kafka commits a request's increases together).",
     "Metadata v12+ naming a topic with a null name and no id: INVALID_REQUEST on every topic; \
      Kafka fails that request with an internal error.",
+    "CreateAcls/DeleteAcls when the store cannot write (disk full, read-only, I/O error): \
+     KAFKA_STORAGE_ERROR (56) on each affected entry, with the cause in the message; Kafka's \
+     controller answers UNKNOWN_SERVER_ERROR or NOT_CONTROLLER.",
     "AlterUserScramCredentials: an empty salt or salted password is UNACCEPTABLE_CREDENTIAL \
      (93); each change is its own store transaction (Kafka commits the request atomically); \
      results within the success and refusal groups come in request order, not hash-map order.",

@@ -67,8 +67,15 @@ impl Outcome {
     }
 }
 
-/// Answers one request frame payload (size prefix removed).
+/// Answers one request frame payload (size prefix removed), and records it in the metrics.
 pub async fn dispatch(state: &Arc<ServerState>, session: &mut Session, payload: &[u8]) -> Outcome {
+    let started = std::time::Instant::now();
+    let outcome = route(state, session, payload).await;
+    state.metrics.request_finished(payload, started.elapsed());
+    outcome
+}
+
+async fn route(state: &Arc<ServerState>, session: &mut Session, payload: &[u8]) -> Outcome {
     let prefix = match RequestPrefix::peek(payload) {
         Ok(prefix) => prefix,
         Err(err) => return Outcome::close(format!("unreadable request header: {err}")),

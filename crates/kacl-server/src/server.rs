@@ -29,6 +29,7 @@ use tokio::task::{JoinHandle, JoinSet};
 use crate::config::{Listener, ServerConfig};
 use crate::connection;
 use crate::credentials::ScramCredentials;
+use crate::metrics::{self, Metrics};
 use crate::scram_bootstrap::{self, BootstrapCredential};
 use crate::state::{BoundListener, ServerState};
 use crate::tls::{self, TlsAcceptor};
@@ -114,6 +115,8 @@ impl Server {
         store: Arc<dyn MetadataStore>,
     ) -> Result<RunningServer, StartError> {
         let tls = tls_acceptor(&config)?;
+        let metrics = Arc::new(Metrics::new());
+        let store = metrics::MeteredStore::wrap(store, metrics.clone());
         let loader = store.clone();
         let (acls, topics) = tokio::task::spawn_blocking(move || load(loader.as_ref()))
             .await
@@ -139,6 +142,20 @@ impl Server {
             bound.push(advertise(&config, listener, local_addr));
             sockets.push(socket);
         }
+        let metrics_socket = match &config.metrics_listen {
+            Some(address) => {
+                Some(
+                    TcpListener::bind(address)
+                        .await
+                        .map_err(|source| StartError::Bind {
+                            listener: "kacl.metrics.listen".into(),
+                            address: address.clone(),
+                            source,
+                        })?,
+                )
+            }
+            None => None,
+        };
 
         let state = Arc::new(ServerState::new(
             config,
@@ -148,10 +165,11 @@ impl Server {
             bound.clone(),
             scram,
             tls,
+            metrics,
         ));
         let (shutdown, _) = watch::channel(false);
         let shutdown = Arc::new(shutdown);
-        let accept_loops = sockets
+        let mut accept_loops: Vec<JoinHandle<()>> = sockets
             .into_iter()
             .zip(bound)
             .map(|(socket, listener)| {
@@ -167,6 +185,14 @@ impl Server {
                 ))
             })
             .collect();
+        if let Some(socket) = metrics_socket {
+            if let Ok(addr) = socket.local_addr() {
+                tracing::info!(address = %addr, "serving /metrics");
+                state.metrics.set_listen_addr(addr);
+            }
+            let serve = metrics::http::serve(socket, state.clone(), shutdown.subscribe());
+            accept_loops.push(tokio::spawn(serve));
+        }
         Ok(RunningServer {
             state,
             shutdown,
@@ -193,6 +219,11 @@ impl RunningServer {
     /// The shared state (cluster id, ACL index, store), for embedding and tests.
     pub fn state(&self) -> &Arc<ServerState> {
         &self.state
+    }
+
+    /// The address `/metrics` is served on (`kacl.metrics.listen`, port 0 resolved).
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.state.metrics.listen_addr()
     }
 
     /// A handle that stops the server from elsewhere (a signal handler).
@@ -351,12 +382,14 @@ async fn accept_loop(
                 let slot = match state.connection_limits.admit(peer.ip()) {
                     Ok(slot) => slot,
                     Err(refusal) => {
+                        state.metrics.connection_refused();
                         tracing::warn!(%peer, listener = %listener.name, %refusal,
                             "connection refused");
                         continue;
                     }
                 };
                 let _ = stream.set_nodelay(true);
+                let counted = state.metrics.connection_opened();
                 let (listener, state, shutdown) =
                     (listener.clone(), state.clone(), shutdown.clone());
                 connections.spawn(async move {
@@ -367,7 +400,7 @@ async fn accept_loop(
                         }
                         None => connection::serve(stream, peer, listener, state, shutdown).await,
                     }
-                    drop(slot);
+                    drop((slot, counted));
                 });
             }
         }

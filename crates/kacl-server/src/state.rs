@@ -14,6 +14,7 @@ use crate::acl_writer::AclWriter;
 use crate::config::{SecurityProtocol, ServerConfig};
 use crate::credentials::ScramCredentials;
 use crate::limits::ConnectionLimits;
+use crate::metrics::Metrics;
 use crate::tls::TlsAcceptor;
 use crate::topic_registry::TopicRegistry;
 
@@ -58,6 +59,8 @@ pub struct ServerState {
     pub connection_limits: ConnectionLimits,
     /// The TLS acceptor of SSL and SASL_SSL listeners (`None` without TLS listeners).
     pub tls: Option<TlsAcceptor>,
+    /// What the server counts, for `/metrics`.
+    pub metrics: Arc<Metrics>,
 }
 
 impl std::fmt::Debug for ServerState {
@@ -73,6 +76,8 @@ impl std::fmt::Debug for ServerState {
 
 impl ServerState {
     /// Builds the state around an already loaded ACL index and topic list.
+    // Each argument is a separately loaded part of the state; a builder would only rename them.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         config: ServerConfig,
         store: Arc<dyn MetadataStore>,
@@ -81,6 +86,7 @@ impl ServerState {
         listeners: Vec<BoundListener>,
         scram: ScramCredentials,
         tls: Option<TlsAcceptor>,
+        metrics: Arc<Metrics>,
     ) -> ServerState {
         let authorizer = Authorizer::new(
             AuthorizerConfig {
@@ -97,6 +103,7 @@ impl ServerState {
             ),
             scram,
             tls,
+            metrics,
             acl_writer: AclWriter::new(store.clone(), acls.clone()),
             topics: TopicRegistry::new(topics),
             config,

@@ -14,6 +14,8 @@
 //! - above `kacl.acl.max.batch` new ACLs (Kafka: 10,000 records) every valid entry gets
 //!   POLICY_VIOLATION and nothing is written; entries that failed validation keep their own
 //!   error (Kafka fails the whole controller operation).
+//! - a store that cannot write answers KAFKA_STORAGE_ERROR with the cause on each valid entry
+//!   ([`store_failure_code`]).
 
 use std::borrow::Cow;
 
@@ -100,7 +102,7 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
                 result(ErrorCode::PolicyViolation, Some(BATCH_TOO_LARGE.to_owned()))
             }
             Ok(Err(CreateError::Store(err))) => result(
-                ErrorCode::UnknownServerError,
+                store_failure_code(&err),
                 Some(format!("The ACLs could not be stored: {err}")),
             ),
             Err(err) => result(
@@ -114,6 +116,19 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
         .map(|r| r.unwrap_or_else(|| outcome_for_valid.clone()))
         .collect();
     respond(ctx, results)
+}
+
+/// The code for an ACL write the store failed: KAFKA_STORAGE_ERROR when the storage itself
+/// failed (disk full, read-only, I/O error), so that the client sees a retriable storage
+/// problem; UNKNOWN_SERVER_ERROR for anything else. The message always carries the cause.
+/// Deliberate difference from Kafka: its controller reports a failed metadata-log write as
+/// UNKNOWN_SERVER_ERROR or NOT_CONTROLLER; kacl has no controller to fail over to.
+pub(crate) fn store_failure_code(err: &kacl_store::StoreError) -> ErrorCode {
+    if err.is_storage_failure() {
+        ErrorCode::KafkaStorageError
+    } else {
+        ErrorCode::UnknownServerError
+    }
 }
 
 fn result(code: ErrorCode, message: Option<String>) -> AclCreationResult<'static> {

@@ -27,7 +27,7 @@ use kacl_protocol::messages::delete_acls::{
 use kacl_protocol::ErrorCode;
 
 use super::acl_filter::WireFilter;
-use super::create_acls::BATCH_TOO_LARGE;
+use super::create_acls::{store_failure_code, BATCH_TOO_LARGE};
 use super::decode_in;
 use crate::acl_writer::FilterDeletion;
 use crate::context::RequestContext;
@@ -76,10 +76,18 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
             return all_failed(
                 ctx,
                 &checked,
+                store_failure_code(&err),
                 format!("The ACLs could not be deleted: {err}"),
             );
         }
-        Err(err) => return all_failed(ctx, &checked, format!("The ACL writer failed: {err}")),
+        Err(err) => {
+            return all_failed(
+                ctx,
+                &checked,
+                ErrorCode::UnknownServerError,
+                format!("The ACL writer failed: {err}"),
+            );
+        }
     };
     let mut logged = std::collections::HashSet::new();
     crate::audit::acls_removed(
@@ -155,13 +163,14 @@ fn failed(code: ErrorCode, message: String) -> DeleteAclsFilterResult<'static> {
 fn all_failed(
     ctx: &RequestContext<'_>,
     checked: &[Result<AclBindingFilter, &'static str>],
+    code: ErrorCode,
     message: String,
 ) -> Outcome {
     let results = checked
         .iter()
         .map(|check| match check {
             Err(invalid) => failed(ErrorCode::InvalidRequest, (*invalid).to_owned()),
-            Ok(_) => failed(ErrorCode::UnknownServerError, message.clone()),
+            Ok(_) => failed(code, message.clone()),
         })
         .collect();
     respond(ctx, results)
