@@ -8,6 +8,12 @@
 //! ALTER also grants DESCRIBE, an ALLOW of ALTER_CONFIGS grants DESCRIBE_CONFIGS; a
 //! DENY is never implied); else, if no ACL at all applies to the resource,
 //! `allow.everyone.if.no.acl.found` decides; else DENIED.
+//!
+//! Deliberate difference from Kafka: for a resource name longer than one character
+//! that starts with `*` (legal for groups and transactional IDs), Kafka's ordered walk
+//! in `StandardAuthorizerData.findAclRule` skips the LITERAL `*` wildcard ACLs (found
+//! by reading its code, not tested there). We follow the documented rule: the LITERAL
+//! `*` applies to every name of its type.
 
 use std::collections::HashSet;
 
