@@ -376,3 +376,198 @@ fn many_topics_in_one_session() {
         .collect();
     assert_eq!(got, vec![Allowed, Denied, Denied, Allowed, Denied]);
 }
+
+/// Cases of Kafka's AuthorizerTest / BaseAuthorizerTest for authorizeByResourceType,
+/// replayed step by step on a live set.
+mod by_resource_type_kafka_cases {
+    use super::*;
+
+    const H1: &str = "192.168.1.1";
+    const H2: &str = "192.168.1.2";
+
+    struct Live {
+        authorizer: Authorizer,
+    }
+
+    impl Live {
+        fn new() -> Self {
+            Live {
+                authorizer: Authorizer::new(AuthorizerConfig::default(), SharedAclIndex::new()),
+            }
+        }
+        fn add(&self, acls: &[AclBinding]) {
+            let changes = AclChanges {
+                removes: vec![],
+                adds: acls.to_vec(),
+            };
+            assert!(self.authorizer.acls().apply(&changes).is_ok());
+        }
+        fn remove(&self, acls: &[AclBinding]) {
+            let changes = AclChanges {
+                removes: acls.to_vec(),
+                adds: vec![],
+            };
+            assert!(self.authorizer.acls().apply(&changes).is_ok());
+        }
+        fn allowed(&self, user: &str, host: &str, op: AclOperation, rt: ResourceType) -> bool {
+            self.authorizer
+                .authorize_by_resource_type(&format!("User:{user}"), host, op, rt)
+                == Ok(Allowed)
+        }
+    }
+
+    fn on(
+        rt: ResourceType,
+        name: &str,
+        pt: PatternType,
+        principal: &str,
+        host: &str,
+        op: AclOperation,
+        perm: AclPermissionType,
+    ) -> AclBinding {
+        acl(rt, name, pt, principal, host, op, perm)
+    }
+
+    #[test]
+    fn multiple_add_and_remove() {
+        let live = Live::new();
+        let deny = on(Topic, "sb1", Literal, "User:user1", H1, Read, Deny);
+        let allow = on(Topic, "sb1", Literal, "User:user1", H1, Read, Allow);
+        for _ in 0..3 {
+            assert!(!live.allowed("user1", H1, Read, Topic));
+            live.add(std::slice::from_ref(&allow));
+            assert!(live.allowed("user1", H1, Read, Topic));
+            for _ in 0..3 {
+                live.add(std::slice::from_ref(&deny));
+                assert!(!live.allowed("user1", H1, Read, Topic));
+                live.remove(std::slice::from_ref(&deny));
+                live.add(std::slice::from_ref(&allow));
+                assert!(live.allowed("user1", H1, Read, Topic));
+            }
+            live.remove(std::slice::from_ref(&allow));
+            assert!(!live.allowed("user1", H1, Read, Topic));
+        }
+    }
+
+    #[test]
+    fn isolation_unrelated_deny_wont_dominate_allow() {
+        let live = Live::new();
+        let (u1, u2) = ("User:user1", "User:user2");
+        live.add(&[
+            on(Topic, "sb1", Literal, u1, H1, Read, Deny),
+            on(Topic, "sb1", Literal, u2, H1, Read, Deny),
+            on(Topic, "sb1", Literal, u1, H2, Write, Deny),
+            on(Topic, "sb1", Literal, u2, H2, Read, Deny),
+            on(Topic, "sb1", Literal, u1, H2, Read, Allow),
+            on(Topic, "sb2", Literal, u1, H2, Read, Deny),
+            on(Group, "s", Prefixed, u1, H2, Read, Deny),
+        ]);
+        assert!(!live.allowed("user1", H1, Read, Topic));
+        assert!(!live.allowed("user1", H1, Read, Group));
+        assert!(!live.allowed("user1", H1, Read, ResourceType::TransactionalId));
+        assert!(!live.allowed("user1", H1, Read, ResourceType::Cluster));
+        assert!(live.allowed("user1", H2, Read, Topic));
+    }
+
+    #[test]
+    fn deny_takes_precedence() {
+        let live = Live::new();
+        live.add(&[on(Topic, "sb1", Literal, "User:user1", H1, Write, Allow)]);
+        assert!(live.allowed("user1", H1, Write, Topic));
+        live.add(&[on(Topic, "sb1", Literal, "User:user1", H1, Write, Deny)]);
+        assert!(!live.allowed("user1", H1, Write, Topic));
+    }
+
+    #[test]
+    fn prefixed_resource_deny_dominates() {
+        let live = Live::new();
+        let allow = |name: &str| on(Group, name, Prefixed, "User:user1", H1, Read, Allow);
+        let deny = |name: &str| on(Group, name, Prefixed, "User:user1", H1, Read, Deny);
+        live.add(&[allow("abcde")]);
+        assert!(live.allowed("user1", H1, Read, Group));
+        live.add(&[deny("abcd")]);
+        assert!(!live.allowed("user1", H1, Read, Group));
+        live.add(&[allow("abc")]);
+        assert!(live.allowed("user1", H1, Read, Group));
+        live.add(&[deny("a")]);
+        assert!(!live.allowed("user1", H1, Read, Group));
+        live.add(&[allow("ab")]);
+        assert!(!live.allowed("user1", H1, Read, Group));
+    }
+
+    #[test]
+    fn wildcard_resource_deny_dominates() {
+        let live = Live::new();
+        let ace = |name: &str, pt, perm| on(Group, name, pt, "User:user1", H1, Write, perm);
+        live.add(&[ace("hello", Prefixed, Allow)]);
+        assert!(live.allowed("user1", H1, Write, Group));
+        live.add(&[ace("*", Literal, Deny)]);
+        assert!(!live.allowed("user1", H1, Write, Group));
+        live.add(&[ace("*", Literal, Allow)]);
+        assert!(!live.allowed("user1", H1, Write, Group));
+        live.add(&[ace("aloha", Literal, Allow)]);
+        assert!(!live.allowed("user1", H1, Write, Group));
+    }
+
+    #[test]
+    fn with_all_operation_ace() {
+        let live = Live::new();
+        let ace = |op, perm| on(Topic, "sb1", Literal, "User:user1", H1, op, perm);
+        assert!(!live.allowed("user1", H1, Read, Topic));
+        live.add(&[ace(Write, Deny), ace(All, Allow)]);
+        assert!(live.allowed("user1", H1, Read, Topic));
+        live.add(&[ace(All, Deny)]);
+        assert!(!live.allowed("user1", H1, Read, Topic));
+    }
+
+    #[test]
+    fn with_all_host_ace() {
+        let live = Live::new();
+        let ace =
+            |name: &str, host: &str, perm| on(Topic, name, Literal, "User:user1", host, Read, perm);
+        assert!(!live.allowed("user1", H1, Read, Topic));
+        live.add(&[ace("sb1", H1, Allow)]);
+        assert!(live.allowed("user1", H1, Read, Topic));
+        live.add(&[ace("sb1", "*", Deny)]);
+        assert!(!live.allowed("user1", H1, Read, Topic));
+        live.add(&[ace("sb2", H1, Deny)]);
+        assert!(!live.allowed("user1", H1, Read, Topic));
+        assert!(!live.allowed("user1", H2, Read, Topic));
+        live.add(&[ace("sb2", "*", Allow)]);
+        assert!(live.allowed("user1", H2, Read, Topic));
+        live.add(&[ace("sb2", "*", Deny)]);
+        assert!(!live.allowed("user1", H2, Read, Topic));
+    }
+
+    #[test]
+    fn with_all_principal_ace() {
+        let live = Live::new();
+        let ace =
+            |name: &str, principal: &str, perm| on(Topic, name, Literal, principal, H1, Read, perm);
+        assert!(!live.allowed("user1", H1, Read, Topic));
+        live.add(&[ace("sb1", "User:user1", Allow)]);
+        assert!(live.allowed("user1", H1, Read, Topic));
+        live.add(&[ace("sb1", "User:*", Deny)]);
+        assert!(!live.allowed("user1", H1, Read, Topic));
+        live.add(&[ace("sb2", "User:user1", Deny)]);
+        assert!(!live.allowed("user1", H1, Read, Topic));
+        assert!(!live.allowed("user2", H1, Read, Topic));
+        live.add(&[ace("sb2", "User:*", Allow)]);
+        assert!(live.allowed("user2", H1, Read, Topic));
+        live.add(&[ace("sb2", "User:*", Deny)]);
+        assert!(!live.allowed("user2", H1, Read, Topic));
+    }
+
+    #[test]
+    fn enable_allow_everyone() {
+        let config = AuthorizerConfig {
+            allow_everyone_if_no_acl_found: true,
+            ..Default::default()
+        };
+        let authorizer = Authorizer::new(config, SharedAclIndex::new());
+        assert_eq!(
+            authorizer.authorize_by_resource_type("User:user1", H1, Read, Topic),
+            Ok(Allowed)
+        );
+    }
+}
