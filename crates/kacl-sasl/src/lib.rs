@@ -1,15 +1,21 @@
-//! Server-side SASL as pure state machines: the connection feeds each client token to
-//! [`SaslServer::step`] and sends back what it returns. No I/O happens here, so every
-//! mechanism can be tested byte for byte and fuzzed.
+//! SASL mechanisms for kacl, as pure state machines: PLAIN and SCRAM-SHA-256/512 servers
+//! and clients, SCRAM credential derivation, and Kafka's JAAS option syntax.
 //!
-//! - [`plain`]: SASL/PLAIN (RFC 4616) against users from a Kafka JAAS line.
-//! - [`scram`]: SASL/SCRAM-SHA-256 and SCRAM-SHA-512 (RFC 5802, RFC 7677), server and client.
+//! The server's connection feeds each client token to [`SaslServer::step`] and sends back
+//! what it returns; the admin client drives [`ScramClient`] or sends [`plain::client_token`]
+//! the same way. No I/O happens here, so every mechanism can be tested byte for byte and
+//! fuzzed, and the server and the client share one implementation of each message.
+//!
+//! - [`plain`]: SASL/PLAIN (RFC 4616) against users from a Kafka JAAS line, and its token.
+//! - [`scram`]: SASL/SCRAM-SHA-256 and SCRAM-SHA-512 (RFC 5802, RFC 7677), server and client,
+//!   and the stored credential.
 //! - [`jaas`]: Kafka's `sasl.jaas.config` syntax.
 //!
 //! Failures carry two texts, as Kafka's `SaslServerAuthenticator` does: a message safe for the
 //! client (usually the generic "invalid credentials" one, so that nothing tells a stranger
 //! whether a user exists) and a precise reason for the server log. Neither ever holds a
 //! password or a proof.
+#![forbid(unsafe_code)]
 
 use std::fmt;
 use std::str::FromStr;

@@ -147,7 +147,7 @@ pub fn client_token(authzid: &str, username: &str, password: &str) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sasl::generic_failure_message;
+    use crate::generic_failure_message;
 
     fn users() -> PlainUsers {
         PlainUsers::from_jaas(

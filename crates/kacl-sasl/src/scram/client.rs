@@ -11,7 +11,7 @@ use thiserror::Error;
 
 use super::credential::ScramMechanism;
 use super::messages::{encode_saslname, ClientFinal, MessageError, ServerFinal, ServerFirst};
-use crate::sasl::constant_time::bytes_eq;
+use crate::constant_time::bytes_eq;
 
 /// Random bytes in the client's nonce.
 const CLIENT_NONCE_BYTES: usize = 24;

@@ -7,7 +7,7 @@ use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256, Sha512};
 use thiserror::Error;
 
-use crate::sasl::SaslMechanism;
+use crate::SaslMechanism;
 
 /// The two SCRAM hashes kacl serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -18,9 +18,9 @@ use base64::Engine;
 
 use super::credential::{ScramCredential, ScramMechanism};
 use super::messages::{ClientFinal, ClientFirst, ServerFinal, ServerFirst};
-use crate::sasl::constant_time::bytes_eq;
-use crate::sasl::plain::AUTHZID_MISMATCH;
-use crate::sasl::{AuthFailure, CredentialLookup, SaslStep};
+use crate::constant_time::bytes_eq;
+use crate::plain::AUTHZID_MISMATCH;
+use crate::{AuthFailure, CredentialLookup, SaslStep};
 
 /// Random bytes in the server's part of the nonce.
 const SERVER_NONCE_BYTES: usize = 24;

@@ -8,8 +8,8 @@ use base64::Engine;
 use proptest::prelude::*;
 
 use super::*;
-use crate::sasl::plain::AUTHZID_MISMATCH;
-use crate::sasl::{generic_failure_message, AuthFailure, CredentialLookup, SaslStep};
+use crate::plain::AUTHZID_MISMATCH;
+use crate::{generic_failure_message, AuthFailure, CredentialLookup, SaslStep};
 
 /// A store of SCRAM credentials keyed by (mechanism, user).
 #[derive(Default)]
