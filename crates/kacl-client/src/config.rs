@@ -9,8 +9,10 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+use kacl_sasl::jaas::parse_single_module;
+use kacl_sasl::SaslMechanism;
+
 use crate::error::AdminError;
-use crate::jaas::parse_login_module;
 use crate::properties::Properties;
 
 /// How bytes travel to the brokers (Kafka's `security.protocol`).
@@ -71,51 +73,6 @@ impl FromStr for SecurityProtocol {
             _ => Err(AdminError::Config(format!(
                 "Invalid value {s} for configuration security.protocol: String must be one of: \
                  PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL"
-            ))),
-        }
-    }
-}
-
-/// The SASL mechanisms the client speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SaslMechanism {
-    /// `PLAIN` (RFC 4616).
-    Plain,
-    /// `SCRAM-SHA-256`.
-    ScramSha256,
-    /// `SCRAM-SHA-512`.
-    ScramSha512,
-}
-
-impl SaslMechanism {
-    /// The mechanism's name on the wire.
-    pub fn name(self) -> &'static str {
-        match self {
-            SaslMechanism::Plain => "PLAIN",
-            SaslMechanism::ScramSha256 => "SCRAM-SHA-256",
-            SaslMechanism::ScramSha512 => "SCRAM-SHA-512",
-        }
-    }
-}
-
-impl fmt::Display for SaslMechanism {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// Exact names, as Kafka compares them.
-impl FromStr for SaslMechanism {
-    type Err = AdminError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim() {
-            "PLAIN" => Ok(SaslMechanism::Plain),
-            "SCRAM-SHA-256" => Ok(SaslMechanism::ScramSha256),
-            "SCRAM-SHA-512" => Ok(SaslMechanism::ScramSha512),
-            other => Err(AdminError::Config(format!(
-                "unsupported sasl.mechanism `{other}` (kacl speaks PLAIN, SCRAM-SHA-256 and \
-                 SCRAM-SHA-512)"
             ))),
         }
     }
@@ -236,7 +193,12 @@ impl AdminConfig {
             match key {
                 "bootstrap.servers" => {}
                 "security.protocol" => config.security_protocol = value.parse()?,
-                "sasl.mechanism" => mechanism = value.parse()?,
+                "sasl.mechanism" => {
+                    mechanism = value
+                        .trim()
+                        .parse()
+                        .map_err(|e| AdminError::Config(format!("sasl.mechanism: {e}")))?;
+                }
                 "sasl.jaas.config" => jaas = Some(value),
                 "ssl.truststore.location" => {
                     config.tls.truststore_pem = Some(value.trim().into());
@@ -279,12 +241,13 @@ impl AdminConfig {
                     config.security_protocol
                 )));
             };
-            let module = parse_login_module(jaas)?;
+            let module = parse_single_module(jaas)
+                .map_err(|e| AdminError::Config(format!("sasl.jaas.config: {e}")))?;
             let option = |name: &str| {
                 module.option(name).map(str::to_owned).ok_or_else(|| {
                     AdminError::Config(format!(
                         "sasl.jaas.config: {} has no `{name}` option",
-                        module.class
+                        module.login_module
                     ))
                 })
             };

@@ -23,7 +23,8 @@
 //! - [`AdminConfig`]: bootstrap servers, security protocol, SASL, timeouts and retries;
 //!   [`AdminConfig::from_properties`] reads Kafka client properties files.
 //! - [`AdminError`]: every failure, with the Kafka error it corresponds to.
-//! - [`net`]: connections (pipelined, correlation ids), ApiVersions negotiation, SASL.
+//! - [`net`]: connections (pipelined, correlation ids), ApiVersions negotiation, SASL (the
+//!   mechanisms themselves are the `kacl-sasl` crate's, shared with the server).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -31,10 +32,8 @@ pub mod acl_wire;
 mod admin;
 pub mod config;
 mod error;
-pub mod jaas;
 pub mod net;
 pub mod properties;
-pub mod sasl;
 
 pub use admin::{
     Admin, BrokerNode, ClusterDescription, CreateAclsOptions, DeleteAclsOptions,
@@ -42,7 +41,8 @@ pub use admin::{
     NewTopic, PartitionInfo, ScramCredentialInfo, TopicDescription, TopicListing, TopicOptions,
     UserScramCredentialAlteration, UserScramCredentialsDescription, UserScramOptions,
 };
-pub use config::{AdminConfig, SaslConfig, SaslMechanism, SecurityProtocol, TlsConfig};
+pub use config::{AdminConfig, SaslConfig, SecurityProtocol, TlsConfig};
 pub use error::AdminError;
+/// The SASL mechanisms, shared with kacl-server through the `kacl-sasl` crate.
+pub use kacl_sasl::{SaslMechanism, ScramMechanism};
 pub use properties::Properties;
-pub use sasl::scram::ScramHash;

@@ -365,6 +365,8 @@ mod tests {
             ("x.M required a;", JaasError::MissingValue("a".into())),
             ("x.M required a=;", JaasError::MissingValue("a".into())),
             ("x.M required a=b", JaasError::NotTerminated),
+            // An unclosed quote runs to the end of the text, as in Java's StreamTokenizer.
+            ("x.M required a=\"open;", JaasError::NotTerminated),
         ];
         for (text, expected) in cases {
             assert_eq!(parse_jaas_config(text), Err(expected), "text {text:?}");

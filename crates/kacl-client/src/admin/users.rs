@@ -13,10 +13,10 @@ use kacl_protocol::messages::describe_user_scram_credentials::{
     DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, UserName,
 };
 use kacl_protocol::{ApiKey, ErrorCode, Message};
+use kacl_sasl::scram::{random_salt, ScramMechanism};
 
 use super::{Admin, Target};
 use crate::error::AdminError;
-use crate::sasl::scram::{random_salt, ScramHash};
 
 /// One change to a user's SCRAM credentials.
 #[derive(Clone, PartialEq, Eq)]
@@ -26,7 +26,7 @@ pub enum UserScramCredentialAlteration {
         /// The user name.
         user: String,
         /// SCRAM-SHA-256 or SCRAM-SHA-512.
-        mechanism: ScramHash,
+        mechanism: ScramMechanism,
         /// PBKDF2 iterations (Kafka accepts 4096..=16384).
         iterations: u32,
         /// The password; only its salted form is sent.
@@ -37,7 +37,7 @@ pub enum UserScramCredentialAlteration {
         /// The user name.
         user: String,
         /// SCRAM-SHA-256 or SCRAM-SHA-512.
-        mechanism: ScramHash,
+        mechanism: ScramMechanism,
     },
 }
 
@@ -79,7 +79,7 @@ impl std::fmt::Debug for UserScramCredentialAlteration {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScramCredentialInfo {
     /// The mechanism, or `None` for a code this client does not know.
-    pub mechanism: Option<ScramHash>,
+    pub mechanism: Option<ScramMechanism>,
     /// The iteration count.
     pub iterations: i32,
 }
@@ -103,7 +103,7 @@ pub struct UserScramOptions {
 /// An upsertion with its salt and salted password computed.
 struct SaltedUpsertion {
     user: String,
-    mechanism: ScramHash,
+    mechanism: ScramMechanism,
     iterations: u32,
     salt: Vec<u8>,
     salted: Vec<u8>,
@@ -159,7 +159,7 @@ impl Admin {
                     password,
                 } => {
                     let salt = random_salt();
-                    let salted = mechanism.salted_password(password, &salt, *iterations);
+                    let salted = mechanism.salted_password(password.as_bytes(), &salt, *iterations);
                     Some(SaltedUpsertion {
                         user: user.clone(),
                         mechanism: *mechanism,
@@ -171,7 +171,7 @@ impl Admin {
                 UserScramCredentialAlteration::Delete { .. } => None,
             })
             .collect();
-        let deletions: Vec<(&str, ScramHash)> = to_send
+        let deletions: Vec<(&str, ScramMechanism)> = to_send
             .iter()
             .filter_map(|a| match a {
                 UserScramCredentialAlteration::Delete { user, mechanism } => {
@@ -310,7 +310,7 @@ impl Admin {
                                 r.credential_infos
                                     .iter()
                                     .map(|c| ScramCredentialInfo {
-                                        mechanism: ScramHash::from_type_code(c.mechanism),
+                                        mechanism: ScramMechanism::from_type_code(c.mechanism),
                                         iterations: c.iterations,
                                     })
                                     .collect()
@@ -332,7 +332,7 @@ mod tests {
     fn empty_users_and_passwords_fail_locally() {
         let upsert = |user: &str, password: &str| UserScramCredentialAlteration::Upsert {
             user: user.into(),
-            mechanism: ScramHash::Sha256,
+            mechanism: ScramMechanism::Sha256,
             iterations: 4096,
             password: password.into(),
         };

@@ -8,12 +8,13 @@ use kacl_protocol::messages::sasl_authenticate::{
 use kacl_protocol::messages::sasl_handshake::{SaslHandshakeRequest, SaslHandshakeResponse};
 use kacl_protocol::{ApiKey, ErrorCode, Message, VersionRange};
 
-use crate::config::{SaslConfig, SaslMechanism};
+use kacl_sasl::plain::client_token;
+use kacl_sasl::scram::{ScramClient, ScramClientError};
+
+use crate::config::SaslConfig;
 use crate::error::AdminError;
 use crate::net::connection::Connection;
 use crate::net::versions::ApiVersionsTable;
-use crate::sasl::plain_token;
-use crate::sasl::scram::{ScramClient, ScramHash};
 
 /// The ApiVersions version a client opens with: v3 is the first that carries the client's
 /// software name and version (KIP-511), and every broker since Kafka 2.4 answers it.
@@ -110,27 +111,32 @@ pub async fn authenticate(
 
     let auth_version =
         versions.pick(ApiKey::SaslAuthenticate, SaslAuthenticateRequest::VERSIONS)?;
-    match sasl.mechanism {
-        SaslMechanism::Plain => {
-            authenticate_round(
-                conn,
-                auth_version,
-                plain_token(&sasl.username, &sasl.password),
-            )
-            .await?;
+    match sasl.mechanism.scram() {
+        None => {
+            // An empty authzid, as Kafka's Java client and librdkafka send it.
+            let token = client_token("", &sasl.username, &sasl.password);
+            authenticate_round(conn, auth_version, token).await?;
         }
-        SaslMechanism::ScramSha256 | SaslMechanism::ScramSha512 => {
-            let hash = ScramHash::from_mechanism_name(mechanism)
-                .ok_or_else(|| AdminError::Config(format!("not a SCRAM mechanism: {mechanism}")))?;
-            let mut client = ScramClient::new(hash, &sasl.username, &sasl.password);
-            let server_first =
-                authenticate_round(conn, auth_version, client.client_first()).await?;
-            let client_final = client.client_final(&server_first)?;
+        Some(scram) => {
+            let mut client = ScramClient::new(scram, &sasl.username, &sasl.password);
+            let client_first = client.client_first().map_err(scram_failed)?;
+            let server_first = authenticate_round(conn, auth_version, client_first).await?;
+            let client_final = client
+                .handle_server_first(&server_first)
+                .map_err(scram_failed)?;
             let server_final = authenticate_round(conn, auth_version, client_final).await?;
-            client.verify_server_final(&server_final)?;
+            client
+                .handle_server_final(&server_final)
+                .map_err(scram_failed)?;
         }
     }
     Ok(())
+}
+
+/// A SCRAM exchange the client gave up on: the server's messages were malformed, weak, or
+/// proved that it does not know the credential.
+fn scram_failed(error: ScramClientError) -> AdminError {
+    AdminError::Authentication(format!("SCRAM: {error}"))
 }
 
 /// Sends one SASL token and returns the server's, or the server's refusal.

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use kacl_client::{Admin, ScramHash, UserScramCredentialAlteration, UserScramOptions};
+use kacl_client::{Admin, ScramMechanism, UserScramCredentialAlteration, UserScramOptions};
 use serde_json::json;
 
 use crate::cli::common::{self, ConnectionArgs, OutputFormat};
@@ -77,7 +77,7 @@ fn first_line(text: &str) -> &str {
 }
 
 impl UsersArgs {
-    fn check(&self) -> anyhow::Result<(Action, Option<ScramHash>)> {
+    fn check(&self) -> anyhow::Result<(Action, Option<ScramMechanism>)> {
         let action = match (self.add, self.delete, self.list, self.describe) {
             (true, false, false, false) => Action::Add,
             (false, true, false, false) => Action::Delete,
@@ -91,7 +91,7 @@ impl UsersArgs {
             .mechanism
             .as_deref()
             .map(|m| {
-                ScramHash::from_mechanism_name(m.trim()).with_context(|| {
+                ScramMechanism::from_name(m.trim()).with_context(|| {
                     format!("Invalid mechanism `{m}`: use SCRAM-SHA-256 or SCRAM-SHA-512")
                 })
             })
@@ -221,7 +221,7 @@ async fn describe(
         let listed: Vec<String> = credentials
             .iter()
             .map(|c| {
-                let name = c.mechanism.map_or("UNKNOWN", ScramHash::mechanism_name);
+                let name = c.mechanism.map_or("UNKNOWN", ScramMechanism::name);
                 format!("{name}=iterations={}", c.iterations)
             })
             .collect();
@@ -234,7 +234,7 @@ async fn describe(
             OutputFormat::Json => docs.push(json!({
                 "user": user.user,
                 "credentials": credentials.iter().map(|c| json!({
-                    "mechanism": c.mechanism.map_or("UNKNOWN", ScramHash::mechanism_name),
+                    "mechanism": c.mechanism.map_or("UNKNOWN", ScramMechanism::name),
                     "iterations": c.iterations,
                 })).collect::<Vec<_>>(),
             })),
