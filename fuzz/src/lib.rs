@@ -4,7 +4,12 @@
 //! it must never panic, and whatever it accepts must re-encode to exactly `encoded_len` bytes
 //! that decode to the same value. The assertions here are the fuzzer's oracle, which is why
 //! this crate (unlike the library) panics on purpose.
+//!
+//! [`request_path`] holds the oracle of the `request_path` target, which runs whole client
+//! connections through the server rather than a single decoder.
 #![forbid(unsafe_code)]
+
+pub mod request_path;
 
 pub use kacl_protocol;
 
