@@ -11,8 +11,9 @@
 //! `127.0.0.0`–`127.0.0.9` comes after resource 0, and one host of the LITERAL TOPIC `*`
 //! (`127.0.0<j>`, resourceCount/10 hosts in Kafka) after every 10th resource.
 //!
-//! Not in Kafka's bench: after every 1,000 resources, 10 ALLOW DESCRIBE ACLs for one
-//! principal `User:auditor-<k>` on literal topics of that block. Kafka's ten principals each
+//! Not in Kafka's bench: per block of 1,000 resources, 10 ALLOW DESCRIBE ACLs for one
+//! principal `User:auditor-<k>` on literal topics of that block (resources `…001`, `…101`, …
+//! `…901`), placed right after the last of them so that even a 10,000-ACL set holds one. Kafka's ten principals each
 //! own a tenth of all ACLs (200,000 at 2M), so a principal with a handful of ACLs is needed to
 //! measure describe-by-principal as a cheap, indexed request.
 
@@ -93,6 +94,9 @@ pub fn principal(n: u8) -> String {
 pub fn auditor(k: u64) -> String {
     format!("User:auditor-{k}")
 }
+
+/// Within a block, the last resource an auditor holds an ACL on; its ACLs follow it.
+const LAST_AUDITED: u64 = (ACLS_PER_AUDITOR - 1) * (RESOURCES_PER_AUDITOR / ACLS_PER_AUDITOR) + 1;
 
 /// The resources auditor `k` holds ACLs on: literal topics (`i % 10 == 1`) of its block.
 fn auditor_resources(k: u64) -> impl Iterator<Item = u64> {
@@ -229,7 +233,7 @@ impl Stream {
                 permission,
             });
         }
-        if resource % RESOURCES_PER_AUDITOR == RESOURCES_PER_AUDITOR - 1 {
+        if resource % RESOURCES_PER_AUDITOR == LAST_AUDITED {
             let k = resource / RESOURCES_PER_AUDITOR;
             batch.extend(auditor_resources(k).map(|resource| Spec::Auditor {
                 auditor: k,
@@ -281,10 +285,11 @@ impl Summary {
                 break;
             }
             seen += len;
-            // The resource just generated is complete, and so is an auditor ending here.
+            // The resource just generated is complete, and so is an auditor placed after it.
+            let resource = stream.next_resource - 1;
             summary.resources = stream.next_resource;
-            if stream.next_resource % RESOURCES_PER_AUDITOR == 0 {
-                summary.auditors = stream.next_resource / RESOURCES_PER_AUDITOR;
+            if resource % RESOURCES_PER_AUDITOR == LAST_AUDITED {
+                summary.auditors = resource / RESOURCES_PER_AUDITOR + 1;
             }
         }
         summary
@@ -331,6 +336,18 @@ mod tests {
         let summary = Summary::of_first(specs.len() as u64, 0.0);
         assert_eq!(summary.resources, 10_000);
         assert_eq!(summary.auditors, 10);
+    }
+
+    #[test]
+    fn ten_thousand_acls_hold_one_auditor() {
+        let summary = Summary::of_first(10_000, 0.0);
+        assert_eq!(summary.auditors, 1, "{summary:?}");
+        let auditor_acls = Stream::new(0.0)
+            .take(10_000)
+            .filter(|s| matches!(s, Spec::Auditor { auditor: 0, .. }))
+            .count();
+        assert_eq!(auditor_acls, 10);
+        assert_eq!(Summary::of_first(9_000, 0.0).auditors, 0);
     }
 
     #[test]

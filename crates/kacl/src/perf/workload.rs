@@ -63,10 +63,10 @@ impl Op {
             Workload::DescribePrincipal => {
                 if args.principal.is_none() && summary.auditors == 0 {
                     anyhow::bail!(
-                        "--acls {} holds no complete auditor principal (one per {} ACLs or so); \
-                         use a larger --acls or --principal",
-                        summary.acls,
-                        dataset::RESOURCES_PER_AUDITOR * 10
+                        "--acls {} holds no complete auditor principal (the first is complete \
+                         at about 9,120 ACLs, then one per 10,110); use a larger --acls or \
+                         --principal",
+                        summary.acls
                     );
                 }
                 Op::DescribePrincipal {
