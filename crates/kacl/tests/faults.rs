@@ -5,8 +5,9 @@
 //!   after each restart every acknowledged change is there, and every batch, acknowledged or
 //!   in flight, is wholly applied or not at all;
 //! - a full disk (a file size limit, which binds root too): writes fail with
-//!   KAFKA_STORAGE_ERROR and the cause, reads keep working, the process still shuts down
-//!   cleanly, and after a restart without the limit the store holds exactly what was served;
+//!   KAFKA_STORAGE_ERROR and the cause, reads keep working, writes resume once there is room
+//!   (no restart), the process shuts down cleanly, and after a restart the store holds exactly
+//!   what was served;
 //! - a store that refuses every write: the same codes for CreateAcls and DeleteAcls, and the
 //!   ACLs in memory never move.
 
@@ -48,10 +49,11 @@ fn spawn_server(dir: &Path, file_size_limit: Option<u64>) -> (Child, SocketAddr)
         Some(limit) => {
             // Writing past RLIMIT_FSIZE raises SIGXFSZ, which kills by default; ignored (and an
             // ignored signal stays ignored across exec) the write fails with EFBIG instead.
+            // Only the soft limit is set, so that it can be raised again without privileges.
             let mut command = Command::new("sh");
             command.args([
                 "-c",
-                "trap '' XFSZ; exec prlimit --fsize=\"$0\" -- \"$@\"",
+                "trap '' XFSZ; exec prlimit --fsize=\"$0\":unlimited -- \"$@\"",
                 &limit.to_string(),
                 KACL,
             ]);
@@ -398,6 +400,17 @@ fn a_full_disk_fails_writes_with_storage_error_and_keeps_reads_and_data() {
             assert!(!message.is_empty());
         }
     }
+    assert_eq!(client.batches(), expected);
+
+    // Room again (the limit raised on the running process): writes work without a restart.
+    let raised = Command::new("prlimit")
+        .args(["--pid", &child.id().to_string(), "--fsize=unlimited"])
+        .status()
+        .expect("prlimit runs");
+    assert!(raised.success());
+    let results = client.create("room-again").unwrap();
+    assert!(results.iter().all(|r| r.0 == 0), "{results:?}");
+    expected.insert("room-again".into(), BATCH);
     assert_eq!(client.batches(), expected);
     assert!(
         terminate(child).success(),
