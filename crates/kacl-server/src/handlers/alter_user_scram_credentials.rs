@@ -38,6 +38,7 @@ use kacl_protocol::messages::alter_user_scram_credentials::{
 };
 use kacl_protocol::ErrorCode;
 
+use super::decode_in;
 use crate::context::RequestContext;
 use crate::credentials::{CredentialChange, CredentialView};
 use crate::router::Outcome;
@@ -86,7 +87,7 @@ pub struct Refusal {
 
 /// Answers one AlterUserScramCredentials request.
 pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
-    let request: AlterUserScramCredentialsRequest<'_> = match decode_lenient(ctx, frame) {
+    let request: AlterUserScramCredentialsRequest<'_> = match decode_in(ctx, frame) {
         Ok(request) => request,
         Err(outcome) => return outcome,
     };
@@ -270,25 +271,6 @@ pub fn plan(
         .flatten()
         .collect();
     (changes, refusals)
-}
-
-/// Decodes a SCRAM admin request, ignoring bytes after the body.
-///
-/// librdkafka (2.x) sends one byte more than the AlterUserScramCredentials body; Kafka's
-/// request parser does not check for trailing bytes, so the request works with Kafka. kacl
-/// accepts trailing bytes for these two APIs only (elsewhere they close the connection).
-pub(crate) fn decode_lenient<'a, M: kacl_protocol::Message<'a>>(
-    ctx: &RequestContext<'_>,
-    frame: &RequestFrame<'a>,
-) -> Result<M, Outcome> {
-    let mut reader = kacl_protocol::Reader::new(frame.body);
-    M::decode(&mut reader, frame.version()).map_err(|err| {
-        Outcome::close(format!(
-            "malformed {} v{} request body: {err}",
-            ctx.api,
-            frame.version()
-        ))
-    })
 }
 
 fn refuse(refusals: &mut Vec<Refusal>, user: &str, code: ErrorCode, message: &'static str) {

@@ -26,7 +26,7 @@ use kacl_protocol::messages::describe_user_scram_credentials::{
 };
 use kacl_protocol::ErrorCode;
 
-use super::alter_user_scram_credentials::decode_lenient;
+use super::decode_in;
 use crate::context::RequestContext;
 use crate::credentials::ScramCredentials;
 use crate::router::Outcome;
@@ -41,7 +41,7 @@ pub const CLUSTER_AUTHORIZATION_FAILED: &str = "Cluster authorization failed.";
 
 /// Answers one DescribeUserScramCredentials request.
 pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
-    let request: DescribeUserScramCredentialsRequest<'_> = match decode_lenient(ctx, frame) {
+    let request: DescribeUserScramCredentialsRequest<'_> = match decode_in(ctx, frame) {
         Ok(request) => request,
         Err(outcome) => return outcome,
     };

@@ -28,10 +28,11 @@ use kacl_protocol::messages::metadata::{
     MetadataRequest, MetadataResponse, MetadataResponseBroker, MetadataResponsePartition,
     MetadataResponseTopic,
 };
-use kacl_protocol::{ErrorCode, Message, Reader};
+use kacl_protocol::ErrorCode;
 use kacl_store::TopicRecord;
 
 use super::authorized_ops::authorized_operations;
+use super::decode_in;
 use crate::context::RequestContext;
 use crate::router::Outcome;
 use crate::topics::{is_internal, validate_topic_name};
@@ -45,17 +46,9 @@ enum Wanted<'r> {
 
 /// Answers one Metadata request.
 pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
-    // librdkafka 2.x writes a flexible (v9+) all-topics request with bytes after the body
-    // (librdkafka issue #5049); Kafka's parser ignores them, so kacl does too for Metadata.
-    let mut reader = Reader::new(frame.body);
-    let request = match MetadataRequest::decode(&mut reader, frame.version()) {
+    let request: MetadataRequest<'_> = match decode_in(ctx, frame) {
         Ok(request) => request,
-        Err(err) => {
-            return Outcome::close(format!(
-                "malformed Metadata v{} request body: {err}",
-                frame.version()
-            ))
-        }
+        Err(outcome) => return outcome,
     };
     let version = ctx.version;
     let wanted = match &request.topics {

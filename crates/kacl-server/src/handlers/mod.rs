@@ -21,22 +21,37 @@ pub mod sasl_authenticate;
 pub mod sasl_handshake;
 
 use kacl_protocol::frame::RequestFrame;
-use kacl_protocol::Message;
+use kacl_protocol::{Message, Reader};
 
 use crate::context::RequestContext;
 use crate::router::Outcome;
 
 /// Decodes the body of `frame` as `M`; a malformed body closes the connection, as in Kafka.
+///
+/// Bytes after a complete body are ignored, as Kafka's request parser ignores them (it never
+/// checks that the buffer was consumed). Real clients rely on this: librdkafka 2.x sends three
+/// extra bytes after a flexible all-topics Metadata request (librdkafka #5049) and one after
+/// AlterUserScramCredentials.
 pub(crate) fn decode<'a, M: Message<'a>>(
     ctx_api: kacl_protocol::ApiKey,
     frame: &RequestFrame<'a>,
 ) -> Result<M, Outcome> {
-    frame.decode_body::<M>().map_err(|err| {
+    let mut reader = Reader::new(frame.body);
+    let body = M::decode(&mut reader, frame.version()).map_err(|err| {
         Outcome::close(format!(
             "malformed {ctx_api} v{} request body: {err}",
             frame.version()
         ))
-    })
+    })?;
+    if !reader.is_empty() {
+        tracing::debug!(
+            api = %ctx_api,
+            version = frame.version(),
+            trailing = reader.remaining(),
+            "ignored bytes after the request body, as Kafka does"
+        );
+    }
+    Ok(body)
 }
 
 /// Shorthand used by handlers that have a [`RequestContext`].
