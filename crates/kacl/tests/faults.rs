@@ -13,7 +13,7 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -28,7 +28,9 @@ use kacl_protocol::messages::delete_acls::{
 use kacl_protocol::messages::describe_acls::{DescribeAclsRequest, DescribeAclsResponse};
 use kacl_protocol::{Message, RequestHeader};
 
-const KACL: &str = env!("CARGO_BIN_EXE_kacl");
+mod spawned;
+
+use spawned::{listening_addr, serve_args, KACL};
 /// ACLs per batch; a batch's ACLs share one principal, so one filter deletes exactly a batch.
 const BATCH: usize = 12;
 const STORAGE_ERROR: i16 = 56;
@@ -36,14 +38,7 @@ const STORAGE_ERROR: i16 = 56;
 /// `kacl serve` on an ephemeral port with its data in `dir`, optionally under a file size
 /// limit (bytes); returns the child and its PLAINTEXT address.
 fn spawn_server(dir: &Path, file_size_limit: Option<u64>) -> (Child, SocketAddr) {
-    let data = format!("metadata.log.dir={}", dir.display());
-    let args = [
-        "serve",
-        "--override",
-        "listeners=PLAINTEXT://127.0.0.1:0",
-        "--override",
-        &data,
-    ];
+    let args = serve_args(dir);
     let mut command = match file_size_limit {
         None => Command::new(KACL),
         Some(limit) => {
@@ -67,17 +62,7 @@ fn spawn_server(dir: &Path, file_size_limit: Option<u64>) -> (Child, SocketAddr)
         .stderr(Stdio::null())
         .spawn()
         .expect("kacl starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("a listening line");
-    let addr = line
-        .trim()
-        .strip_prefix("listening PLAINTEXT://")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .parse()
-        .expect("an address");
+    let addr = listening_addr(&mut child).parse().expect("an address");
     (child, addr)
 }
 

@@ -2,7 +2,7 @@
 //! and durability across SIGKILL.
 
 use std::borrow::Cow;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -15,35 +15,21 @@ use kacl_protocol::messages::create_acls::{AclCreation, CreateAclsRequest, Creat
 use kacl_protocol::messages::describe_acls::{DescribeAclsRequest, DescribeAclsResponse};
 use kacl_protocol::{Message, RequestHeader};
 
-const KACL: &str = env!("CARGO_BIN_EXE_kacl");
+mod spawned;
+
+use spawned::{listening_addr, serve_args, KACL};
 
 /// Starts `kacl serve` on an ephemeral port with its data in `dir`; returns the child and the
 /// address it printed.
 fn spawn_server(dir: &Path) -> (Child, SocketAddr) {
     let mut child = Command::new(KACL)
-        .args([
-            "serve",
-            "--override",
-            "listeners=PLAINTEXT://127.0.0.1:0",
-            "--override",
-        ])
-        .arg(format!("metadata.log.dir={}", dir.display()))
+        .args(serve_args(dir))
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("kacl starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("a listening line");
-    let addr = line
-        .trim()
-        .strip_prefix("listening PLAINTEXT://")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .parse()
-        .expect("an address");
+    let addr = listening_addr(&mut child).parse().expect("an address");
     (child, addr)
 }
 
