@@ -54,6 +54,7 @@ stop_server() {
 trap 'stop_server; rm -rf "$WORK"' EXIT
 
 rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+hwm_kib() { awk '/^VmHWM/ {print $2}' "/proc/$1/status"; }
 perf() { "$KACL" perf acls --bootstrap-server "$ADDR" "$@"; }
 machine() {
     echo "model: $(lscpu | sed -n 's/^Model name: *//p')"
@@ -103,12 +104,13 @@ restart() {
     $PROBE ready "$ADDR" --timeout 120 >/dev/null
     ready=$(date +%s%N)
     local ms=$(( (ready - start) / 1000000 ))
-    local rss
+    local rss hwm
     rss=$(rss_kib "$SERVER_PID")
+    hwm=$(hwm_kib "$SERVER_PID")
     local loaded
     loaded=$(grep -o 'loaded metadata.*' "$WORK/a-$how.err" | tail -1 || true)
-    log "restart after SIG$how: serving after $ms ms, VmRSS $rss KiB, load $loadavg; $loaded"
-    echo "{\"signal\": \"$how\", \"ready_ms\": $ms, \"vmrss_kib\": $rss, \"load\": $loadavg, \"log\": \"${loaded//\"/}\"}" \
+    log "restart after SIG$how: serving after $ms ms, VmRSS $rss KiB (peak $hwm), load $loadavg; $loaded"
+    echo "{\"signal\": \"$how\", \"ready_ms\": $ms, \"vmrss_kib\": $rss, \"vmhwm_kib\": $hwm, \"load\": $loadavg, \"log\": \"${loaded//\"/}\"}" \
         >"$OUT/restart-$how.json"
 }
 restart KILL

@@ -2,11 +2,12 @@
 //! reports, and each timed workload sees what the data set holds (ACL counts per request), in
 //! the JSON report. No timing is asserted.
 
-use std::io::{BufRead, BufReader};
+mod spawned;
+
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-const KACL: &str = env!("CARGO_BIN_EXE_kacl");
+use spawned::{listening_addr, serve_args, KACL};
 
 struct Server(Child);
 
@@ -19,28 +20,13 @@ impl Drop for Server {
 
 fn spawn_server(dir: &Path) -> (Server, String) {
     let mut child = Command::new(KACL)
-        .args([
-            "serve",
-            "--override",
-            "listeners=PLAINTEXT://127.0.0.1:0",
-            "--override",
-        ])
-        .arg(format!("metadata.log.dir={}", dir.display()))
+        .args(serve_args(dir))
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("kacl starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("a listening line");
-    let addr = line
-        .trim()
-        .strip_prefix("listening PLAINTEXT://")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_owned();
+    let addr = listening_addr(&mut child);
     (Server(child), addr)
 }
 
