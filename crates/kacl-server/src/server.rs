@@ -19,7 +19,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kacl_acl::{AclChanges, AclIndex, SharedAclIndex};
+use kacl_acl::{AclBinding, AclChanges, AclIndex, SharedAclIndex};
 use kacl_store::{MetadataStore, RedbStore, StoreError};
 use thiserror::Error;
 use tokio::net::TcpListener;
@@ -287,21 +287,46 @@ async fn load_scram(
     .map_err(|e| StartError::Task(e.to_string()))?
 }
 
+/// ACLs handed from the store thread to the indexing thread at a time at start.
+const LOAD_CHUNK_LEN: usize = 65_536;
+
 /// Loads every ACL into a fresh index, and every topic.
 fn load(
     store: &dyn MetadataStore,
 ) -> Result<(SharedAclIndex, Vec<kacl_store::TopicRecord>), StartError> {
     let started = Instant::now();
-    let bindings = store.load_acls().map_err(StartError::Load)?;
-    let read = started.elapsed();
+    // The store is read on a second thread in key order while this one indexes what has
+    // arrived, so reading and indexing overlap and the whole set is never held twice.
     let mut index = AclIndex::new();
-    let count = bindings.len();
-    index
-        .apply(&AclChanges {
-            adds: bindings,
-            removes: Vec::new(),
-        })
-        .map_err(|e| StartError::Task(format!("stored ACLs do not index: {e}")))?;
+    let mut count = 0;
+    let (read, indexed) = std::thread::scope(|scope| {
+        let (chunks_tx, chunks_rx) = std::sync::mpsc::sync_channel::<Vec<AclBinding>>(2);
+        let reader = scope.spawn(move || {
+            let result = store.load_acls_chunked(LOAD_CHUNK_LEN, &mut |chunk| {
+                // A closed channel means indexing failed; its error is the one reported.
+                let _ = chunks_tx.send(chunk);
+                Ok(())
+            });
+            (result, started.elapsed())
+        });
+        let mut indexed = Ok(());
+        for adds in chunks_rx {
+            count += adds.len();
+            if let Err(e) = index.apply(&AclChanges {
+                adds,
+                removes: Vec::new(),
+            }) {
+                indexed = Err(StartError::Task(format!("stored ACLs do not index: {e}")));
+                break;
+            }
+        }
+        let (read, read_time) = reader
+            .join()
+            .map_err(|_| StartError::Task("the ACL load thread panicked".to_owned()))?;
+        read.map_err(StartError::Load)?;
+        Ok::<_, StartError>((read_time, indexed))
+    })?;
+    indexed?;
     let topics = store.load_topics().map_err(StartError::Load)?;
     tracing::info!(
         acls = count,

@@ -63,4 +63,4 @@ pub use records::{
     TopicRecord,
 };
 pub use redb_store::{RedbStore, DB_FILE_NAME};
-pub use store::MetadataStore;
+pub use store::{AclChunkSink, MetadataStore};

@@ -15,7 +15,7 @@ use crate::ids;
 use crate::kv::{KvGet, KvScan, KvWrite, Table, Visitor};
 use crate::ops;
 use crate::records::{AclCommit, PartitionRecord, ScramCredential, ScramMechanism, TopicRecord};
-use crate::store::MetadataStore;
+use crate::store::{AclChunkSink, MetadataStore};
 
 /// A store that lives as long as the value does.
 #[derive(Debug)]
@@ -88,6 +88,14 @@ impl MetadataStore for MemoryStore {
 
     fn load_acls(&self) -> Result<Vec<AclBinding>, StoreError> {
         ops::load_acls(&*self.lock())
+    }
+
+    fn load_acls_chunked(
+        &self,
+        chunk_len: usize,
+        sink: &mut AclChunkSink<'_>,
+    ) -> Result<(), StoreError> {
+        ops::load_acls_chunked(&*self.lock(), chunk_len, sink)
     }
 
     fn commit_acl_changes(

@@ -15,6 +15,7 @@ use crate::error::StoreError;
 use crate::ids;
 use crate::kv::{KvGet, KvScan, KvWrite, Table};
 use crate::records::{AclCommit, PartitionRecord, ScramCredential, ScramMechanism, TopicRecord};
+use crate::store::AclChunkSink;
 
 /// The layout version this build reads and writes, kept in the meta table.
 pub const FORMAT_VERSION: u32 = 1;
@@ -67,13 +68,43 @@ pub(crate) fn init_meta(t: &mut impl KvWrite) -> Result<String, StoreError> {
 pub(crate) fn load_acls(t: &impl KvScan) -> Result<Vec<AclBinding>, StoreError> {
     let len = usize::try_from(t.len(Table::Acls)?).unwrap_or(0);
     let mut out = Vec::with_capacity(len);
-    t.scan(Table::Acls, &mut |key, value| {
-        let corrupt = |e| StoreError::corrupt(Table::Acls.name(), key, e);
-        decode_acl_id(value).map_err(corrupt)?;
-        out.push(decode_acl_key(key).map_err(corrupt)?);
+    scan_acls(t, &mut |binding| {
+        out.push(binding);
         Ok(())
     })?;
     Ok(out)
+}
+
+/// Every stored binding, in key order, handed to `sink` in chunks of at most `chunk_len`.
+pub(crate) fn load_acls_chunked(
+    t: &impl KvScan,
+    chunk_len: usize,
+    sink: &mut AclChunkSink<'_>,
+) -> Result<(), StoreError> {
+    let chunk_len = chunk_len.max(1);
+    let mut chunk = Vec::with_capacity(chunk_len);
+    scan_acls(t, &mut |binding| {
+        chunk.push(binding);
+        if chunk.len() == chunk_len {
+            sink(std::mem::replace(&mut chunk, Vec::with_capacity(chunk_len)))?;
+        }
+        Ok(())
+    })?;
+    if !chunk.is_empty() {
+        sink(chunk)?;
+    }
+    Ok(())
+}
+
+fn scan_acls(
+    t: &impl KvScan,
+    visit: &mut dyn FnMut(AclBinding) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    t.scan(Table::Acls, &mut |key, value| {
+        let corrupt = |e| StoreError::corrupt(Table::Acls.name(), key, e);
+        decode_acl_id(value).map_err(corrupt)?;
+        visit(decode_acl_key(key).map_err(corrupt)?)
+    })
 }
 
 /// Applies `removes`, then `adds`; each binding counts once however often it is named.

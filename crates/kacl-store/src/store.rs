@@ -12,6 +12,9 @@ use crate::records::{AclCommit, PartitionRecord, ScramCredential, ScramMechanism
 /// `Ok`, all of the change is durable (for a durable backend); when it returns `Err`,
 /// none of it happened. Implementations are safe to share between threads; calls are
 /// blocking (the server runs them on a blocking-capable thread).
+/// Receives one chunk of stored ACLs; an error stops the load and is returned by it.
+pub type AclChunkSink<'a> = dyn FnMut(Vec<AclBinding>) -> Result<(), StoreError> + 'a;
+
 pub trait MetadataStore: Send + Sync {
     /// The cluster id, generated on first open and the same ever after: 22 characters
     /// of URL-safe base64, as Kafka's `Uuid.toString()`.
@@ -19,6 +22,20 @@ pub trait MetadataStore: Send + Sync {
 
     /// Every ACL, to build the in-memory index at start.
     fn load_acls(&self) -> Result<Vec<AclBinding>, StoreError>;
+
+    /// Every stored ACL, in key order, handed to `sink` in chunks of at most `chunk_len`, so
+    /// that a caller can index the first chunks while the rest is still being read, and never
+    /// holds every binding at once (a server restarting with millions of ACLs).
+    fn load_acls_chunked(
+        &self,
+        chunk_len: usize,
+        sink: &mut AclChunkSink<'_>,
+    ) -> Result<(), StoreError> {
+        for chunk in self.load_acls()?.chunks(chunk_len.max(1)) {
+            sink(chunk.to_vec())?;
+        }
+        Ok(())
+    }
 
     /// Removes `removes`, then adds `adds`, atomically. Adding a stored binding and
     /// removing an absent one do nothing; the result says what actually changed. Fails

@@ -10,6 +10,11 @@ fn acls() {
 }
 
 #[test]
+fn acls_load_in_chunks() {
+    common::check_chunked_acl_load(&MemoryStore::new());
+}
+
+#[test]
 fn topics() {
     common::check_topics(&MemoryStore::new());
 }

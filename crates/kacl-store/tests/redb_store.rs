@@ -18,6 +18,12 @@ fn acls() {
 }
 
 #[test]
+fn acls_load_in_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    common::check_chunked_acl_load(&open(&dir));
+}
+
+#[test]
 fn topics() {
     let dir = tempfile::tempdir().unwrap();
     common::check_topics(&open(&dir));

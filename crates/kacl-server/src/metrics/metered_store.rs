@@ -53,6 +53,14 @@ impl MetadataStore for MeteredStore {
         self.inner.load_acls()
     }
 
+    fn load_acls_chunked(
+        &self,
+        chunk_len: usize,
+        sink: &mut kacl_store::AclChunkSink<'_>,
+    ) -> Result<(), StoreError> {
+        self.inner.load_acls_chunked(chunk_len, sink)
+    }
+
     fn commit_acl_changes(
         &self,
         adds: &[AclBinding],

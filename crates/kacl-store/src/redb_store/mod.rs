@@ -18,7 +18,7 @@ use crate::error::StoreError;
 use crate::ids;
 use crate::ops;
 use crate::records::{AclCommit, PartitionRecord, ScramCredential, ScramMechanism, TopicRecord};
-use crate::store::MetadataStore;
+use crate::store::{AclChunkSink, MetadataStore};
 
 use handle::{DbHandle, Opener};
 use lock::DirLock;
@@ -173,6 +173,14 @@ impl MetadataStore for RedbStore {
 
     fn load_acls(&self) -> Result<Vec<AclBinding>, StoreError> {
         self.read(|t| ops::load_acls(t))
+    }
+
+    fn load_acls_chunked(
+        &self,
+        chunk_len: usize,
+        sink: &mut AclChunkSink<'_>,
+    ) -> Result<(), StoreError> {
+        self.read(|t| ops::load_acls_chunked(t, chunk_len, sink))
     }
 
     fn commit_acl_changes(

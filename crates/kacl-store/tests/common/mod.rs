@@ -150,6 +150,34 @@ pub fn check_acls(store: &dyn MetadataStore) {
 }
 
 /// Topics: creation order, atomic refusal, deletion, partitions.
+/// The chunked load hands over exactly `load_acls`' bindings, in the same order, in chunks of
+/// at most the asked length, and stops at the sink's first error.
+pub fn check_chunked_acl_load(store: &dyn MetadataStore) {
+    store.commit_acl_changes(&many_acls(1000), &[]).unwrap();
+    let whole = store.load_acls().unwrap();
+    for chunk_len in [1, 7, 1000, 5000] {
+        let mut chunks = Vec::new();
+        store
+            .load_acls_chunked(chunk_len, &mut |chunk| {
+                chunks.push(chunk);
+                Ok(())
+            })
+            .unwrap();
+        assert!(chunks.iter().all(|c| !c.is_empty() && c.len() <= chunk_len));
+        assert_eq!(chunks.concat(), whole, "chunks of {chunk_len}");
+    }
+    let mut calls = 0;
+    let stopped = store.load_acls_chunked(10, &mut |_| {
+        calls += 1;
+        Err(kacl_store::StoreError::ReadOnly {
+            path: "sink".into(),
+            source: std::io::Error::other("the sink refused"),
+        })
+    });
+    assert!(stopped.is_err());
+    assert_eq!(calls, 1, "the load stops at the sink's first error");
+}
+
 pub fn check_topics(store: &dyn MetadataStore) {
     let created = store
         .create_topics(&[topic("zeta", 1), topic("alpha", 3)])
