@@ -383,10 +383,7 @@ fn null_allowed_on_decode(cx: Cx, what: &'static str) -> Result<(), DecodeError>
     if cx.nullable {
         Ok(())
     } else {
-        Err(DecodeError::NullNotAllowed {
-            what,
-            version: cx.version,
-        })
+        Err(null_not_allowed(cx, what))
     }
 }
 
