@@ -167,6 +167,7 @@ pub fn binding_from_deleted(acl: &DeleteAclsMatchingAcl<'_>) -> AclBinding {
 mod tests {
     use kacl_acl::{AccessControlEntryFilter, ResourcePatternFilter};
     use kacl_protocol::messages::describe_acls::{AclDescription, DescribeAclsResource};
+    use kacl_protocol::SmallArray;
 
     use super::*;
     use crate::net::encode_request;
@@ -249,7 +250,7 @@ mod tests {
                 resource_type: 3,
                 resource_name: "g".into(),
                 pattern_type: 3,
-                acls: vec![
+                acls: SmallArray::from(vec![
                     AclDescription {
                         principal: "User:a".into(),
                         host: "*".into(),
@@ -264,7 +265,7 @@ mod tests {
                         permission_type: 2,
                         ..Default::default()
                     },
-                ],
+                ]),
                 ..Default::default()
             }],
             ..Default::default()

@@ -134,13 +134,13 @@ fn describe_reply(request: &DescribeAclsRequest<'_>) -> DescribeAclsResponse<'st
             resource_type: ResourceType::Topic.code(),
             resource_name: Cow::Owned(name),
             pattern_type: PatternType::Literal.code(),
-            acls: vec![AclDescription {
+            acls: kacl_protocol::SmallArray::one(AclDescription {
                 principal: "User:alice".into(),
                 host: "*".into(),
                 operation: AclOperation::Read.code(),
                 permission_type: AclPermissionType::Allow.code(),
                 ..Default::default()
-            }],
+            }),
             ..Default::default()
         }],
         ..Default::default()

@@ -36,6 +36,7 @@ pub mod error;
 pub mod frame;
 pub mod header;
 pub mod messages;
+pub mod small_array;
 mod tagged_fields;
 pub mod wire;
 
@@ -44,4 +45,4 @@ pub use codec::{DecodeError, EncodeError, Reader, Uuid};
 pub use error::ErrorCode;
 pub use frame::FrameError;
 pub use header::{RequestHeader, RequestPrefix, ResponseHeader};
-pub use wire::{IntoStatic, Message, VersionRange};
+pub use wire::{IntoStatic, Message, SmallArray, VersionRange};

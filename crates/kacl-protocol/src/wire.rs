@@ -12,6 +12,7 @@
 //! | `string`, nullable            | `Option<Cow<'a, str>>`                |
 //! | `bytes` (nullable)            | `Cow<'a, [u8]>` (`Option<..>`)        |
 //! | `[]T` (nullable)              | `Vec<T>` (`Option<Vec<T>>`)           |
+//! | `[]T`, usually one element    | [`SmallArray<T>`]                     |
 //! | nested struct                 | the declared struct, e.g. `Foo<'a>`   |
 //!
 //! Decoding borrows strings and bytes from the frame (`Cow::Borrowed`); encoders accept either
@@ -29,6 +30,8 @@ use crate::codec::{
     uvarint_len, DecodeError, EncodeError, Reader, Uuid,
 };
 pub use crate::tagged_fields::TaggedFields;
+
+pub use crate::small_array::SmallArray;
 
 /// Deepest nesting of structs a decoder follows. Kafka's schemas nest at most four levels; the
 /// bound keeps any future recursive schema from turning into unbounded recursion.
@@ -564,6 +567,12 @@ impl IntoStatic for RawTaggedField<'_> {
 }
 
 /// Reads `count` elements; elements are never null themselves.
+///
+/// Elements are decoded in place: a run of default elements is appended (written straight into
+/// the vector), then each is filled from the wire. Pushing one decoded value at a time instead
+/// moved every struct through the stack, and copying freshly written narrow fields stalled
+/// store-to-load forwarding. Runs are at most [`prealloc_capacity`] long, so a hostile count
+/// costs no more than that before the input runs out.
 #[inline]
 fn decode_elements<'a, T: Field<'a>>(
     r: &mut Reader<'a>,
@@ -573,12 +582,15 @@ fn decode_elements<'a, T: Field<'a>>(
 ) -> Result<Vec<T>, DecodeError> {
     let mut items: Vec<T> = Vec::with_capacity(prealloc_capacity::<T>(count));
     let cx = cx.with_nullable(false);
-    for _ in 0..count {
-        // Decode straight into the vector's slot rather than moving a finished value in.
-        items.push(T::default());
-        if let Some(slot) = items.last_mut() {
+    let mut left = count;
+    while left > 0 {
+        let start = items.len();
+        let run = prealloc_capacity::<T>(left).max(1);
+        items.resize_with(start + run, T::default);
+        for slot in items.iter_mut().skip(start) {
             T::decode_into(slot, r, cx, what)?;
         }
+        left -= run;
     }
     Ok(items)
 }
@@ -626,6 +638,57 @@ impl<'a, T: Field<'a>> Field<'a> for Vec<T> {
     #[inline]
     fn field_len(&self, cx: Cx) -> usize {
         length_prefix_len(Some(self.len()), cx.flexible, true) + elements_len(self, cx)
+    }
+}
+
+impl<'a, T: Field<'a>> Field<'a> for SmallArray<T> {
+    #[inline]
+    fn decode_field(r: &mut Reader<'a>, cx: Cx, what: &'static str) -> Result<Self, DecodeError> {
+        let mut items = SmallArray::new();
+        Self::decode_into(&mut items, r, cx, what)?;
+        Ok(items)
+    }
+    #[inline]
+    fn decode_into(
+        slot: &mut Self,
+        r: &mut Reader<'a>,
+        cx: Cx,
+        what: &'static str,
+    ) -> Result<(), DecodeError> {
+        let Some(count) = r.read_array_len(what, cx.flexible)? else {
+            return Err(null_not_allowed(cx, what));
+        };
+        if count == 1 {
+            // The common case, decoded in place without touching the allocator.
+            *slot = SmallArray::one(T::default());
+            if let Some(item) = slot.first_mut() {
+                T::decode_into(item, r, cx.with_nullable(false), what)?;
+            }
+        } else {
+            *slot = SmallArray::from(decode_elements(r, count, cx, what)?);
+        }
+        Ok(())
+    }
+    #[inline]
+    fn encode_field(
+        &self,
+        out: &mut Vec<u8>,
+        cx: Cx,
+        what: &'static str,
+    ) -> Result<(), EncodeError> {
+        crate::codec::put_length(out, what, Some(self.len()), cx.flexible, true)?;
+        encode_elements(self, out, cx, what)
+    }
+    #[inline]
+    fn field_len(&self, cx: Cx) -> usize {
+        length_prefix_len(Some(self.len()), cx.flexible, true) + elements_len(self, cx)
+    }
+}
+
+impl<T: IntoStatic> IntoStatic for SmallArray<T> {
+    type Static = SmallArray<T::Static>;
+    fn into_static(self) -> Self::Static {
+        self.into_iter().map(IntoStatic::into_static).collect()
     }
 }
 

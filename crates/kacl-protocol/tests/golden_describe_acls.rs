@@ -10,6 +10,7 @@ use kacl_protocol::frame::{
 use kacl_protocol::messages::describe_acls::{
     AclDescription, DescribeAclsRequest, DescribeAclsResource, DescribeAclsResponse,
 };
+use kacl_protocol::SmallArray;
 use kacl_protocol::{ApiKey, EncodeError, Message, RequestHeader};
 
 /// The seed's request instance: numeric fields zero, strings empty (not null).
@@ -36,13 +37,13 @@ fn seed_response(pattern_type: i8) -> DescribeAclsResponse<'static> {
             resource_type: 0,
             resource_name: Cow::Borrowed(""),
             pattern_type,
-            acls: vec![AclDescription {
+            acls: SmallArray::one(AclDescription {
                 principal: Cow::Borrowed(""),
                 host: Cow::Borrowed(""),
                 operation: 0,
                 permission_type: 0,
                 unknown_tagged_fields: Default::default(),
-            }],
+            }),
             unknown_tagged_fields: Default::default(),
         }],
         unknown_tagged_fields: Default::default(),

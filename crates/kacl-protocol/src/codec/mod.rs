@@ -25,12 +25,22 @@ pub const MAX_PREALLOC_BYTES: usize = 1 << 20;
 ///
 /// The hot paths (fixed-width reads, one-byte varints, short strings) are small and inlined;
 /// error construction lives in cold functions so it does not weigh on them.
+///
+/// Strings are checked to be UTF-8 without validating each one on its own: the reader keeps a
+/// window of the input already known to be valid UTF-8 (see [`Reader::read_nullable_str`]).
+/// ACL messages are runs of short ASCII strings separated by small lengths and enum codes, so
+/// one fast pass over a long run replaces thousands of short validations, which cost far more
+/// per byte.
 #[derive(Debug, Clone)]
 pub struct Reader<'a> {
     /// What has not been consumed yet.
     rest: &'a [u8],
     /// Length of the original input, for [`Reader::position`].
     total: usize,
+    /// Input known to be valid UTF-8, starting where `rest` started when it was scanned.
+    text: &'a str,
+    /// `rest.len()` at the start of `text`: the reader is `text_from - rest.len()` bytes in.
+    text_from: usize,
 }
 
 #[cold]
@@ -85,6 +95,8 @@ impl<'a> Reader<'a> {
         Self {
             rest: buf,
             total: buf.len(),
+            text: "",
+            text_from: buf.len(),
         }
     }
 
@@ -293,10 +305,65 @@ impl<'a> Reader<'a> {
         if length > MAX_STRING_LEN {
             return Err(string_too_long(what, length));
         }
+        // Within the valid window, a slice that starts and ends on character boundaries is
+        // valid UTF-8 itself; `str::get` checks exactly those two boundaries.
+        let start = self.text_from.wrapping_sub(self.rest.len());
+        let text = start
+            .checked_add(length)
+            .and_then(|end| self.text.get(start..end));
+        match text {
+            Some(s) => {
+                self.take(length, what)?;
+                Ok(Some(s))
+            }
+            None => self.read_str_rescanning(length, what).map(Some),
+        }
+    }
+
+    /// The slow path of [`Reader::read_nullable_str`]: the string runs past the valid window
+    /// (or is not valid UTF-8). Scans the input from here for a new window, so each byte of the
+    /// input is scanned by at most one window, then slices.
+    ///
+    /// A window normally runs to the input's first invalid byte (one fast pass, plus a second
+    /// over the valid prefix if there is an invalid byte). Classic versions break runs every
+    /// few dozen bytes (a null string's length is `ff ff`), where two passes per run would cost
+    /// more than validating each string; so a probe first looks for a non-ASCII byte nearby,
+    /// and a short ASCII run becomes the window in one pass.
+    #[cold]
+    #[inline(never)]
+    fn read_str_rescanning(
+        &mut self,
+        length: usize,
+        what: &'static str,
+    ) -> Result<&'a str, DecodeError> {
+        /// How far the probe for a short ASCII run looks.
+        const PROBE: usize = 256;
+        let rest = self.rest;
+        let probed = rest.get(..PROBE).unwrap_or(rest);
+        let ascii = ascii_prefix_len(probed);
+        self.text = if ascii < probed.len() {
+            rest.get(..ascii)
+                .and_then(|run| core::str::from_utf8(run).ok())
+                .unwrap_or("")
+        } else {
+            match core::str::from_utf8(rest) {
+                Ok(text) => text,
+                Err(e) => rest
+                    .get(..e.valid_up_to())
+                    .and_then(|valid| core::str::from_utf8(valid).ok())
+                    .unwrap_or(""),
+            }
+        };
+        self.text_from = rest.len();
         let bytes = self.take(length, what)?;
-        match core::str::from_utf8(bytes) {
-            Ok(s) => Ok(Some(s)),
-            Err(_) => Err(invalid_utf8(what)),
+        // The window holds the whole string exactly when the string is valid UTF-8 (its
+        // characters are complete, so the first invalid byte lies at or after its end).
+        match self.text.get(..length) {
+            Some(s) => Ok(s),
+            None => match core::str::from_utf8(bytes) {
+                Ok(s) => Ok(s),
+                Err(_) => Err(invalid_utf8(what)),
+            },
         }
     }
 
@@ -331,6 +398,29 @@ impl<'a> Reader<'a> {
         }
         Ok(count)
     }
+}
+
+/// Length of the ASCII prefix of `bytes`, eight bytes at a time.
+#[inline]
+fn ascii_prefix_len(bytes: &[u8]) -> usize {
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    let mut words = bytes.chunks_exact(8);
+    let mut len = 0;
+    for word in &mut words {
+        let Ok(word) = <[u8; 8]>::try_from(word) else {
+            break;
+        };
+        let high = u64::from_le_bytes(word) & HIGH_BITS;
+        if high != 0 {
+            return len + (high.trailing_zeros() / 8) as usize;
+        }
+        len += 8;
+    }
+    len + words
+        .remainder()
+        .iter()
+        .position(|byte| !byte.is_ascii())
+        .unwrap_or(words.remainder().len())
 }
 
 /// How many elements of type `T` to preallocate for a wire count already checked against the

@@ -5,6 +5,8 @@
 
 use std::borrow::Cow;
 
+use crate::wire::SmallArray;
+
 kafka_message! {
     /// The filters whose matching ACLs are to be deleted.
     pub struct DeleteAclsRequest<'a> {
@@ -49,7 +51,7 @@ kafka_message! {
         /// The error message, or null.
         error_message: Option<Cow<'a, str>> [versions 0+, nullable 0+],
         /// The ACLs that matched this filter.
-        matching_acls: Vec<DeleteAclsMatchingAcl<'a>> [versions 0+],
+        matching_acls: SmallArray<DeleteAclsMatchingAcl<'a>> [versions 0+],
     }
 
     /// One deleted (or undeletable) ACL binding.

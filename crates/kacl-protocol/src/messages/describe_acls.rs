@@ -5,6 +5,8 @@
 
 use std::borrow::Cow;
 
+use crate::wire::SmallArray;
+
 kafka_message! {
     /// A filter over the ACL set; null strings match anything.
     pub struct DescribeAclsRequest<'a> {
@@ -49,7 +51,7 @@ kafka_message! {
         /// The resource pattern type (v1+; v0 can only carry LITERAL, code 3).
         pattern_type: i8 [versions 1+, default 3],
         /// The ACLs.
-        acls: Vec<AclDescription<'a>> [versions 0+],
+        acls: SmallArray<AclDescription<'a>> [versions 0+],
     }
 
     /// One access control entry.

@@ -120,7 +120,7 @@ fn describe_acls_resource(v: i16) -> BoxedStrategy<DescribeAclsResource<'static>
                 resource_type,
                 resource_name,
                 pattern_type,
-                acls,
+                acls: acls.into(),
                 unknown_tagged_fields: tags,
             },
         )
@@ -289,7 +289,7 @@ fn delete_acls_filter_result(v: i16) -> BoxedStrategy<DeleteAclsFilterResult<'st
             |(error_code, error_message, matching_acls, tags)| DeleteAclsFilterResult {
                 error_code,
                 error_message,
-                matching_acls,
+                matching_acls: matching_acls.into(),
                 unknown_tagged_fields: tags,
             },
         )

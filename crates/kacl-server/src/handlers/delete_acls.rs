@@ -155,7 +155,7 @@ fn failed(code: ErrorCode, message: String) -> DeleteAclsFilterResult<'static> {
     DeleteAclsFilterResult {
         error_code: code.code(),
         error_message: Some(Cow::Owned(message)),
-        matching_acls: Vec::new(),
+        matching_acls: Default::default(),
         unknown_tagged_fields: Default::default(),
     }
 }
