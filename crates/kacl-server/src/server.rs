@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kacl_acl::{AclBinding, AclChanges, AclIndex, SharedAclIndex};
-use kacl_store::{MetadataStore, RedbStore, StoreError};
+use kacl_store::{MetadataStore, RedbStore, StoreError, StoreOptions};
 use thiserror::Error;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -96,16 +96,22 @@ impl ShutdownHandle {
 }
 
 impl Server {
-    /// Opens the redb store in the configured data directory and starts serving.
+    /// Opens the redb store in the configured data directory (its page cache bounded by
+    /// `kacl.store.cache.bytes`) and starts serving.
     pub async fn start(config: ServerConfig) -> Result<RunningServer, StartError> {
-        let dir = config.data_dir.clone();
-        let opened = tokio::task::spawn_blocking(move || RedbStore::open(&dir))
-            .await
-            .map_err(|e| StartError::Task(e.to_string()))?;
+        let (dir, options) = (config.data_dir.clone(), store_options(&config));
+        let opened =
+            tokio::task::spawn_blocking(move || RedbStore::open_with_options(&dir, options))
+                .await
+                .map_err(|e| StartError::Task(e.to_string()))?;
         let store = opened.map_err(|source| StartError::Store {
             dir: config.data_dir.display().to_string(),
             source,
         })?;
+        tracing::debug!(
+            cache_bytes = store.options().cache_bytes,
+            "opened the store"
+        );
         Server::start_with_store(config, Arc::new(store)).await
     }
 
@@ -257,6 +263,13 @@ impl RunningServer {
     }
 }
 
+/// How the configured store is opened.
+fn store_options(config: &ServerConfig) -> StoreOptions {
+    StoreOptions {
+        cache_bytes: config.store_cache_bytes,
+    }
+}
+
 /// The TLS acceptor, built only when a listener uses TLS (the config checked that a key store
 /// is then configured).
 fn tls_acceptor(config: &ServerConfig) -> Result<Option<TlsAcceptor>, StartError> {
@@ -288,7 +301,13 @@ async fn load_scram(
 }
 
 /// ACLs handed from the store thread to the indexing thread at a time at start.
-const LOAD_CHUNK_LEN: usize = 65_536;
+///
+/// Small on purpose: the chunks in flight (up to four: one being read, two queued, one being
+/// indexed) are allocated by the reading thread and freed by the indexing one, and glibc keeps
+/// that memory in the reader's arena afterwards. At 65,536 a chunk this left ~50 MB of freed
+/// memory resident after a 2M-ACL start; at 8,192 it is ~8 MB, and the start is no slower
+/// (BENCHMARKS.md, "Whole server").
+const LOAD_CHUNK_LEN: usize = 8_192;
 
 /// Loads every ACL into a fresh index, and every topic.
 fn load(
@@ -439,5 +458,33 @@ async fn accept_loop(
         tracing::warn!(listener = %listener.name, "connections still busy after the grace period; dropping them");
         connections.abort_all();
         while connections.join_next().await.is_some() {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_store_is_opened_with_the_configured_cache() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let config = ServerConfig::from_properties(
+            "kacl.store.cache.bytes=1048576",
+            &[(
+                "metadata.log.dir".to_owned(),
+                dir.path().display().to_string(),
+            )],
+        )?;
+        let store = RedbStore::open_with_options(&config.data_dir, store_options(&config))?;
+        assert_eq!(store.options().cache_bytes, 1 << 20);
+        drop(store);
+
+        let defaults = ServerConfig::from_properties("", &[])?;
+        assert_eq!(
+            store_options(&defaults),
+            StoreOptions::default(),
+            "no key: the store's own default"
+        );
+        Ok(())
     }
 }

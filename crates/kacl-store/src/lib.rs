@@ -62,5 +62,5 @@ pub use records::{
     AclCommit, ParseScramMechanismError, PartitionRecord, ScramCredential, ScramMechanism,
     TopicRecord,
 };
-pub use redb_store::{RedbStore, DB_FILE_NAME};
+pub use redb_store::{RedbStore, StoreOptions, DB_FILE_NAME, DEFAULT_CACHE_BYTES};
 pub use store::{AclChunkSink, MetadataStore};

@@ -38,6 +38,9 @@ pub const DEFAULT_DATA_DIR: &str = "./kacl-data";
 pub const DEFAULT_LISTENERS: &str = "PLAINTEXT://127.0.0.1:9092";
 /// The principal of PLAINTEXT clients, made a super user in development mode.
 pub const DEVELOPMENT_SUPER_USER: &str = "User:ANONYMOUS";
+/// The largest `kacl.store.cache.bytes` accepted: 64 GiB, far past any sensible cache, but a
+/// bound that keeps a typo (an extra digit or two) from reserving the machine.
+pub const MAX_STORE_CACHE_BYTES: i64 = 64 << 30;
 
 /// Why the server refuses to start.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -138,6 +141,10 @@ pub struct ServerConfig {
     pub describe_self_service: bool,
     /// `kacl.metrics.listen`: `host:port` for Prometheus `/metrics`.
     pub metrics_listen: Option<String>,
+    /// `kacl.store.cache.bytes`: the most memory the store's page cache may hold (default
+    /// [`kacl_store::DEFAULT_CACHE_BYTES`], 32 MiB; ACL reads come from the in-memory index, so a
+    /// larger cache mostly keeps the start-up scan resident).
+    pub store_cache_bytes: usize,
     /// `kacl.scram.bootstrap.credentials`: SCRAM credentials created at start while the store
     /// holds none (see [`crate::scram_bootstrap`]).
     pub scram_bootstrap: Vec<crate::scram_bootstrap::BootstrapCredential>,
@@ -185,6 +192,7 @@ impl ServerConfig {
             acl_max_batch: 10_000,
             describe_self_service: false,
             metrics_listen: None,
+            store_cache_bytes: kacl_store::DEFAULT_CACHE_BYTES,
             scram_bootstrap: Vec::new(),
             is_development: true,
             warnings: Vec::new(),
@@ -339,6 +347,7 @@ impl ServerConfig {
         let acl_max_batch = source.int("kacl.acl.max.batch", 10_000, 1, i32::MAX.into())? as usize;
         let describe_self_service = source.bool("kacl.describe.self.service.enable", false)?;
         let metrics_listen = metrics_listen(source.take("kacl.metrics.listen"))?;
+        let store_cache_bytes = store_cache_bytes(&mut source)?;
         let scram_bootstrap = match source.take(crate::scram_bootstrap::BOOTSTRAP_KEY) {
             Some(value) => crate::scram_bootstrap::parse(value)
                 .map_err(|e| ConfigError::invalid(crate::scram_bootstrap::BOOTSTRAP_KEY, e))?,
@@ -368,6 +377,7 @@ impl ServerConfig {
             acl_max_batch,
             describe_self_service,
             metrics_listen,
+            store_cache_bytes,
             scram_bootstrap,
             is_development,
             warnings: Vec::new(),
@@ -482,6 +492,15 @@ fn listener_plain_users(
         users.insert(name, parsed);
     }
     Ok(users)
+}
+
+/// `kacl.store.cache.bytes`: 0 to [`MAX_STORE_CACHE_BYTES`] (and what this machine can address).
+fn store_cache_bytes(source: &mut Source) -> Result<usize, ConfigError> {
+    const KEY: &str = "kacl.store.cache.bytes";
+    let default = i64::try_from(kacl_store::DEFAULT_CACHE_BYTES).unwrap_or(i64::MAX);
+    let bytes = source.int(KEY, default, 0, MAX_STORE_CACHE_BYTES)?;
+    usize::try_from(bytes)
+        .map_err(|_| ConfigError::invalid(KEY, format!("{bytes} does not fit this machine")))
 }
 
 fn metrics_listen(value: Option<&str>) -> Result<Option<String>, ConfigError> {

@@ -64,6 +64,7 @@ fn empty_file_gives_kafkas_defaults_and_not_development() {
     assert_eq!(c.acl_max_batch, 10_000);
     assert!(!c.describe_self_service);
     assert_eq!(c.metrics_listen, None);
+    assert_eq!(c.store_cache_bytes, 32 * 1024 * 1024);
     assert!(c.warnings.is_empty(), "{:?}", c.warnings);
 }
 
@@ -461,6 +462,30 @@ fn limits() {
         "connection.failed.authentication.delay.ms",
     );
     refused_for("kacl.acl.max.batch=0", "kacl.acl.max.batch");
+}
+
+#[test]
+fn store_cache_bytes() {
+    assert_eq!(
+        parse("kacl.store.cache.bytes=67108864").store_cache_bytes,
+        64 << 20
+    );
+    assert_eq!(parse(" kacl.store.cache.bytes = 0 ").store_cache_bytes, 0);
+    assert_eq!(
+        ServerConfig::development_with(&[pair("kacl.store.cache.bytes", "1048576")])
+            .map(|c| c.store_cache_bytes),
+        Ok(1 << 20)
+    );
+    let c = parse("kacl.store.cache.bytes=68719476736");
+    assert_eq!(c.store_cache_bytes, 64 << 30);
+    assert!(c.warnings.is_empty(), "a known key: {:?}", c.warnings);
+    refused_for("kacl.store.cache.bytes=-1", "kacl.store.cache.bytes");
+    refused_for(
+        "kacl.store.cache.bytes=68719476737",
+        "kacl.store.cache.bytes",
+    );
+    refused_for("kacl.store.cache.bytes=32MiB", "kacl.store.cache.bytes");
+    refused_for("kacl.store.cache.bytes=", "kacl.store.cache.bytes");
 }
 
 #[test]

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use redb::backends::FileBackend;
 use redb::{BackendError, Builder, StorageBackend};
 
-use super::{scratch, Opener, RedbStore, DB_FILE_NAME};
+use super::{scratch, Opener, RedbStore, StoreOptions, DB_FILE_NAME};
 use crate::store::MetadataStore;
 use crate::StoreError;
 
@@ -85,8 +85,10 @@ fn open_on_full_disk(dir: &Path) -> (RedbStore, Arc<AtomicBool>) {
     let flag = full.clone();
     let path = dir.join(DB_FILE_NAME);
     let read_only_path = path.clone();
+    let options = StoreOptions::default();
     let store = RedbStore::open_with(
         dir,
+        options,
         Opener {
             writable: Box::new(move || {
                 let file = OpenOptions::new()
@@ -95,12 +97,16 @@ fn open_on_full_disk(dir: &Path) -> (RedbStore, Arc<AtomicBool>) {
                     .create(true)
                     .truncate(false)
                     .open(&path)?;
-                Builder::new().create_with_backend(FullDisk {
-                    inner: FileBackend::new(file)?,
-                    full: flag.clone(),
-                })
+                Builder::new()
+                    .set_cache_size(options.cache_bytes)
+                    .create_with_backend(FullDisk {
+                        inner: FileBackend::new(file)?,
+                        full: flag.clone(),
+                    })
             }),
-            read_only: Box::new(move || scratch::open_without_writing(&read_only_path)),
+            read_only: Box::new(move || {
+                scratch::open_without_writing(&read_only_path, options.cache_bytes)
+            }),
         },
     )
     .expect("open");

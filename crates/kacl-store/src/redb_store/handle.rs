@@ -154,6 +154,16 @@ impl DbHandle {
         }
     }
 
+    /// Bytes in redb's page cache now (counted only when redb's `cache_metrics` feature is
+    /// on, as it is for this crate's tests).
+    #[cfg(test)]
+    pub(crate) fn cache_used_bytes(&self) -> usize {
+        match &*self.read_lock() {
+            Handle::Writable(db) | Handle::ReadOnly(db) => db.cache_stats().used_bytes(),
+            Handle::Closed => 0,
+        }
+    }
+
     fn read_lock(&self) -> RwLockReadGuard<'_, Handle> {
         self.handle.read().unwrap_or_else(PoisonError::into_inner)
     }

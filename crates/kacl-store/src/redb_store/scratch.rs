@@ -15,20 +15,26 @@ use redb::{BackendError, Builder, Database, DatabaseError, StorageBackend};
 
 const BLOCK: u64 = 4096;
 
-/// Opens the database at `path` through a [`Scratch`] view.
-pub(crate) fn open_without_writing(path: &Path) -> Result<Database, DatabaseError> {
+/// Opens the database at `path` through a [`Scratch`] view, with redb's page cache bounded
+/// to `cache_bytes`.
+pub(crate) fn open_without_writing(
+    path: &Path,
+    cache_bytes: usize,
+) -> Result<Database, DatabaseError> {
     // Read and write access, so that redb's byte-range locks (which need a writable
     // descriptor) work; nothing is ever written through it.
     let file = OpenOptions::new().read(true).write(true).open(path)?;
     let file_len = file.metadata()?.len();
-    Builder::new().create_with_backend(Scratch {
-        file: FileBackend::new(file)?,
-        state: Mutex::new(ScratchState {
-            len: file_len,
-            file_len,
-            blocks: HashMap::new(),
-        }),
-    })
+    Builder::new()
+        .set_cache_size(cache_bytes)
+        .create_with_backend(Scratch {
+            file: FileBackend::new(file)?,
+            state: Mutex::new(ScratchState {
+                len: file_len,
+                file_len,
+                blocks: HashMap::new(),
+            }),
+        })
 }
 
 #[derive(Debug)]
