@@ -26,12 +26,14 @@ use bytes::BufMut;
 
 use crate::api_key::ApiKey;
 use crate::codec::{
-    length_prefix_len, prealloc_capacity, put_nullable_bytes, put_nullable_str, put_uvarint,
-    uvarint_len, DecodeError, EncodeError, Reader, Uuid,
+    length_prefix_len, put_nullable_bytes, put_nullable_str, put_uvarint, uvarint_len, DecodeError,
+    EncodeError, Reader, Uuid,
 };
 pub use crate::tagged_fields::TaggedFields;
 
 pub use crate::small_array::SmallArray;
+
+mod arrays;
 
 /// Deepest nesting of structs a decoder follows. Kafka's schemas nest at most four levels; the
 /// bound keeps any future recursive schema from turning into unbounded recursion.
@@ -549,13 +551,6 @@ impl<T: IntoStatic> IntoStatic for Option<T> {
     }
 }
 
-impl<T: IntoStatic> IntoStatic for Vec<T> {
-    type Static = Vec<T::Static>;
-    fn into_static(self) -> Self::Static {
-        self.into_iter().map(IntoStatic::into_static).collect()
-    }
-}
-
 impl IntoStatic for RawTaggedField<'_> {
     type Static = RawTaggedField<'static>;
     fn into_static(self) -> RawTaggedField<'static> {
@@ -563,162 +558,5 @@ impl IntoStatic for RawTaggedField<'_> {
             tag: self.tag,
             data: self.data.into_static(),
         }
-    }
-}
-
-/// Reads `count` elements; elements are never null themselves.
-///
-/// Elements are decoded in place: a run of default elements is appended (written straight into
-/// the vector), then each is filled from the wire. Pushing one decoded value at a time instead
-/// moved every struct through the stack, and copying freshly written narrow fields stalled
-/// store-to-load forwarding. Runs are at most [`prealloc_capacity`] long, so a hostile count
-/// costs no more than that before the input runs out.
-#[inline]
-fn decode_elements<'a, T: Field<'a>>(
-    r: &mut Reader<'a>,
-    count: usize,
-    cx: Cx,
-    what: &'static str,
-) -> Result<Vec<T>, DecodeError> {
-    let mut items: Vec<T> = Vec::with_capacity(prealloc_capacity::<T>(count));
-    let cx = cx.with_nullable(false);
-    let mut left = count;
-    while left > 0 {
-        let start = items.len();
-        let run = prealloc_capacity::<T>(left).max(1);
-        items.resize_with(start + run, T::default);
-        for slot in items.iter_mut().skip(start) {
-            T::decode_into(slot, r, cx, what)?;
-        }
-        left -= run;
-    }
-    Ok(items)
-}
-
-#[inline]
-fn encode_elements<'a, T: Field<'a>>(
-    items: &[T],
-    out: &mut Vec<u8>,
-    cx: Cx,
-    what: &'static str,
-) -> Result<(), EncodeError> {
-    let cx = cx.with_nullable(false);
-    items
-        .iter()
-        .try_for_each(|item| item.encode_field(out, cx, what))
-}
-
-#[inline]
-fn elements_len<'a, T: Field<'a>>(items: &[T], cx: Cx) -> usize {
-    let cx = cx.with_nullable(false);
-    items.iter().map(|item| item.field_len(cx)).sum()
-}
-
-impl<'a, T: Field<'a>> Field<'a> for Vec<T> {
-    #[inline]
-    fn decode_field(r: &mut Reader<'a>, cx: Cx, what: &'static str) -> Result<Self, DecodeError> {
-        match r.read_array_len(what, cx.flexible)? {
-            Some(count) => decode_elements(r, count, cx, what),
-            None => Err(DecodeError::NullNotAllowed {
-                what,
-                version: cx.version,
-            }),
-        }
-    }
-    #[inline]
-    fn encode_field(
-        &self,
-        out: &mut Vec<u8>,
-        cx: Cx,
-        what: &'static str,
-    ) -> Result<(), EncodeError> {
-        crate::codec::put_length(out, what, Some(self.len()), cx.flexible, true)?;
-        encode_elements(self, out, cx, what)
-    }
-    #[inline]
-    fn field_len(&self, cx: Cx) -> usize {
-        length_prefix_len(Some(self.len()), cx.flexible, true) + elements_len(self, cx)
-    }
-}
-
-impl<'a, T: Field<'a>> Field<'a> for SmallArray<T> {
-    #[inline]
-    fn decode_field(r: &mut Reader<'a>, cx: Cx, what: &'static str) -> Result<Self, DecodeError> {
-        let mut items = SmallArray::new();
-        Self::decode_into(&mut items, r, cx, what)?;
-        Ok(items)
-    }
-    #[inline]
-    fn decode_into(
-        slot: &mut Self,
-        r: &mut Reader<'a>,
-        cx: Cx,
-        what: &'static str,
-    ) -> Result<(), DecodeError> {
-        let Some(count) = r.read_array_len(what, cx.flexible)? else {
-            return Err(null_not_allowed(cx, what));
-        };
-        if count == 1 {
-            // The common case, decoded in place without touching the allocator.
-            *slot = SmallArray::one(T::default());
-            if let Some(item) = slot.first_mut() {
-                T::decode_into(item, r, cx.with_nullable(false), what)?;
-            }
-        } else {
-            *slot = SmallArray::from(decode_elements(r, count, cx, what)?);
-        }
-        Ok(())
-    }
-    #[inline]
-    fn encode_field(
-        &self,
-        out: &mut Vec<u8>,
-        cx: Cx,
-        what: &'static str,
-    ) -> Result<(), EncodeError> {
-        crate::codec::put_length(out, what, Some(self.len()), cx.flexible, true)?;
-        encode_elements(self, out, cx, what)
-    }
-    #[inline]
-    fn field_len(&self, cx: Cx) -> usize {
-        length_prefix_len(Some(self.len()), cx.flexible, true) + elements_len(self, cx)
-    }
-}
-
-impl<T: IntoStatic> IntoStatic for SmallArray<T> {
-    type Static = SmallArray<T::Static>;
-    fn into_static(self) -> Self::Static {
-        self.into_iter().map(IntoStatic::into_static).collect()
-    }
-}
-
-impl<'a, T: Field<'a>> Field<'a> for Option<Vec<T>> {
-    fn decode_field(r: &mut Reader<'a>, cx: Cx, what: &'static str) -> Result<Self, DecodeError> {
-        match r.read_array_len(what, cx.flexible)? {
-            Some(count) => decode_elements(r, count, cx, what).map(Some),
-            None => null_allowed_on_decode(cx, what).map(|()| None),
-        }
-    }
-    fn encode_field(
-        &self,
-        out: &mut Vec<u8>,
-        cx: Cx,
-        what: &'static str,
-    ) -> Result<(), EncodeError> {
-        match self {
-            Some(items) => {
-                crate::codec::put_length(out, what, Some(items.len()), cx.flexible, true)?;
-                encode_elements(items, out, cx, what)
-            }
-            None => {
-                null_allowed_on_encode(cx, what)?;
-                crate::codec::put_length(out, what, None, cx.flexible, true)
-            }
-        }
-    }
-    fn field_len(&self, cx: Cx) -> usize {
-        let items = self.as_deref();
-        length_prefix_len(items.map(<[T]>::len), cx.flexible, true)
-            + items.map_or(0, |items| elements_len(items, cx))
     }
 }

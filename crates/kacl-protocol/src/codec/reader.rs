@@ -1,0 +1,405 @@
+//! [`Reader`]: the bounds-checked cursor every decoder reads through.
+
+use super::{DecodeError, Uuid, MAX_STRING_LEN};
+
+/// A cursor over a borrowed byte slice. All reads are bounds-checked.
+///
+/// The hot paths (fixed-width reads, one-byte varints, short strings) are small and inlined;
+/// error construction lives in cold functions so it does not weigh on them.
+///
+/// Strings are checked to be UTF-8 without validating each one on its own: the reader keeps a
+/// window of the input already known to be valid UTF-8 (see [`Reader::read_nullable_str`]).
+/// ACL messages are runs of short ASCII strings separated by small lengths and enum codes, so
+/// one fast pass over a long run replaces thousands of short validations, which cost far more
+/// per byte.
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    /// What has not been consumed yet.
+    rest: &'a [u8],
+    /// Length of the original input, for [`Reader::position`].
+    total: usize,
+    /// Input known to be valid UTF-8, starting where `rest` started when it was scanned.
+    text: &'a str,
+    /// `rest.len()` at the start of `text`: the reader is `text_from - rest.len()` bytes in.
+    text_from: usize,
+}
+
+#[cold]
+#[inline(never)]
+fn negative_length(what: &'static str, length: i32) -> DecodeError {
+    DecodeError::NegativeLength {
+        what,
+        length: i64::from(length),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn string_too_long(what: &'static str, length: usize) -> DecodeError {
+    DecodeError::LengthTooLong {
+        what,
+        length,
+        max: MAX_STRING_LEN,
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn invalid_utf8(what: &'static str) -> DecodeError {
+    DecodeError::InvalidUtf8 { what }
+}
+
+#[cold]
+#[inline(never)]
+fn too_many_elements(what: &'static str, count: usize, remaining: usize) -> DecodeError {
+    DecodeError::TooManyElements {
+        what,
+        count,
+        remaining,
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn truncated(what: &'static str, needed: usize, remaining: usize) -> DecodeError {
+    DecodeError::Truncated {
+        what,
+        needed,
+        remaining,
+    }
+}
+
+impl<'a> Reader<'a> {
+    /// Starts reading at the beginning of `buf`.
+    #[inline]
+    pub fn new(buf: &'a [u8]) -> Self {
+        Self {
+            rest: buf,
+            total: buf.len(),
+            text: "",
+            text_from: buf.len(),
+        }
+    }
+
+    /// Bytes not yet consumed.
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.rest.len()
+    }
+
+    /// How many bytes have been consumed so far.
+    #[inline]
+    pub fn position(&self) -> usize {
+        self.total - self.rest.len()
+    }
+
+    /// True when every byte has been consumed.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.rest.is_empty()
+    }
+
+    /// The unconsumed tail, without consuming it.
+    #[inline]
+    pub fn rest(&self) -> &'a [u8] {
+        self.rest
+    }
+
+    /// Fails with [`DecodeError::TrailingBytes`] unless everything was consumed: Kafka rejects
+    /// a request body that is longer than its schema says.
+    #[inline]
+    pub fn expect_end(&self, message: &'static str) -> Result<(), DecodeError> {
+        match self.remaining() {
+            0 => Ok(()),
+            remaining => Err(DecodeError::TrailingBytes { message, remaining }),
+        }
+    }
+
+    /// Consumes exactly `n` bytes and returns them borrowed from the input.
+    #[inline(always)]
+    pub fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], DecodeError> {
+        match self.rest.split_at_checked(n) {
+            Some((head, tail)) => {
+                self.rest = tail;
+                Ok(head)
+            }
+            None => Err(truncated(what, n, self.rest.len())),
+        }
+    }
+
+    #[inline(always)]
+    fn array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], DecodeError> {
+        match self.rest.split_first_chunk::<N>() {
+            Some((head, tail)) => {
+                self.rest = tail;
+                Ok(*head)
+            }
+            None => Err(truncated(what, N, self.rest.len())),
+        }
+    }
+
+    /// Reads a Kafka `int8`.
+    #[inline]
+    pub fn read_i8(&mut self, what: &'static str) -> Result<i8, DecodeError> {
+        Ok(i8::from_be_bytes(self.array(what)?))
+    }
+    /// Reads a big-endian Kafka `int16`.
+    #[inline]
+    pub fn read_i16(&mut self, what: &'static str) -> Result<i16, DecodeError> {
+        Ok(i16::from_be_bytes(self.array(what)?))
+    }
+    /// Reads a big-endian Kafka `int32`.
+    #[inline]
+    pub fn read_i32(&mut self, what: &'static str) -> Result<i32, DecodeError> {
+        Ok(i32::from_be_bytes(self.array(what)?))
+    }
+    /// Reads a big-endian Kafka `int64`.
+    #[inline]
+    pub fn read_i64(&mut self, what: &'static str) -> Result<i64, DecodeError> {
+        Ok(i64::from_be_bytes(self.array(what)?))
+    }
+    /// Reads a big-endian Kafka `uint16`.
+    #[inline]
+    pub fn read_u16(&mut self, what: &'static str) -> Result<u16, DecodeError> {
+        Ok(u16::from_be_bytes(self.array(what)?))
+    }
+    /// Reads a big-endian Kafka `uint32`.
+    #[inline]
+    pub fn read_u32(&mut self, what: &'static str) -> Result<u32, DecodeError> {
+        Ok(u32::from_be_bytes(self.array(what)?))
+    }
+    /// Reads a big-endian IEEE-754 Kafka `float64`.
+    #[inline]
+    pub fn read_f64(&mut self, what: &'static str) -> Result<f64, DecodeError> {
+        Ok(f64::from_be_bytes(self.array(what)?))
+    }
+    /// Reads a Kafka `bool`: any non-zero byte is true, as in Kafka's readers.
+    #[inline]
+    pub fn read_bool(&mut self, what: &'static str) -> Result<bool, DecodeError> {
+        Ok(self.read_i8(what)? != 0)
+    }
+    /// Reads a 16-byte Kafka `uuid`.
+    #[inline]
+    pub fn read_uuid(&mut self, what: &'static str) -> Result<Uuid, DecodeError> {
+        Ok(Uuid(self.array(what)?))
+    }
+
+    /// Reads an unsigned LEB128 varint of at most 32 bits (5 bytes).
+    #[inline(always)]
+    pub fn read_uvarint(&mut self, what: &'static str) -> Result<u32, DecodeError> {
+        // One byte covers every compact length below 127 and every tag count in practice.
+        if let Some((&byte, tail)) = self.rest.split_first() {
+            if byte < 0x80 {
+                self.rest = tail;
+                return Ok(u32::from(byte));
+            }
+        }
+        self.read_uvarint_slow(what)
+    }
+
+    #[inline(never)]
+    fn read_uvarint_slow(&mut self, what: &'static str) -> Result<u32, DecodeError> {
+        let mut value: u32 = 0;
+        for i in 0..5 {
+            let byte = self.array::<1>(what)?[0];
+            if i == 4 && byte > 0x0f {
+                return Err(DecodeError::VarintOverflow { what });
+            }
+            value |= u32::from(byte & 0x7f) << (7 * i);
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(DecodeError::VarintOverflow { what })
+    }
+
+    /// Reads an unsigned LEB128 varint of at most 64 bits (10 bytes).
+    #[inline]
+    pub fn read_uvarlong(&mut self, what: &'static str) -> Result<u64, DecodeError> {
+        let mut value: u64 = 0;
+        for i in 0..10 {
+            let byte = self.array::<1>(what)?[0];
+            if i == 9 && byte > 0x01 {
+                return Err(DecodeError::VarintOverflow { what });
+            }
+            value |= u64::from(byte & 0x7f) << (7 * i);
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(DecodeError::VarintOverflow { what })
+    }
+
+    /// Reads a zigzag-encoded signed 32-bit varint.
+    #[inline]
+    pub fn read_varint(&mut self, what: &'static str) -> Result<i32, DecodeError> {
+        let raw = self.read_uvarint(what)?;
+        Ok(((raw >> 1) as i32) ^ -((raw & 1) as i32))
+    }
+
+    /// Reads a zigzag-encoded signed 64-bit varlong.
+    #[inline]
+    pub fn read_varlong(&mut self, what: &'static str) -> Result<i64, DecodeError> {
+        let raw = self.read_uvarlong(what)?;
+        Ok(((raw >> 1) as i64) ^ -((raw & 1) as i64))
+    }
+
+    /// Reads a length prefix: `int16`/`int32` in classic encoding (-1 = null), or a uvarint
+    /// holding length + 1 in compact encoding (0 = null). Returns `None` for null.
+    #[inline(always)]
+    fn read_length(
+        &mut self,
+        what: &'static str,
+        compact: bool,
+        wide: bool,
+    ) -> Result<Option<usize>, DecodeError> {
+        if compact {
+            return Ok(match self.read_uvarint(what)? {
+                0 => None,
+                n => Some((n - 1) as usize),
+            });
+        }
+        let length = if wide {
+            self.read_i32(what)?
+        } else {
+            i32::from(self.read_i16(what)?)
+        };
+        match length {
+            -1 => Ok(None),
+            // Kafka treats every negative length as null; kacl accepts only -1 and rejects the
+            // rest, which no Kafka client produces.
+            n if n < 0 => Err(negative_length(what, n)),
+            n => Ok(Some(n as usize)),
+        }
+    }
+
+    /// Reads a (possibly null) string, borrowed from the input and checked to be UTF-8.
+    #[inline(always)]
+    pub fn read_nullable_str(
+        &mut self,
+        what: &'static str,
+        compact: bool,
+    ) -> Result<Option<&'a str>, DecodeError> {
+        let Some(length) = self.read_length(what, compact, false)? else {
+            return Ok(None);
+        };
+        if length > MAX_STRING_LEN {
+            return Err(string_too_long(what, length));
+        }
+        // Within the valid window, a slice that starts and ends on character boundaries is
+        // valid UTF-8 itself; `str::get` checks exactly those two boundaries.
+        let start = self.text_from.wrapping_sub(self.rest.len());
+        let text = start
+            .checked_add(length)
+            .and_then(|end| self.text.get(start..end));
+        match text {
+            Some(s) => {
+                self.take(length, what)?;
+                Ok(Some(s))
+            }
+            None => self.read_str_rescanning(length, what).map(Some),
+        }
+    }
+
+    /// The slow path of [`Reader::read_nullable_str`]: the string runs past the valid window
+    /// (or is not valid UTF-8). Scans the input from here for a new window, so each byte of the
+    /// input is scanned by at most one window, then slices.
+    ///
+    /// A window normally runs to the input's first invalid byte (one fast pass, plus a second
+    /// over the valid prefix if there is an invalid byte). Classic versions break runs every
+    /// few dozen bytes (a null string's length is `ff ff`), where two passes per run would cost
+    /// more than validating each string; so a probe first looks for a non-ASCII byte nearby,
+    /// and a short ASCII run becomes the window in one pass.
+    #[cold]
+    #[inline(never)]
+    fn read_str_rescanning(
+        &mut self,
+        length: usize,
+        what: &'static str,
+    ) -> Result<&'a str, DecodeError> {
+        /// How far the probe for a short ASCII run looks.
+        const PROBE: usize = 256;
+        let rest = self.rest;
+        let probed = rest.get(..PROBE).unwrap_or(rest);
+        let ascii = ascii_prefix_len(probed);
+        self.text = if ascii < probed.len() {
+            rest.get(..ascii)
+                .and_then(|run| core::str::from_utf8(run).ok())
+                .unwrap_or("")
+        } else {
+            match core::str::from_utf8(rest) {
+                Ok(text) => text,
+                Err(e) => rest
+                    .get(..e.valid_up_to())
+                    .and_then(|valid| core::str::from_utf8(valid).ok())
+                    .unwrap_or(""),
+            }
+        };
+        self.text_from = rest.len();
+        let bytes = self.take(length, what)?;
+        // The window holds the whole string exactly when the string is valid UTF-8 (its
+        // characters are complete, so the first invalid byte lies at or after its end).
+        match self.text.get(..length) {
+            Some(s) => Ok(s),
+            None => match core::str::from_utf8(bytes) {
+                Ok(s) => Ok(s),
+                Err(_) => Err(invalid_utf8(what)),
+            },
+        }
+    }
+
+    /// Reads a (possibly null) byte array, borrowed from the input.
+    #[inline]
+    pub fn read_nullable_bytes(
+        &mut self,
+        what: &'static str,
+        compact: bool,
+    ) -> Result<Option<&'a [u8]>, DecodeError> {
+        match self.read_length(what, compact, true)? {
+            None => Ok(None),
+            Some(length) => self.take(length, what).map(Some),
+        }
+    }
+
+    /// Reads an array element count (`None` for a null array). A count larger than the bytes
+    /// left is rejected before any allocation, as Kafka does: every element takes at least one
+    /// byte.
+    #[inline]
+    pub fn read_array_len(
+        &mut self,
+        what: &'static str,
+        compact: bool,
+    ) -> Result<Option<usize>, DecodeError> {
+        let count = self.read_length(what, compact, true)?;
+        if let Some(count) = count {
+            let remaining = self.remaining();
+            if count > remaining {
+                return Err(too_many_elements(what, count, remaining));
+            }
+        }
+        Ok(count)
+    }
+}
+
+/// Length of the ASCII prefix of `bytes`, eight bytes at a time.
+#[inline]
+fn ascii_prefix_len(bytes: &[u8]) -> usize {
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    let mut words = bytes.chunks_exact(8);
+    let mut len = 0;
+    for word in &mut words {
+        let Ok(word) = <[u8; 8]>::try_from(word) else {
+            break;
+        };
+        let high = u64::from_le_bytes(word) & HIGH_BITS;
+        if high != 0 {
+            return len + (high.trailing_zeros() / 8) as usize;
+        }
+        len += 8;
+    }
+    len + words
+        .remainder()
+        .iter()
+        .position(|byte| !byte.is_ascii())
+        .unwrap_or(words.remainder().len())
+}
