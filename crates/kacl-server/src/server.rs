@@ -304,7 +304,7 @@ async fn load_scram(
 ///
 /// Small on purpose: the chunks in flight (up to four: one being read, two queued, one being
 /// indexed) are allocated by the reading thread and freed by the indexing one, and glibc keeps
-/// that memory in the reader's arena afterwards. At 65,536 a chunk this left ~50 MB of freed
+/// that memory in the reader's arena afterwards. At 65,536 a chunk this left ~58 MB of freed
 /// memory resident after a 2M-ACL start; at 8,192 it is ~8 MB, and the start is no slower
 /// (BENCHMARKS.md, "Whole server").
 const LOAD_CHUNK_LEN: usize = 8_192;
