@@ -40,6 +40,13 @@
 //!   open and fails with [`StoreError::StorageFull`] until space is freed.
 //! * Reads see one consistent snapshot and never wait for writers. Nothing outside
 //!   `kacl.redb` is fsynced: the pid written into `LOCK` is for humans only.
+//!
+//! # Memory
+//!
+//! redb caches database pages in memory, up to [`StoreOptions::cache_bytes`] (default
+//! [`DEFAULT_CACHE_BYTES`], 32 MiB, where redb's own default is 1 GiB). The server reads ACLs
+//! from its in-memory index, so the cache serves writes only; a large one would just keep the
+//! pages of the start-up scan.
 #![forbid(unsafe_code)]
 
 mod codec;
