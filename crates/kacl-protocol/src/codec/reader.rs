@@ -69,6 +69,31 @@ fn truncated(what: &'static str, needed: usize, remaining: usize) -> DecodeError
     }
 }
 
+/// The multi-byte path of [`Reader::read_uvarint`]: the value and the input after it. It takes
+/// and returns the input by value, as does every out-of-line path of the reader, so that the
+/// reader's own state is never passed by address and can live in registers in the decoders.
+#[inline(never)]
+fn uvarint_slow<'a>(
+    mut rest: &'a [u8],
+    what: &'static str,
+) -> Result<(u32, &'a [u8]), DecodeError> {
+    let mut value: u32 = 0;
+    for i in 0..5 {
+        let Some((&byte, tail)) = rest.split_first() else {
+            return Err(truncated(what, 1, 0));
+        };
+        rest = tail;
+        if i == 4 && byte > 0x0f {
+            return Err(DecodeError::VarintOverflow { what });
+        }
+        value |= u32::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Ok((value, rest));
+        }
+    }
+    Err(DecodeError::VarintOverflow { what })
+}
+
 impl<'a> Reader<'a> {
     /// Starts reading at the beginning of `buf`.
     #[inline]
@@ -194,23 +219,9 @@ impl<'a> Reader<'a> {
                 return Ok(u32::from(byte));
             }
         }
-        self.read_uvarint_slow(what)
-    }
-
-    #[inline(never)]
-    fn read_uvarint_slow(&mut self, what: &'static str) -> Result<u32, DecodeError> {
-        let mut value: u32 = 0;
-        for i in 0..5 {
-            let byte = self.array::<1>(what)?[0];
-            if i == 4 && byte > 0x0f {
-                return Err(DecodeError::VarintOverflow { what });
-            }
-            value |= u32::from(byte & 0x7f) << (7 * i);
-            if byte & 0x80 == 0 {
-                return Ok(value);
-            }
-        }
-        Err(DecodeError::VarintOverflow { what })
+        let (value, rest) = uvarint_slow(self.rest, what)?;
+        self.rest = rest;
+        Ok(value)
     }
 
     /// Reads an unsigned LEB128 varint of at most 64 bits (10 bytes).
@@ -301,51 +312,18 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// The slow path of [`Reader::read_nullable_str`]: the string runs past the valid window
-    /// (or is not valid UTF-8). Scans the input from here for a new window, so each byte of the
-    /// input is scanned by at most one window, then slices.
-    ///
-    /// A window normally runs to the input's first invalid byte (one fast pass, plus a second
-    /// over the valid prefix if there is an invalid byte). Classic versions break runs every
-    /// few dozen bytes (a null string's length is `ff ff`), where two passes per run would cost
-    /// more than validating each string; so a probe first looks for a non-ASCII byte nearby,
-    /// and a short ASCII run becomes the window in one pass.
-    #[cold]
-    #[inline(never)]
+    /// The slow path of [`Reader::read_nullable_str`]: moves the window (see [`rescan_window`]).
+    #[inline(always)]
     fn read_str_rescanning(
         &mut self,
         length: usize,
         what: &'static str,
     ) -> Result<&'a str, DecodeError> {
-        /// How far the probe for a short ASCII run looks.
-        const PROBE: usize = 256;
-        let rest = self.rest;
-        let probed = rest.get(..PROBE).unwrap_or(rest);
-        let ascii = ascii_prefix_len(probed);
-        self.text = if ascii < probed.len() {
-            rest.get(..ascii)
-                .and_then(|run| core::str::from_utf8(run).ok())
-                .unwrap_or("")
-        } else {
-            match core::str::from_utf8(rest) {
-                Ok(text) => text,
-                Err(e) => rest
-                    .get(..e.valid_up_to())
-                    .and_then(|valid| core::str::from_utf8(valid).ok())
-                    .unwrap_or(""),
-            }
-        };
-        self.text_from = rest.len();
-        let bytes = self.take(length, what)?;
-        // The window holds the whole string exactly when the string is valid UTF-8 (its
-        // characters are complete, so the first invalid byte lies at or after its end).
-        match self.text.get(..length) {
-            Some(s) => Ok(s),
-            None => match core::str::from_utf8(bytes) {
-                Ok(s) => Ok(s),
-                Err(_) => Err(invalid_utf8(what)),
-            },
-        }
+        let (text, s) = rescan_window(self.rest, length, what)?;
+        self.text = text;
+        self.text_from = self.rest.len();
+        self.take(length, what)?;
+        Ok(s)
     }
 
     /// Reads a (possibly null) byte array, borrowed from the input.
@@ -378,6 +356,53 @@ impl<'a> Reader<'a> {
             }
         }
         Ok(count)
+    }
+}
+
+/// Finds a new valid-UTF-8 window starting at `rest`, for a string of `length` bytes there
+/// that runs past the old window (or is not valid UTF-8). Each byte of the input is scanned by
+/// at most one window. Returns the window and the string.
+///
+/// A window normally runs to the input's first invalid byte (one fast pass, plus a second over
+/// the valid prefix if there is an invalid byte). Classic versions break runs every few dozen
+/// bytes (a null string's length is `ff ff`), where two passes per run would cost more than
+/// validating each string; so a probe first looks for a non-ASCII byte nearby, and a short
+/// ASCII run becomes the window in one pass.
+#[cold]
+#[inline(never)]
+fn rescan_window<'a>(
+    rest: &'a [u8],
+    length: usize,
+    what: &'static str,
+) -> Result<(&'a str, &'a str), DecodeError> {
+    /// How far the probe for a short ASCII run looks.
+    const PROBE: usize = 256;
+    let probed = rest.get(..PROBE).unwrap_or(rest);
+    let ascii = ascii_prefix_len(probed);
+    let text = if ascii < probed.len() {
+        rest.get(..ascii)
+            .and_then(|run| core::str::from_utf8(run).ok())
+            .unwrap_or("")
+    } else {
+        match core::str::from_utf8(rest) {
+            Ok(text) => text,
+            Err(e) => rest
+                .get(..e.valid_up_to())
+                .and_then(|valid| core::str::from_utf8(valid).ok())
+                .unwrap_or(""),
+        }
+    };
+    let Some(bytes) = rest.get(..length) else {
+        return Err(truncated(what, length, rest.len()));
+    };
+    // The window holds the whole string exactly when the string is valid UTF-8 (its characters
+    // are complete, so the first invalid byte lies at or after its end).
+    match text.get(..length) {
+        Some(s) => Ok((text, s)),
+        None => match core::str::from_utf8(bytes) {
+            Ok(s) => Ok((text, s)),
+            Err(_) => Err(invalid_utf8(what)),
+        },
     }
 }
 
