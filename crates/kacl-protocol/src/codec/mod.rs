@@ -47,6 +47,30 @@ impl Uuid {
 mod tests {
     use super::*;
 
+    /// Every string length around the chunked copies (0-3 bytewise, 4-32 in overlapping
+    /// chunks, longer with one copy) against a plain encoding.
+    #[test]
+    fn strings_of_every_short_length_encode_exactly() {
+        let text: String = ('a'..='z').chain('A'..='Z').collect();
+        for compact in [false, true] {
+            for len in 0..=48 {
+                let value = &text[..len];
+                let mut expected = Vec::new();
+                if compact {
+                    expected.push(len as u8 + 1);
+                } else {
+                    expected.extend_from_slice(&(len as u16).to_be_bytes());
+                }
+                expected.extend_from_slice(value.as_bytes());
+                // After other bytes, so chunks are written at an offset.
+                let mut out = vec![0xee; 3];
+                put_str(&mut out, "s", value, compact).unwrap();
+                assert_eq!(&out[..3], &[0xee; 3]);
+                assert_eq!(&out[3..], &expected[..], "len {len}, compact {compact}");
+            }
+        }
+    }
+
     #[test]
     fn uvarints_match_known_encodings() {
         for (value, wire) in [
