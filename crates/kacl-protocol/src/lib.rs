@@ -8,6 +8,8 @@
 //! - [`header`], [`frame`]: request/response headers and size-prefixed frames.
 //! - [`api_key`], [`error`]: the API table kacl serves and Kafka's error codes.
 //! - [`messages`]: one module per API, each message declared once.
+//! - [`small_array`]: [`SmallArray`], the one-element-inline array used for nested arrays that
+//!   usually hold one element.
 //!
 //! Decoding a request on a server:
 //!
