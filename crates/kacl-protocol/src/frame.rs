@@ -6,12 +6,17 @@
 use thiserror::Error;
 
 use crate::api_key::ApiKey;
-use crate::codec::{patch_length_prefix, reserve_length_prefix, DecodeError, EncodeError, Reader};
+use crate::codec::{
+    patch_length_prefix, put_length, reserve_length_prefix, DecodeError, EncodeError, Reader,
+};
 use crate::header::{RequestHeader, ResponseHeader};
-use crate::wire::Message;
+use crate::wire::{Cx, Message};
 
 /// Bytes taken by the size prefix.
 pub const SIZE_PREFIX_LEN: usize = 4;
+
+/// A response header is a correlation id, then (v1) an empty tagged-field section.
+const RESPONSE_HEADER_MAX_LEN: usize = 5;
 
 /// A frame whose declared size cannot be accepted. The connection should be closed: the stream
 /// can no longer be delimited.
@@ -104,10 +109,57 @@ pub fn encode_response_frame<'a, M: Message<'a>>(
     version: i16,
     body: &M,
 ) -> Result<(), EncodeError> {
+    // Sized up front: a DescribeAcls answer of millions of ACLs is tens of megabytes, and
+    // growing it by doubling copied it several times over and touched twice the memory.
+    out.reserve(SIZE_PREFIX_LEN + RESPONSE_HEADER_MAX_LEN + body.encoded_len(version));
     let at = reserve_length_prefix(out);
     let header_version = M::API_KEY.response_header_version(version);
     ResponseHeader::new(correlation_id).encode(out, header_version)?;
     body.encode(out, version)?;
+    patch_length_prefix(out, at)
+}
+
+/// Appends a complete response frame whose body ends with an array written element by element:
+/// `shell` is the body with that array empty, `count` how many elements `write_elements` will
+/// append (each with [`Field::encode_field`](crate::wire::Field::encode_field) at the context it
+/// is given).
+///
+/// For answers too large to hold as one message value (a DescribeAcls of millions of ACLs):
+/// the elements can be built one at a time in reused storage and written straight into `out`,
+/// instead of materialising every element first. The array must be the body's last field
+/// before its tagged section, and the shell must carry no tagged fields; otherwise this fails
+/// with [`EncodeError::NotStreamable`] rather than writing a wrong frame. Tests pin the output
+/// to [`encode_response_frame`] of the same message.
+pub fn encode_response_frame_with_array<'a, M: Message<'a>>(
+    out: &mut Vec<u8>,
+    correlation_id: i32,
+    version: i16,
+    shell: &M,
+    count: usize,
+    write_elements: impl FnOnce(&mut Vec<u8>, Cx) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    let flexible = M::FLEXIBLE.contains(version);
+    let mut body = Vec::new();
+    shell.encode(&mut body, version)?;
+    // The shell ends with the empty array's count, then (flexible) an empty tagged section.
+    let tail: &[u8] = if flexible { &[1, 0] } else { &[0, 0, 0, 0] };
+    let prefix = body.strip_suffix(tail);
+    let Some(prefix) = prefix.filter(|_| !shell.has_tagged_fields(Cx::top(version, flexible)))
+    else {
+        return Err(EncodeError::NotStreamable {
+            message: M::NAME,
+            version,
+        });
+    };
+    let at = reserve_length_prefix(out);
+    let header_version = M::API_KEY.response_header_version(version);
+    ResponseHeader::new(correlation_id).encode(out, header_version)?;
+    out.extend_from_slice(prefix);
+    put_length(out, M::NAME, Some(count), flexible, true)?;
+    write_elements(out, Cx::top(version, flexible).with_nullable(false))?;
+    if flexible {
+        out.push(0);
+    }
     patch_length_prefix(out, at)
 }
 

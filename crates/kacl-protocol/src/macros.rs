@@ -283,6 +283,27 @@ macro_rules! kafka_struct {
                 Ok(())
             }
 
+            fn has_tagged_fields(&self, cx: $crate::wire::Cx) -> bool {
+                use $crate::wire::FieldSpec;
+                if !cx.flexible {
+                    return false;
+                }
+                if !self.unknown_tagged_fields.is_empty() {
+                    return true;
+                }
+                let version = cx.version;
+                $( {
+                    const SPEC: FieldSpec = $crate::__kacl_spec!($($spec)*);
+                    if SPEC.tag.is_some()
+                        && SPEC.versions.contains(version)
+                        && self.$field != $crate::__kacl_default!($ty; $($spec)*)
+                    {
+                        return true;
+                    }
+                } )*
+                false
+            }
+
             #[inline]
             fn body_len(&self, cx: $crate::wire::Cx) -> usize {
                 use $crate::wire::{Field as _, FieldSpec};

@@ -69,6 +69,15 @@ impl<T> SmallArray<T> {
         }
     }
 
+    /// Removes every element, keeping a spilled array's allocation for reuse.
+    #[inline]
+    pub fn clear(&mut self) {
+        match &mut self.0 {
+            Repr::One(_) => self.0 = Repr::Many(Vec::new()),
+            Repr::Many(items) => items.clear(),
+        }
+    }
+
     /// The elements as a `Vec` (allocates for an inline element).
     pub fn into_vec(self) -> Vec<T> {
         match self.0 {
@@ -231,6 +240,23 @@ mod tests {
         assert_eq!(&*items, &["a", "b", "c"]);
         assert_eq!(items.clone().into_vec(), vec!["a", "b", "c"]);
         assert_eq!(items.into_iter().rev_collect(), vec!["c", "b", "a"]);
+    }
+
+    #[test]
+    fn clearing_keeps_a_spilled_allocation() {
+        let mut items: SmallArray<u32> = (0..10).collect();
+        let capacity = match &items.0 {
+            super::Repr::Many(v) => v.capacity(),
+            super::Repr::One(_) => 0,
+        };
+        items.clear();
+        assert!(items.is_empty());
+        assert!(matches!(&items.0, super::Repr::Many(v) if v.capacity() == capacity));
+        items.push(7);
+        assert_eq!(&*items, &[7]);
+        let mut one = SmallArray::one(1);
+        one.clear();
+        assert!(one.is_empty());
     }
 
     #[test]

@@ -91,4 +91,15 @@ pub enum EncodeError {
     /// A header version other than those Kafka defines (request 0-2, response 0-1).
     #[error("unknown header version {version}")]
     UnknownHeaderVersion { version: i16 },
+    /// A message handed to a streaming encoder does not end with an empty array and an empty
+    /// tagged section at this version.
+    #[error("{message} v{version} cannot be encoded with a streamed array")]
+    NotStreamable { message: &'static str, version: i16 },
+    /// A streamed array wrote a different number of elements than its count said.
+    #[error("{what} declared {declared} elements but wrote {written}")]
+    ArrayCountMismatch {
+        what: &'static str,
+        declared: usize,
+        written: usize,
+    },
 }

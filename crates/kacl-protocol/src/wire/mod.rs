@@ -222,6 +222,9 @@ pub trait Struct<'a>: Sized + Default {
     fn encode_body(&self, out: &mut Vec<u8>, cx: Cx) -> Result<(), EncodeError>;
     /// Exactly how many bytes [`Struct::encode_body`] appends.
     fn body_len(&self, cx: Cx) -> usize;
+    /// Whether [`Struct::encode_body`] writes any tagged field (a known one set to a
+    /// non-default value, or a kept unknown one); always false in non-flexible versions.
+    fn has_tagged_fields(&self, cx: Cx) -> bool;
 }
 
 /// A top-level request or response body of one API.
