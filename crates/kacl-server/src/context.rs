@@ -4,8 +4,9 @@
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
-use kacl_protocol::frame::encode_response_frame;
-use kacl_protocol::{ApiKey, Message};
+use kacl_protocol::frame::{encode_response_frame, encode_response_frame_with_array};
+use kacl_protocol::wire::Cx;
+use kacl_protocol::{ApiKey, EncodeError, Message};
 
 use crate::audit;
 use crate::metrics::ResponseErrors;
@@ -138,6 +139,37 @@ impl RequestContext<'_> {
         self.state.metrics.count_errors(self.api, body);
         let mut out = Vec::new();
         match encode_response_frame(&mut out, self.correlation_id, self.version, body) {
+            Ok(()) => Outcome::Respond(out),
+            Err(err) => Outcome::Close {
+                reason: format!(
+                    "cannot encode the {} v{} response: {err}",
+                    self.api, self.version
+                ),
+            },
+        }
+    }
+
+    /// Like [`RequestContext::respond`] for a body whose last array is written element by
+    /// element (see [`encode_response_frame_with_array`]): `shell` is the body with that array
+    /// empty, `count` its length, `body_len` the exact size of the elements, for sizing the
+    /// frame once.
+    pub fn respond_with_array<'m, M: Message<'m> + ResponseErrors>(
+        &self,
+        shell: &M,
+        count: usize,
+        body_len: usize,
+        write_elements: impl FnOnce(&mut Vec<u8>, Cx) -> Result<(), EncodeError>,
+    ) -> Outcome {
+        self.state.metrics.count_errors(self.api, shell);
+        let mut out = Vec::with_capacity(shell.encoded_len(self.version) + body_len + 16);
+        match encode_response_frame_with_array(
+            &mut out,
+            self.correlation_id,
+            self.version,
+            shell,
+            count,
+            write_elements,
+        ) {
             Ok(()) => Outcome::Respond(out),
             Err(err) => Outcome::Close {
                 reason: format!(
