@@ -47,6 +47,33 @@ impl Uuid {
 mod tests {
     use super::*;
 
+    /// `ascii_prefix_len` never counts a non-ASCII byte (the one `unsafe` block relies on it):
+    /// against a byte-by-byte reference, at every length and every position of a high byte.
+    #[test]
+    fn ascii_prefix_len_stops_at_the_first_high_byte() {
+        for len in 0..40 {
+            for high_at in 0..=len {
+                for high in [0x80u8, 0xc3, 0xff] {
+                    let mut bytes: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+                    if high_at < len {
+                        bytes[high_at] = high;
+                    }
+                    let expected = bytes.iter().position(|b| !b.is_ascii()).unwrap_or(len);
+                    assert_eq!(reader::ascii_prefix_len(&bytes), expected, "{bytes:?}");
+                    // At every alignment of the slice, too.
+                    let mut shifted = vec![b'x'; 7];
+                    shifted.extend_from_slice(&bytes);
+                    for start in 0..7 {
+                        assert_eq!(
+                            reader::ascii_prefix_len(&shifted[start..]),
+                            (7 - start) + expected
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     /// Every string length around the chunked copies (0-3 bytewise, 4-32 in overlapping
     /// chunks, longer with one copy) against a plain encoding.
     #[test]
