@@ -55,9 +55,9 @@ impl<T> SmallArray<T> {
     #[inline]
     pub fn push(&mut self, item: T) {
         match &mut self.0 {
-            Repr::Many(items) if items.capacity() > items.len() || !items.is_empty() => {
-                items.push(item)
-            }
+            // A vector that holds elements or was allocated (by `with_capacity`, or kept by
+            // `clear`) keeps being used; only a fresh empty array stores inline.
+            Repr::Many(items) if items.capacity() > 0 => items.push(item),
             Repr::Many(_) => self.0 = Repr::One(item),
             Repr::One(_) => {
                 let Repr::One(first) = core::mem::replace(&mut self.0, Repr::Many(Vec::new()))

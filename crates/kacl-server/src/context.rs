@@ -138,15 +138,8 @@ impl RequestContext<'_> {
     pub fn respond<'m, M: Message<'m> + ResponseErrors>(&self, body: &M) -> Outcome {
         self.state.metrics.count_errors(self.api, body);
         let mut out = Vec::new();
-        match encode_response_frame(&mut out, self.correlation_id, self.version, body) {
-            Ok(()) => Outcome::Respond(out),
-            Err(err) => Outcome::Close {
-                reason: format!(
-                    "cannot encode the {} v{} response: {err}",
-                    self.api, self.version
-                ),
-            },
-        }
+        let encoded = encode_response_frame(&mut out, self.correlation_id, self.version, body);
+        self.respond_encoded(out, encoded)
     }
 
     /// Like [`RequestContext::respond`] for a body whose last array is written element by
@@ -162,14 +155,20 @@ impl RequestContext<'_> {
     ) -> Outcome {
         self.state.metrics.count_errors(self.api, shell);
         let mut out = Vec::with_capacity(shell.encoded_len(self.version) + body_len + 16);
-        match encode_response_frame_with_array(
+        let encoded = encode_response_frame_with_array(
             &mut out,
             self.correlation_id,
             self.version,
             shell,
             count,
             write_elements,
-        ) {
+        );
+        self.respond_encoded(out, encoded)
+    }
+
+    /// The encoded frame, or closing the connection if encoding failed.
+    fn respond_encoded(&self, out: Vec<u8>, encoded: Result<(), EncodeError>) -> Outcome {
+        match encoded {
             Ok(()) => Outcome::Respond(out),
             Err(err) => Outcome::Close {
                 reason: format!(

@@ -69,9 +69,9 @@ fn truncated(what: &'static str, needed: usize, remaining: usize) -> DecodeError
     }
 }
 
-/// The multi-byte path of [`Reader::read_uvarint`]: the value and the input after it. It takes
-/// and returns the input by value, as does every out-of-line path of the reader, so that the
-/// reader's own state is never passed by address and can live in registers in the decoders.
+/// The multi-byte path of [`Reader::read_uvarint`]: the value and the input after it. Like the
+/// reader's other out-of-line path ([`rescan_window`]) it takes and returns the input by value
+/// rather than `&mut Reader`.
 #[inline(never)]
 fn uvarint_slow<'a>(
     mut rest: &'a [u8],

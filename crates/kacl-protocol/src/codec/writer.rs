@@ -58,7 +58,7 @@ pub fn length_prefix_len(length: Option<usize>, compact: bool, wide: bool) -> us
     }
 }
 
-/// Appends a length prefix (see [`Reader::read_nullable_str`] for the forms), failing if the
+/// Appends a length prefix (see [`Reader::read_nullable_str`](super::Reader::read_nullable_str) for the forms), failing if the
 /// length does not fit the form: `max` is `i16::MAX` for strings and `i32::MAX - 1` otherwise.
 #[inline]
 pub fn put_length(

@@ -7,7 +7,9 @@ use super::{
     null_allowed_on_decode, null_allowed_on_encode, null_not_allowed, Cx, Field, IntoStatic,
     SmallArray,
 };
-use crate::codec::{length_prefix_len, prealloc_capacity, DecodeError, EncodeError, Reader};
+use crate::codec::{
+    length_prefix_len, prealloc_capacity, put_length, DecodeError, EncodeError, Reader,
+};
 
 impl<T: IntoStatic> IntoStatic for Vec<T> {
     type Static = Vec<T::Static>;
@@ -45,23 +47,30 @@ fn decode_elements<'a, T: Field<'a>>(
     Ok(items)
 }
 
+/// Appends a non-null array: its count, then its elements (never null themselves).
 #[inline]
-fn encode_elements<'a, T: Field<'a>>(
+fn encode_array<'a, T: Field<'a>>(
     items: &[T],
     out: &mut Vec<u8>,
     cx: Cx,
     what: &'static str,
 ) -> Result<(), EncodeError> {
+    put_length(out, what, Some(items.len()), cx.flexible, true)?;
     let cx = cx.with_nullable(false);
     items
         .iter()
         .try_for_each(|item| item.encode_field(out, cx, what))
 }
 
+/// Exactly how many bytes [`encode_array`] appends.
 #[inline]
-fn elements_len<'a, T: Field<'a>>(items: &[T], cx: Cx) -> usize {
-    let cx = cx.with_nullable(false);
-    items.iter().map(|item| item.field_len(cx)).sum()
+fn array_len<'a, T: Field<'a>>(items: &[T], cx: Cx) -> usize {
+    let elements_cx = cx.with_nullable(false);
+    length_prefix_len(Some(items.len()), cx.flexible, true)
+        + items
+            .iter()
+            .map(|item| item.field_len(elements_cx))
+            .sum::<usize>()
 }
 
 impl<'a, T: Field<'a>> Field<'a> for Vec<T> {
@@ -69,10 +78,7 @@ impl<'a, T: Field<'a>> Field<'a> for Vec<T> {
     fn decode_field(r: &mut Reader<'a>, cx: Cx, what: &'static str) -> Result<Self, DecodeError> {
         match r.read_array_len(what, cx.flexible)? {
             Some(count) => decode_elements(r, count, cx, what),
-            None => Err(DecodeError::NullNotAllowed {
-                what,
-                version: cx.version,
-            }),
+            None => Err(null_not_allowed(cx, what)),
         }
     }
     #[inline]
@@ -82,12 +88,11 @@ impl<'a, T: Field<'a>> Field<'a> for Vec<T> {
         cx: Cx,
         what: &'static str,
     ) -> Result<(), EncodeError> {
-        crate::codec::put_length(out, what, Some(self.len()), cx.flexible, true)?;
-        encode_elements(self, out, cx, what)
+        encode_array(self, out, cx, what)
     }
     #[inline]
     fn field_len(&self, cx: Cx) -> usize {
-        length_prefix_len(Some(self.len()), cx.flexible, true) + elements_len(self, cx)
+        array_len(self, cx)
     }
 }
 
@@ -126,12 +131,11 @@ impl<'a, T: Field<'a>> Field<'a> for SmallArray<T> {
         cx: Cx,
         what: &'static str,
     ) -> Result<(), EncodeError> {
-        crate::codec::put_length(out, what, Some(self.len()), cx.flexible, true)?;
-        encode_elements(self, out, cx, what)
+        encode_array(self, out, cx, what)
     }
     #[inline]
     fn field_len(&self, cx: Cx) -> usize {
-        length_prefix_len(Some(self.len()), cx.flexible, true) + elements_len(self, cx)
+        array_len(self, cx)
     }
 }
 
@@ -156,19 +160,17 @@ impl<'a, T: Field<'a>> Field<'a> for Option<Vec<T>> {
         what: &'static str,
     ) -> Result<(), EncodeError> {
         match self {
-            Some(items) => {
-                crate::codec::put_length(out, what, Some(items.len()), cx.flexible, true)?;
-                encode_elements(items, out, cx, what)
-            }
+            Some(items) => encode_array(items, out, cx, what),
             None => {
                 null_allowed_on_encode(cx, what)?;
-                crate::codec::put_length(out, what, None, cx.flexible, true)
+                put_length(out, what, None, cx.flexible, true)
             }
         }
     }
     fn field_len(&self, cx: Cx) -> usize {
-        let items = self.as_deref();
-        length_prefix_len(items.map(<[T]>::len), cx.flexible, true)
-            + items.map_or(0, |items| elements_len(items, cx))
+        match self {
+            Some(items) => array_len(items, cx),
+            None => length_prefix_len(None, cx.flexible, true),
+        }
     }
 }
