@@ -7,7 +7,8 @@ use thiserror::Error;
 
 use crate::api_key::ApiKey;
 use crate::codec::{
-    patch_length_prefix, put_length, reserve_length_prefix, DecodeError, EncodeError, Reader,
+    append_exact, patch_length_prefix, put_length, reserve_length_prefix, DecodeError, EncodeError,
+    ExactWriter, Reader,
 };
 use crate::header::{RequestHeader, ResponseHeader};
 use crate::wire::{Cx, Message};
@@ -111,18 +112,24 @@ pub fn encode_response_frame<'a, M: Message<'a>>(
 ) -> Result<(), EncodeError> {
     // Sized up front: a DescribeAcls answer of millions of ACLs is tens of megabytes, and
     // growing it by doubling copied it several times over and touched twice the memory.
-    out.reserve(SIZE_PREFIX_LEN + RESPONSE_HEADER_MAX_LEN + body.encoded_len(version));
+    // The body is then written through an `ExactWriter` (see `codec::Sink` for why).
+    let body_len = body.encoded_len(version);
+    out.reserve(SIZE_PREFIX_LEN + RESPONSE_HEADER_MAX_LEN + body_len);
     let at = reserve_length_prefix(out);
     let header_version = M::API_KEY.response_header_version(version);
     ResponseHeader::new(correlation_id).encode(out, header_version)?;
-    body.encode(out, version)?;
+    append_exact(out, body_len, M::NAME, |writer| {
+        body.encode(writer, version)
+    })?;
     patch_length_prefix(out, at)
 }
 
 /// Appends a complete response frame whose body ends with an array written element by element:
 /// `shell` is the body with that array empty, `count` how many elements `write_elements` will
 /// append (each with [`Field::encode_field`](crate::wire::Field::encode_field) at the context it
-/// is given).
+/// is given) and `elements_len` exactly how many bytes they take (the sum of their
+/// [`Field::field_len`](crate::wire::Field::field_len)); a different size is an
+/// [`EncodeError::SizeMismatch`].
 ///
 /// For answers too large to hold as one message value (a DescribeAcls of millions of ACLs):
 /// the elements can be built one at a time in reused storage and written straight into `out`,
@@ -136,7 +143,8 @@ pub fn encode_response_frame_with_array<'a, M: Message<'a>>(
     version: i16,
     shell: &M,
     count: usize,
-    write_elements: impl FnOnce(&mut Vec<u8>, Cx) -> Result<(), EncodeError>,
+    elements_len: usize,
+    write_elements: impl FnOnce(&mut ExactWriter<'_>, Cx) -> Result<(), EncodeError>,
 ) -> Result<(), EncodeError> {
     let flexible = M::FLEXIBLE.contains(version);
     let mut body = Vec::new();
@@ -156,7 +164,10 @@ pub fn encode_response_frame_with_array<'a, M: Message<'a>>(
     ResponseHeader::new(correlation_id).encode(out, header_version)?;
     out.extend_from_slice(prefix);
     put_length(out, M::NAME, Some(count), flexible, true)?;
-    write_elements(out, Cx::top(version, flexible).with_nullable(false))?;
+    let cx = Cx::top(version, flexible).with_nullable(false);
+    append_exact(out, elements_len, M::NAME, |writer| {
+        write_elements(writer, cx)
+    })?;
     if flexible {
         out.push(0);
     }

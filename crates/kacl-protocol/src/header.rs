@@ -7,10 +7,10 @@
 
 use std::borrow::Cow;
 
-use bytes::BufMut;
-
 use crate::api_key::ApiKey;
-use crate::codec::{put_nullable_str, put_uvarint, uvarint_len, DecodeError, EncodeError, Reader};
+use crate::codec::{
+    put_nullable_str, put_uvarint, uvarint_len, DecodeError, EncodeError, Reader, Sink,
+};
 use crate::wire::{IntoStatic, RawTaggedField};
 
 /// The first eight bytes of every request header, readable even when the rest is garbage, so
@@ -95,15 +95,15 @@ impl<'a> RequestHeader<'a> {
     }
 
     /// Appends the header at `header_version`.
-    pub fn encode(&self, out: &mut Vec<u8>, header_version: i16) -> Result<(), EncodeError> {
+    pub fn encode(&self, out: &mut impl Sink, header_version: i16) -> Result<(), EncodeError> {
         if !(0..=2).contains(&header_version) {
             return Err(EncodeError::UnknownHeaderVersion {
                 version: header_version,
             });
         }
-        out.put_i16(self.request_api_key);
-        out.put_i16(self.request_api_version);
-        out.put_i32(self.correlation_id);
+        out.put_array(self.request_api_key.to_be_bytes());
+        out.put_array(self.request_api_version.to_be_bytes());
+        out.put_array(self.correlation_id.to_be_bytes());
         if header_version >= 1 {
             put_nullable_str(
                 out,
@@ -187,13 +187,13 @@ impl<'a> ResponseHeader<'a> {
     }
 
     /// Appends the header at `header_version`.
-    pub fn encode(&self, out: &mut Vec<u8>, header_version: i16) -> Result<(), EncodeError> {
+    pub fn encode(&self, out: &mut impl Sink, header_version: i16) -> Result<(), EncodeError> {
         if !(0..=1).contains(&header_version) {
             return Err(EncodeError::UnknownHeaderVersion {
                 version: header_version,
             });
         }
-        out.put_i32(self.correlation_id);
+        out.put_array(self.correlation_id.to_be_bytes());
         if header_version >= 1 {
             encode_raw_tagged_fields(out, &self.unknown_tagged_fields);
         } else if !self.unknown_tagged_fields.is_empty() {
@@ -234,7 +234,7 @@ fn decode_raw_tagged_fields<'a>(
     Ok(fields)
 }
 
-fn encode_raw_tagged_fields(out: &mut Vec<u8>, fields: &[RawTaggedField<'_>]) {
+fn encode_raw_tagged_fields(out: &mut impl Sink, fields: &[RawTaggedField<'_>]) {
     put_uvarint(out, fields.len() as u32);
     for field in fields {
         field.encode(out);

@@ -141,7 +141,7 @@ macro_rules! kafka_struct {
             #[inline]
             fn encode_field(
                 &self,
-                out: &mut ::std::vec::Vec<u8>,
+                out: &mut impl $crate::codec::Sink,
                 cx: $crate::wire::Cx,
                 _what: &'static str,
             ) -> ::core::result::Result<(), $crate::codec::EncodeError> {
@@ -212,7 +212,7 @@ macro_rules! kafka_struct {
             #[inline]
             fn encode_body(
                 &self,
-                out: &mut ::std::vec::Vec<u8>,
+                out: &mut impl $crate::codec::Sink,
                 cx: $crate::wire::Cx,
             ) -> ::core::result::Result<(), $crate::codec::EncodeError> {
                 use $crate::wire::{Field as _, FieldSpec};

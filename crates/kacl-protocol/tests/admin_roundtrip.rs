@@ -35,6 +35,10 @@ macro_rules! properties {
                         .to_bytes(version)
                         .map_err(|e| TestCaseError::fail(e.to_string()))?;
                     prop_assert_eq!(bytes.len(), value.encoded_len(version));
+                    // A growing Vec writes what the exactly sized writer did.
+                    let mut appended = vec![0xee];
+                    value.encode(&mut appended, version).unwrap();
+                    prop_assert_eq!(&appended[1..], &bytes[..]);
                     let decoded = $ty::decode_exact(&bytes, version)
                         .map_err(|e| TestCaseError::fail(e.to_string()))?;
                     prop_assert_eq!(&decoded, &value);

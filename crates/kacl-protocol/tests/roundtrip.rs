@@ -1,6 +1,6 @@
 //! Round-trip properties for every phase-A message at every version: encode then decode gives
-//! the value back, `encoded_len` is exact, re-encoding is byte-identical, and borrowing decodes
-//! convert to owned values unchanged.
+//! the value back, `encoded_len` is exact, both sinks (`Vec` and `ExactWriter`) write the same
+//! bytes, re-encoding is byte-identical, and borrowing decodes convert to owned values unchanged.
 
 mod common;
 
@@ -21,6 +21,11 @@ macro_rules! round_trip {
             fn $test((version, value) in ($lo..=$hi as i16).prop_flat_map(|v| (Just(v), $strategy(v)))) {
                 let bytes = value.to_bytes(version).map_err(|e| TestCaseError::fail(e.to_string()))?;
                 prop_assert_eq!(bytes.len(), value.encoded_len(version));
+                // Both sinks write the same bytes: a growing Vec after earlier bytes, and the
+                // exactly sized writer behind `to_bytes`.
+                let mut appended = vec![0xee];
+                value.encode(&mut appended, version).unwrap();
+                prop_assert_eq!(&appended[1..], &bytes[..]);
                 let decoded = $ty::decode_exact(&bytes, version)
                     .map_err(|e| TestCaseError::fail(e.to_string()))?;
                 prop_assert_eq!(&decoded, &value);

@@ -4,6 +4,7 @@
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
+use kacl_protocol::codec::ExactWriter;
 use kacl_protocol::frame::{encode_response_frame, encode_response_frame_with_array};
 use kacl_protocol::wire::Cx;
 use kacl_protocol::{ApiKey, EncodeError, Message};
@@ -151,7 +152,7 @@ impl RequestContext<'_> {
         shell: &M,
         count: usize,
         body_len: usize,
-        write_elements: impl FnOnce(&mut Vec<u8>, Cx) -> Result<(), EncodeError>,
+        write_elements: impl FnOnce(&mut ExactWriter<'_>, Cx) -> Result<(), EncodeError>,
     ) -> Outcome {
         self.state.metrics.count_errors(self.api, shell);
         let mut out = Vec::with_capacity(shell.encoded_len(self.version) + body_len + 16);
@@ -161,6 +162,7 @@ impl RequestContext<'_> {
             self.version,
             shell,
             count,
+            body_len,
             write_elements,
         );
         self.respond_encoded(out, encoded)

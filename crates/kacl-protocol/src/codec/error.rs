@@ -102,4 +102,13 @@ pub enum EncodeError {
         declared: usize,
         written: usize,
     },
+    /// An [`ExactWriter`](super::ExactWriter) was not filled exactly: the size computed before
+    /// encoding disagreed with the bytes written (a bug in a size computation, never input).
+    #[error("{what}: sized {expected} bytes but wrote {written}{}", if *overflowed { " and ran out of room" } else { "" })]
+    SizeMismatch {
+        what: &'static str,
+        expected: usize,
+        written: usize,
+        overflowed: bool,
+    },
 }

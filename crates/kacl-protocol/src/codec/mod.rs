@@ -1,5 +1,6 @@
 //! The primitive codec: a bounds-checked [`Reader`] over a borrowed frame and the matching
-//! `put_*` writers that append to a `Vec<u8>`.
+//! `put_*` writers that append to a [`Sink`] (a `Vec<u8>`, or an [`ExactWriter`] over a region
+//! sized beforehand).
 //!
 //! Every read checks the remaining length first and names what it was reading when it fails, so
 //! a hostile or truncated frame turns into a [`DecodeError`] rather than a panic. Lengths and
@@ -8,10 +9,12 @@
 
 mod error;
 mod reader;
+mod sink;
 mod writer;
 
 pub use error::{DecodeError, EncodeError};
 pub use reader::Reader;
+pub use sink::{append_exact, ExactWriter, Sink};
 pub use writer::{
     length_prefix_len, patch_length_prefix, put_length, put_nullable_bytes, put_nullable_str,
     put_str, put_uvarint, put_uvarlong, put_varint, put_varlong, reserve_length_prefix,
@@ -94,8 +97,67 @@ mod tests {
                 put_str(&mut out, "s", value, compact).unwrap();
                 assert_eq!(&out[..3], &[0xee; 3]);
                 assert_eq!(&out[3..], &expected[..], "len {len}, compact {compact}");
+                // The same through an exactly sized writer, with a byte after it that must
+                // survive the chunks.
+                let mut exact = vec![0xee; 3 + expected.len() + 1];
+                let mut writer = ExactWriter::new(&mut exact[3..3 + expected.len()]);
+                put_str(&mut writer, "s", value, compact).unwrap();
+                assert_eq!(writer.written(), expected.len());
+                writer.finish("s").unwrap();
+                assert_eq!(&exact[..3], &[0xee; 3]);
+                assert_eq!(&exact[3..3 + expected.len()], &expected[..]);
+                assert_eq!(exact.last(), Some(&0xee), "len {len}, compact {compact}");
             }
         }
+    }
+
+    /// An exactly sized writer lets neither a short nor a long write pass unnoticed (it
+    /// cannot write past its region: it only holds that slice).
+    #[test]
+    fn exact_writers_report_any_size_mismatch() {
+        let mut region = [0u8; 4];
+        let mut writer = ExactWriter::new(&mut region);
+        writer.put_array(7i16.to_be_bytes());
+        assert_eq!(
+            writer.finish("x"),
+            Err(EncodeError::SizeMismatch {
+                what: "x",
+                expected: 4,
+                written: 2,
+                overflowed: false
+            })
+        );
+        for write in [
+            |w: &mut ExactWriter<'_>| w.put_array([1u8; 5]),
+            |w: &mut ExactWriter<'_>| w.put_slice(&[1; 5]),
+            |w: &mut ExactWriter<'_>| w.put_short_str(b"abcd", false),
+            |w: &mut ExactWriter<'_>| w.put_short_str(&[b'a'; 200], true),
+        ] {
+            let mut region = [0u8; 4];
+            let mut writer = ExactWriter::new(&mut region);
+            write(&mut writer);
+            writer.put_u8(9);
+            let err = writer.finish("x").unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    EncodeError::SizeMismatch {
+                        overflowed: true,
+                        ..
+                    }
+                ),
+                "{err}"
+            );
+            assert!(err.to_string().contains("ran out of room"));
+        }
+        let mut out = vec![1];
+        append_exact(&mut out, 3, "x", |w| {
+            w.put_array([2, 3]);
+            w.put_u8(4);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(out, [1, 2, 3, 4]);
     }
 
     #[test]

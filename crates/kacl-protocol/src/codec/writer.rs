@@ -1,38 +1,36 @@
-//! The `put_*` writers that append Kafka primitives to a `Vec<u8>`, and the sizes they write.
+//! The `put_*` writers that append Kafka primitives to a [`Sink`], and the sizes they write.
 
-use bytes::BufMut;
-
-use super::{EncodeError, MAX_STRING_LEN};
+use super::{EncodeError, Sink, MAX_STRING_LEN};
 
 /// Appends an unsigned LEB128 varint.
 #[inline]
-pub fn put_uvarint(out: &mut Vec<u8>, mut value: u32) {
+pub fn put_uvarint(out: &mut impl Sink, mut value: u32) {
     while value >= 0x80 {
-        out.push((value as u8) | 0x80);
+        out.put_u8((value as u8) | 0x80);
         value >>= 7;
     }
-    out.push(value as u8);
+    out.put_u8(value as u8);
 }
 
 /// Appends an unsigned LEB128 varlong.
 #[inline]
-pub fn put_uvarlong(out: &mut Vec<u8>, mut value: u64) {
+pub fn put_uvarlong(out: &mut impl Sink, mut value: u64) {
     while value >= 0x80 {
-        out.push((value as u8) | 0x80);
+        out.put_u8((value as u8) | 0x80);
         value >>= 7;
     }
-    out.push(value as u8);
+    out.put_u8(value as u8);
 }
 
 /// Appends a zigzag-encoded signed varint.
 #[inline]
-pub fn put_varint(out: &mut Vec<u8>, value: i32) {
+pub fn put_varint(out: &mut impl Sink, value: i32) {
     put_uvarint(out, ((value << 1) ^ (value >> 31)) as u32);
 }
 
 /// Appends a zigzag-encoded signed varlong.
 #[inline]
-pub fn put_varlong(out: &mut Vec<u8>, value: i64) {
+pub fn put_varlong(out: &mut impl Sink, value: i64) {
     put_uvarlong(out, ((value << 1) ^ (value >> 63)) as u64);
 }
 
@@ -62,7 +60,7 @@ pub fn length_prefix_len(length: Option<usize>, compact: bool, wide: bool) -> us
 /// length does not fit the form: `max` is `i16::MAX` for strings and `i32::MAX - 1` otherwise.
 #[inline]
 pub fn put_length(
-    out: &mut Vec<u8>,
+    out: &mut impl Sink,
     what: &'static str,
     length: Option<usize>,
     compact: bool,
@@ -84,19 +82,19 @@ pub fn put_length(
             Ok(())
         }
         Some(length) if wide => {
-            out.put_i32(length as i32);
+            out.put_array((length as i32).to_be_bytes());
             Ok(())
         }
         None if wide => {
-            out.put_i32(-1);
+            out.put_array((-1i32).to_be_bytes());
             Ok(())
         }
         Some(length) => {
-            out.put_i16(length as i16);
+            out.put_array((length as i16).to_be_bytes());
             Ok(())
         }
         None => {
-            out.put_i16(-1);
+            out.put_array((-1i16).to_be_bytes());
             Ok(())
         }
     }
@@ -105,7 +103,7 @@ pub fn put_length(
 /// Appends a (possibly null) string with its length prefix.
 #[inline]
 pub fn put_nullable_str(
-    out: &mut Vec<u8>,
+    out: &mut impl Sink,
     what: &'static str,
     value: Option<&str>,
     compact: bool,
@@ -119,7 +117,7 @@ pub fn put_nullable_str(
 /// Appends a non-null string with its length prefix; the common case, kept small.
 #[inline(always)]
 pub fn put_str(
-    out: &mut Vec<u8>,
+    out: &mut impl Sink,
     what: &'static str,
     value: &str,
     compact: bool,
@@ -128,51 +126,8 @@ pub fn put_str(
     if length > MAX_STRING_LEN {
         return Err(too_long(what, length, MAX_STRING_LEN));
     }
-    // Room for the prefix and for `append_short`'s whole chunks.
-    out.reserve(length + 3 + SHORT_CHUNK);
-    if !compact {
-        out.extend_from_slice(&(length as u16).to_be_bytes());
-    } else if length < 0x7f {
-        out.push(length as u8 + 1);
-    } else {
-        put_uvarint(out, length as u32 + 1);
-    }
-    append_short(out, value.as_bytes());
+    out.put_short_str(value.as_bytes(), compact);
     Ok(())
-}
-
-/// Largest chunk [`append_short`] copies at once; it handles up to twice this inline.
-const SHORT_CHUNK: usize = 16;
-
-/// Appends `bytes`, copying short ones in fixed-size chunks the compiler inlines instead of
-/// calling `memcpy`: ACL strings are a few dozen bytes, and a library call per string was
-/// half of encoding a DescribeAcls response. A length between two chunk sizes is written as
-/// two overlapping chunks, the first cut back before the second is appended. The caller
-/// reserves `bytes.len() + SHORT_CHUNK` so no chunk reallocates.
-#[inline(always)]
-fn append_short(out: &mut Vec<u8>, bytes: &[u8]) {
-    let len = bytes.len();
-    let start = out.len();
-    match len {
-        0..=3 => bytes.iter().for_each(|&byte| out.push(byte)),
-        4..=7 => append_overlapping::<4>(out, bytes, start),
-        8..=15 => append_overlapping::<8>(out, bytes, start),
-        16..=32 => append_overlapping::<SHORT_CHUNK>(out, bytes, start),
-        _ => out.extend_from_slice(bytes),
-    }
-}
-
-/// `bytes` (`N..=2N` long) as its first `N` bytes, then its last `N` written over the end.
-#[inline(always)]
-fn append_overlapping<const N: usize>(out: &mut Vec<u8>, bytes: &[u8], start: usize) {
-    let len = bytes.len();
-    let (Some(head), Some(tail)) = (bytes.first_chunk::<N>(), bytes.last_chunk::<N>()) else {
-        out.extend_from_slice(bytes);
-        return;
-    };
-    out.extend_from_slice(head);
-    out.truncate(start + len - N);
-    out.extend_from_slice(tail);
 }
 
 #[cold]
@@ -184,14 +139,14 @@ fn too_long(what: &'static str, length: usize, max: usize) -> EncodeError {
 /// Appends a (possibly null) byte array with its length prefix.
 #[inline]
 pub fn put_nullable_bytes(
-    out: &mut Vec<u8>,
+    out: &mut impl Sink,
     what: &'static str,
     value: Option<&[u8]>,
     compact: bool,
 ) -> Result<(), EncodeError> {
     put_length(out, what, value.map(<[u8]>::len), compact, true)?;
     if let Some(b) = value {
-        out.extend_from_slice(b);
+        out.put_slice(b);
     }
     Ok(())
 }
@@ -201,7 +156,7 @@ pub fn put_nullable_bytes(
 #[inline]
 pub fn reserve_length_prefix(out: &mut Vec<u8>) -> usize {
     let at = out.len();
-    out.put_i32(0);
+    out.extend_from_slice(&[0; 4]);
     at
 }
 

@@ -8,7 +8,7 @@ use super::{
     SmallArray,
 };
 use crate::codec::{
-    length_prefix_len, prealloc_capacity, put_length, DecodeError, EncodeError, Reader,
+    length_prefix_len, prealloc_capacity, put_length, DecodeError, EncodeError, Reader, Sink,
 };
 
 impl<T: IntoStatic> IntoStatic for Vec<T> {
@@ -51,7 +51,7 @@ fn decode_elements<'a, T: Field<'a>>(
 #[inline]
 fn encode_array<'a, T: Field<'a>>(
     items: &[T],
-    out: &mut Vec<u8>,
+    out: &mut impl Sink,
     cx: Cx,
     what: &'static str,
 ) -> Result<(), EncodeError> {
@@ -84,7 +84,7 @@ impl<'a, T: Field<'a>> Field<'a> for Vec<T> {
     #[inline]
     fn encode_field(
         &self,
-        out: &mut Vec<u8>,
+        out: &mut impl Sink,
         cx: Cx,
         what: &'static str,
     ) -> Result<(), EncodeError> {
@@ -127,7 +127,7 @@ impl<'a, T: Field<'a>> Field<'a> for SmallArray<T> {
     #[inline]
     fn encode_field(
         &self,
-        out: &mut Vec<u8>,
+        out: &mut impl Sink,
         cx: Cx,
         what: &'static str,
     ) -> Result<(), EncodeError> {
@@ -155,7 +155,7 @@ impl<'a, T: Field<'a>> Field<'a> for Option<Vec<T>> {
     }
     fn encode_field(
         &self,
-        out: &mut Vec<u8>,
+        out: &mut impl Sink,
         cx: Cx,
         what: &'static str,
     ) -> Result<(), EncodeError> {

@@ -22,12 +22,10 @@
 
 use std::borrow::Cow;
 
-use bytes::BufMut;
-
 use crate::api_key::ApiKey;
 use crate::codec::{
     length_prefix_len, put_nullable_bytes, put_nullable_str, put_uvarint, uvarint_len, DecodeError,
-    EncodeError, Reader, Uuid,
+    EncodeError, ExactWriter, Reader, Sink, Uuid,
 };
 pub use crate::tagged_fields::TaggedFields;
 
@@ -165,10 +163,10 @@ pub struct RawTaggedField<'a> {
 
 impl RawTaggedField<'_> {
     /// Appends tag, size and data.
-    pub fn encode(&self, out: &mut Vec<u8>) {
+    pub fn encode(&self, out: &mut impl Sink) {
         put_uvarint(out, self.tag);
         put_uvarint(out, self.data.len() as u32);
-        out.extend_from_slice(&self.data);
+        out.put_slice(&self.data);
     }
 
     /// Size of what [`RawTaggedField::encode`] appends.
@@ -196,7 +194,7 @@ pub trait Field<'a>: Sized + Default {
     /// Appends the field.
     fn encode_field(
         &self,
-        out: &mut Vec<u8>,
+        out: &mut impl Sink,
         cx: Cx,
         what: &'static str,
     ) -> Result<(), EncodeError>;
@@ -219,7 +217,7 @@ pub trait Struct<'a>: Sized + Default {
         Ok(this)
     }
     /// Appends the fields of this struct, then its tagged section in flexible versions.
-    fn encode_body(&self, out: &mut Vec<u8>, cx: Cx) -> Result<(), EncodeError>;
+    fn encode_body(&self, out: &mut impl Sink, cx: Cx) -> Result<(), EncodeError>;
     /// Exactly how many bytes [`Struct::encode_body`] appends.
     fn body_len(&self, cx: Cx) -> usize;
     /// Whether [`Struct::encode_body`] writes any tagged field (a known one set to a
@@ -256,7 +254,7 @@ pub trait Message<'a>: Struct<'a> {
     }
 
     /// Appends the body encoded at `version`.
-    fn encode(&self, out: &mut Vec<u8>, version: i16) -> Result<(), EncodeError> {
+    fn encode(&self, out: &mut impl Sink, version: i16) -> Result<(), EncodeError> {
         if !Self::VERSIONS.contains(version) {
             return Err(EncodeError::UnsupportedVersion {
                 message: Self::NAME,
@@ -274,10 +272,13 @@ pub trait Message<'a>: Struct<'a> {
         self.body_len(Cx::top(version, Self::FLEXIBLE.contains(version)))
     }
 
-    /// The body encoded at `version` in a buffer of exactly the right size.
+    /// The body encoded at `version` in a buffer of exactly the right size, written through an
+    /// [`ExactWriter`] (see [`crate::codec::Sink`] for why that is faster than a `Vec`).
     fn to_bytes(&self, version: i16) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::with_capacity(self.encoded_len(version));
-        self.encode(&mut out, version)?;
+        let mut out = vec![0; self.encoded_len(version)];
+        let mut writer = ExactWriter::new(&mut out);
+        self.encode(&mut writer, version)?;
+        writer.finish(Self::NAME)?;
         Ok(out)
     }
 }
@@ -292,7 +293,7 @@ pub trait IntoStatic {
 }
 
 macro_rules! fixed_width_fields {
-    ($($ty:ty => $read:ident, $put:ident, $len:expr;)*) => {$(
+    ($($ty:ty => $read:ident, $len:expr;)*) => {$(
         impl<'a> Field<'a> for $ty {
             #[inline]
             fn decode_field(r: &mut Reader<'a>, _cx: Cx, what: &'static str)
@@ -300,9 +301,9 @@ macro_rules! fixed_width_fields {
                 r.$read(what)
             }
             #[inline]
-            fn encode_field(&self, out: &mut Vec<u8>, _cx: Cx, _what: &'static str)
+            fn encode_field(&self, out: &mut impl Sink, _cx: Cx, _what: &'static str)
                 -> Result<(), EncodeError> {
-                out.$put(*self);
+                out.put_array(self.to_be_bytes());
                 Ok(())
             }
             #[inline]
@@ -321,13 +322,13 @@ macro_rules! fixed_width_fields {
 }
 
 fixed_width_fields! {
-    i8 => read_i8, put_i8, 1;
-    i16 => read_i16, put_i16, 2;
-    i32 => read_i32, put_i32, 4;
-    i64 => read_i64, put_i64, 8;
-    u16 => read_u16, put_u16, 2;
-    u32 => read_u32, put_u32, 4;
-    f64 => read_f64, put_f64, 8;
+    i8 => read_i8, 1;
+    i16 => read_i16, 2;
+    i32 => read_i32, 4;
+    i64 => read_i64, 8;
+    u16 => read_u16, 2;
+    u32 => read_u32, 4;
+    f64 => read_f64, 8;
 }
 
 impl<'a> Field<'a> for bool {
@@ -336,7 +337,7 @@ impl<'a> Field<'a> for bool {
         r.read_bool(what)
     }
     #[inline]
-    fn encode_field(&self, out: &mut Vec<u8>, _: Cx, _: &'static str) -> Result<(), EncodeError> {
+    fn encode_field(&self, out: &mut impl Sink, _: Cx, _: &'static str) -> Result<(), EncodeError> {
         out.put_u8(u8::from(*self));
         Ok(())
     }
@@ -359,8 +360,8 @@ impl<'a> Field<'a> for Uuid {
         r.read_uuid(what)
     }
     #[inline]
-    fn encode_field(&self, out: &mut Vec<u8>, _: Cx, _: &'static str) -> Result<(), EncodeError> {
-        out.extend_from_slice(&self.0);
+    fn encode_field(&self, out: &mut impl Sink, _: Cx, _: &'static str) -> Result<(), EncodeError> {
+        out.put_array(self.0);
         Ok(())
     }
     #[inline]
@@ -431,7 +432,7 @@ impl<'a> Field<'a> for Option<Cow<'a, str>> {
     #[inline]
     fn encode_field(
         &self,
-        out: &mut Vec<u8>,
+        out: &mut impl Sink,
         cx: Cx,
         what: &'static str,
     ) -> Result<(), EncodeError> {
@@ -471,10 +472,10 @@ impl<'a> Field<'a> for Cow<'a, str> {
             None => Err(null_not_allowed(cx, what)),
         }
     }
-    #[inline]
+    #[inline(always)]
     fn encode_field(
         &self,
-        out: &mut Vec<u8>,
+        out: &mut impl Sink,
         cx: Cx,
         what: &'static str,
     ) -> Result<(), EncodeError> {
@@ -495,7 +496,7 @@ impl<'a> Field<'a> for Option<Cow<'a, [u8]>> {
     }
     fn encode_field(
         &self,
-        out: &mut Vec<u8>,
+        out: &mut impl Sink,
         cx: Cx,
         what: &'static str,
     ) -> Result<(), EncodeError> {
@@ -522,7 +523,7 @@ impl<'a> Field<'a> for Cow<'a, [u8]> {
     }
     fn encode_field(
         &self,
-        out: &mut Vec<u8>,
+        out: &mut impl Sink,
         cx: Cx,
         what: &'static str,
     ) -> Result<(), EncodeError> {
