@@ -2,7 +2,8 @@
 //!
 //! Every target feeds hostile bytes to a decoder. A decoder may reject them with a typed error;
 //! it must never panic, and whatever it accepts must re-encode to exactly `encoded_len` bytes
-//! that decode to the same value. The assertions here are the fuzzer's oracle, which is why
+//! (the same through both sinks, an `ExactWriter` and a growing `Vec`) that decode to the same
+//! value. The assertions here are the fuzzer's oracle, which is why
 //! this crate (unlike the library) panics on purpose.
 //!
 //! [`request_path`] holds the oracle of the `request_path` target, which runs whole client
@@ -52,6 +53,11 @@ macro_rules! check_body_at {
                 message.encoded_len(version),
                 "encoded_len is exact"
             );
+            let mut appended = ::std::vec::Vec::new();
+            message
+                .encode(&mut appended, version)
+                .expect("a decoded message encodes into a Vec");
+            assert_eq!(appended, bytes, "both sinks write the same bytes");
             let again = $ty::decode_exact(&bytes, version).expect("a re-encoding decodes");
             assert_eq!(again, message, "decode(encode(m)) == m");
         }

@@ -170,6 +170,13 @@ impl RequestContext<'_> {
 
     /// The encoded frame, or closing the connection if encoding failed.
     fn respond_encoded(&self, out: Vec<u8>, encoded: Result<(), EncodeError>) -> Outcome {
+        // A body that did not fill the size computed for it is a bug in a size computation,
+        // never the client's doing: debug builds (tests, the fuzzer) stop on it; release
+        // builds close the connection like any other encoding failure.
+        debug_assert!(
+            !matches!(encoded, Err(EncodeError::SizeMismatch { .. })),
+            "{encoded:?}"
+        );
         match encoded {
             Ok(()) => Outcome::Respond(out),
             Err(err) => Outcome::Close {
