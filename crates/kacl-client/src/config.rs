@@ -6,77 +6,14 @@
 //! --command-config` accepts.
 
 use std::fmt;
-use std::str::FromStr;
 use std::time::Duration;
 
+use kacl_config::UnknownSecurityProtocol;
+pub use kacl_config::{Properties, SecurityProtocol};
 use kacl_sasl::jaas::parse_single_module;
 use kacl_sasl::SaslMechanism;
 
 use crate::error::AdminError;
-use crate::properties::Properties;
-
-/// How bytes travel to the brokers (Kafka's `security.protocol`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SecurityProtocol {
-    /// Plain TCP, no authentication.
-    #[default]
-    Plaintext,
-    /// Plain TCP with SASL authentication.
-    SaslPlaintext,
-    /// TLS, no SASL.
-    Ssl,
-    /// TLS with SASL authentication.
-    SaslSsl,
-}
-
-impl SecurityProtocol {
-    /// Whether the protocol authenticates with SASL.
-    pub fn uses_sasl(self) -> bool {
-        matches!(
-            self,
-            SecurityProtocol::SaslPlaintext | SecurityProtocol::SaslSsl
-        )
-    }
-
-    /// Whether the protocol runs over TLS.
-    pub fn uses_tls(self) -> bool {
-        matches!(self, SecurityProtocol::Ssl | SecurityProtocol::SaslSsl)
-    }
-
-    /// Kafka's name, e.g. `SASL_PLAINTEXT`.
-    pub fn name(self) -> &'static str {
-        match self {
-            SecurityProtocol::Plaintext => "PLAINTEXT",
-            SecurityProtocol::SaslPlaintext => "SASL_PLAINTEXT",
-            SecurityProtocol::Ssl => "SSL",
-            SecurityProtocol::SaslSsl => "SASL_SSL",
-        }
-    }
-}
-
-impl fmt::Display for SecurityProtocol {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// Kafka's names, case-insensitively as Kafka's `SecurityProtocol.forName` accepts them.
-impl FromStr for SecurityProtocol {
-    type Err = AdminError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_uppercase().as_str() {
-            "PLAINTEXT" => Ok(SecurityProtocol::Plaintext),
-            "SASL_PLAINTEXT" => Ok(SecurityProtocol::SaslPlaintext),
-            "SSL" => Ok(SecurityProtocol::Ssl),
-            "SASL_SSL" => Ok(SecurityProtocol::SaslSsl),
-            _ => Err(AdminError::Config(format!(
-                "Invalid value {s} for configuration security.protocol: String must be one of: \
-                 PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL"
-            ))),
-        }
-    }
-}
 
 /// Credentials for SASL.
 #[derive(Clone, PartialEq, Eq)]
@@ -192,7 +129,12 @@ impl AdminConfig {
         for (key, value) in props.iter() {
             match key {
                 "bootstrap.servers" => {}
-                "security.protocol" => config.security_protocol = value.parse()?,
+                "security.protocol" => {
+                    config.security_protocol =
+                        value.parse().map_err(|err: UnknownSecurityProtocol| {
+                            AdminError::Config(err.to_string())
+                        })?
+                }
                 "sasl.mechanism" => {
                     mechanism = value
                         .trim()
@@ -293,7 +235,7 @@ mod tests {
     use super::*;
 
     fn config(text: &str) -> Result<(AdminConfig, Vec<String>), AdminError> {
-        AdminConfig::from_properties("h1:9092, h2:9093", &Properties::parse(text))
+        AdminConfig::from_properties("h1:9092, h2:9093", &Properties::parse(text).unwrap())
     }
 
     #[test]
@@ -346,9 +288,11 @@ mod tests {
 
     #[test]
     fn bootstrap_falls_back_to_the_properties() {
-        let (config, _) =
-            AdminConfig::from_properties("", &Properties::parse("bootstrap.servers=a:1,b:2"))
-                .unwrap();
+        let (config, _) = AdminConfig::from_properties(
+            "",
+            &Properties::parse("bootstrap.servers=a:1,b:2").unwrap(),
+        )
+        .unwrap();
         assert_eq!(config.bootstrap_servers, ["a:1", "b:2"]);
     }
 }

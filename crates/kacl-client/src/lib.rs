@@ -33,7 +33,6 @@ mod admin;
 pub mod config;
 mod error;
 pub mod net;
-pub mod properties;
 
 pub use admin::{
     Admin, BrokerNode, ClusterDescription, CreateAclsOptions, DeleteAclsOptions,
@@ -41,8 +40,7 @@ pub use admin::{
     NewTopic, PartitionInfo, ScramCredentialInfo, TopicDescription, TopicListing, TopicOptions,
     UserScramCredentialAlteration, UserScramCredentialsDescription, UserScramOptions,
 };
-pub use config::{AdminConfig, SaslConfig, SecurityProtocol, TlsConfig};
+pub use config::{AdminConfig, Properties, SaslConfig, SecurityProtocol, TlsConfig};
 pub use error::AdminError;
 /// The SASL mechanisms, shared with kacl-server through the `kacl-sasl` crate.
 pub use kacl_sasl::{SaslMechanism, ScramMechanism};
-pub use properties::Properties;

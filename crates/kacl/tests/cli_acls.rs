@@ -499,6 +499,19 @@ fn command_config_with_sasl_plain() {
     // Without the command config the SASL listener is not spoken to successfully.
     let run = kacl(&["acls", "--bootstrap-server", &server.addr, "--list"]);
     assert_eq!(run.code, 1, "{run:?}");
+
+    // A config Java's Properties.load refuses is refused, naming the file and the line.
+    let broken = server.file(
+        "broken.properties",
+        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PL\\u41IN\n",
+    );
+    let run = run_with(&broken, &["--list"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.contains("broken.properties")
+            && run.stderr.contains("line 2: Malformed \\uxxxx encoding."),
+        "{run:?}"
+    );
 }
 
 #[test]

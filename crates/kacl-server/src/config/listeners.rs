@@ -4,64 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// Kafka's four security protocols.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum SecurityProtocol {
-    /// No TLS, no SASL: every client is `User:ANONYMOUS`.
-    Plaintext,
-    /// TLS; a client certificate names the principal.
-    Ssl,
-    /// SASL without TLS.
-    SaslPlaintext,
-    /// SASL inside TLS.
-    SaslSsl,
-}
-
-impl SecurityProtocol {
-    /// All four.
-    pub const ALL: [SecurityProtocol; 4] = [
-        SecurityProtocol::Plaintext,
-        SecurityProtocol::Ssl,
-        SecurityProtocol::SaslPlaintext,
-        SecurityProtocol::SaslSsl,
-    ];
-
-    /// Kafka's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            SecurityProtocol::Plaintext => "PLAINTEXT",
-            SecurityProtocol::Ssl => "SSL",
-            SecurityProtocol::SaslPlaintext => "SASL_PLAINTEXT",
-            SecurityProtocol::SaslSsl => "SASL_SSL",
-        }
-    }
-
-    /// Case-insensitive, as Kafka's `SecurityProtocol.forName`.
-    pub fn from_name(name: &str) -> Option<Self> {
-        SecurityProtocol::ALL
-            .into_iter()
-            .find(|p| p.name().eq_ignore_ascii_case(name))
-    }
-
-    /// True for SASL_PLAINTEXT and SASL_SSL: clients must authenticate first.
-    pub fn uses_sasl(self) -> bool {
-        matches!(
-            self,
-            SecurityProtocol::SaslPlaintext | SecurityProtocol::SaslSsl
-        )
-    }
-
-    /// True for SSL and SASL_SSL.
-    pub fn uses_tls(self) -> bool {
-        matches!(self, SecurityProtocol::Ssl | SecurityProtocol::SaslSsl)
-    }
-}
-
-impl fmt::Display for SecurityProtocol {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use kacl_config::SecurityProtocol;
 
 /// One `NAME://host:port` entry.
 ///

@@ -19,15 +19,14 @@ use crate::sasl::{PlainUsers, SaslMechanism};
 use crate::tls_principal::SslPrincipalMapper;
 
 mod listeners;
-mod properties;
 mod source;
 mod tls;
 
 #[cfg(test)]
 mod tests;
 
-pub use listeners::{Listener, SecurityProtocol};
-pub use properties::{parse_properties, PropertiesError};
+pub use kacl_config::{parse_properties, PropertiesError, SecurityProtocol};
+pub use listeners::Listener;
 pub use tls::{ClientAuth, KeyStore, TlsConfig, TrustStore};
 
 use source::Source;

@@ -40,6 +40,7 @@ impl ConnectionArgs {
                 let text = std::fs::read_to_string(path)
                     .with_context(|| format!("cannot read {}", path.display()))?;
                 Properties::parse(&text)
+                    .with_context(|| format!("cannot parse {}", path.display()))?
             }
             None => Properties::default(),
         };

@@ -6,6 +6,9 @@
 //!
 //! Deliberate difference: the file is read as UTF-8, where Java's `load(InputStream)` reads
 //! ISO-8859-1. ASCII files, and files that spell other characters as `\uXXXX`, read the same.
+//!
+//! [`parse_properties`] gives the entries as written (the server applies them, then its
+//! `--override` pairs, in order); [`Properties`] is the resulting map a client reads.
 
 use thiserror::Error;
 
@@ -30,6 +33,56 @@ pub fn parse_properties(text: &str) -> Result<Vec<(String, String)>, PropertiesE
         entries.push((unescape_here(raw_key)?, unescape_here(raw_value)?));
     }
     Ok(entries)
+}
+
+/// Keys and their values, in file order: a repeated key keeps its first position and takes its
+/// last value, which is what Java's `Properties` (a hash table) ends up holding.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Properties {
+    entries: Vec<(String, String)>,
+}
+
+impl Properties {
+    /// Parses properties text, refusing what Java's `Properties.load` refuses.
+    pub fn parse(text: &str) -> Result<Properties, PropertiesError> {
+        Ok(parse_properties(text)?.into_iter().collect())
+    }
+
+    /// The value of `key`, if set.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.entries
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Sets `key`, replacing an earlier value.
+    pub fn set(&mut self, key: String, value: String) {
+        match self.entries.iter_mut().find(|(k, _)| *k == key) {
+            Some(entry) => entry.1 = value,
+            None => self.entries.push((key, value)),
+        }
+    }
+
+    /// Every key and value, in file order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.entries.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
+    /// Whether no key is set.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+impl FromIterator<(String, String)> for Properties {
+    fn from_iter<I: IntoIterator<Item = (String, String)>>(entries: I) -> Self {
+        let mut properties = Properties::default();
+        for (key, value) in entries {
+            properties.set(key, value);
+        }
+        properties
+    }
 }
 
 fn is_blank(c: char) -> bool {
@@ -262,6 +315,42 @@ mod tests {
     #[test]
     fn duplicates_are_kept_in_order() {
         assert_eq!(parse("a=1\na=2"), pairs(&[("a", "1"), ("a", "2")]));
+    }
+
+    #[test]
+    fn the_map_keeps_first_positions_and_last_values() {
+        let props = Properties::parse(
+            "# comment\n! also\n\n  a=1\nb : 2\nc 3\nd\ne=\nf = x = y\n  g\t=\t spaced \na=3\n",
+        )
+        .unwrap();
+        let expected = [
+            ("a", "3"),
+            ("b", "2"),
+            ("c", "3"),
+            ("d", ""),
+            ("e", ""),
+            ("f", "x = y"),
+            ("g", "spaced "),
+        ];
+        assert_eq!(props.iter().collect::<Vec<_>>(), expected);
+        assert_eq!(props.get("f"), Some("x = y"));
+        assert_eq!(props.get("# comment"), None);
+        assert!(Properties::parse("\n# only a comment\n")
+            .unwrap()
+            .is_empty());
+    }
+
+    #[test]
+    fn continuations_and_escapes_in_the_map() {
+        let props = Properties::parse(
+            "jaas=one \\\n    two \\\n  three;\nkey\\ with\\=odd=v\\tx\\u0041\\\\\n",
+        )
+        .unwrap();
+        assert_eq!(props.get("jaas"), Some("one two three;"));
+        assert_eq!(props.get("key with=odd"), Some("v\txA\\"));
+        // A continuation at the very end of the file still ends the entry.
+        assert_eq!(Properties::parse("a=b\\").unwrap().get("a"), Some("b"));
+        assert!(Properties::parse("a=\\u12").is_err());
     }
 
     proptest::proptest! {
