@@ -75,6 +75,9 @@ pub struct RequestFrame<'a> {
     pub header: RequestHeader<'a>,
     /// The body bytes, to be decoded by the handler for `api_key`.
     pub body: &'a [u8],
+    /// What is left, after the header, of the memory budget the frame was parsed with: the
+    /// body's decoder gets this (see [`Reader::with_memory_budget`]).
+    pub memory_budget: usize,
 }
 
 impl<'a> RequestFrame<'a> {
@@ -82,13 +85,26 @@ impl<'a> RequestFrame<'a> {
     /// [`crate::header::RequestPrefix::peek`] first if a correlation id is needed for a frame
     /// whose header turns out to be malformed.
     pub fn parse(payload: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(payload);
+        Self::parse_within(payload, usize::MAX)
+    }
+
+    /// [`RequestFrame::parse`] allowing header and body together at most `memory_budget` bytes
+    /// of decoded element storage (see [`Reader::with_memory_budget`]); the body's share is
+    /// used by [`RequestFrame::body_reader`].
+    pub fn parse_within(payload: &'a [u8], memory_budget: usize) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(payload).with_memory_budget(memory_budget);
         let (api_key, header) = RequestHeader::decode_auto(&mut r)?;
         Ok(Self {
             api_key,
             header,
             body: r.rest(),
+            memory_budget: r.memory_budget(),
         })
+    }
+
+    /// A reader over the body holding what is left of the frame's memory budget.
+    pub fn body_reader(&self) -> Reader<'a> {
+        Reader::new(self.body).with_memory_budget(self.memory_budget)
     }
 
     /// The request version the header names.
@@ -98,7 +114,10 @@ impl<'a> RequestFrame<'a> {
 
     /// Decodes the body as `M`, which must span the whole body.
     pub fn decode_body<M: Message<'a>>(&self) -> Result<M, DecodeError> {
-        M::decode_exact(self.body, self.version())
+        let mut r = self.body_reader();
+        let message = M::decode(&mut r, self.version())?;
+        r.expect_end(M::NAME)?;
+        Ok(message)
     }
 }
 

@@ -226,6 +226,7 @@ fn decode_raw_tagged_fields<'a>(
         let tag = r.read_uvarint(what)?;
         let size = r.read_uvarint(what)? as usize;
         let data = r.take(size, what)?;
+        r.charge(what, std::mem::size_of::<RawTaggedField<'_>>())?;
         fields.push(RawTaggedField {
             tag,
             data: Cow::Borrowed(data),

@@ -188,17 +188,19 @@ macro_rules! kafka_struct {
                             const SPEC: FieldSpec = $crate::__kacl_spec!($($spec)*);
                             const WHAT: &str = concat!(stringify!($Name), ".", stringify!($field));
                             if SPEC.tag == Some(tag) && SPEC.versions.contains(version) {
-                                let mut sub = $crate::codec::Reader::new(data);
+                                let mut sub = r.sub_reader(data);
                                 self.$field = <$ty>::decode_field(
                                     &mut sub,
                                     cx.with_nullable(SPEC.nullable.contains(version)),
                                     WHAT,
                                 )?;
                                 sub.expect_end(WHAT)?;
+                                r.settle(&sub);
                                 known = true;
                             }
                         } )*
                         if !known {
+                            r.charge(WHAT, ::core::mem::size_of::<$crate::wire::RawTaggedField<'_>>())?;
                             self.unknown_tagged_fields.push($crate::wire::RawTaggedField {
                                 tag,
                                 data: ::std::borrow::Cow::Borrowed(data),

@@ -61,6 +61,9 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
     "ApiVersions of an unsupported version: the v0 error answer lists every served API range; \
      Kafka lists only ApiVersions' own range.",
     "ACL APIs keep v0 (Kafka 4.0 removed it).",
+    "A request whose decoded array elements would take more than \
+     kacl.request.max.decoded.bytes (64 MiB by default) closes its connection; Kafka bounds \
+     only the frame's wire size.",
     "DescribeCluster with endpoint type 2 (controllers) is answered with this node, which is \
      broker and controller at once.",
     "Metadata never auto-creates topics: an unknown named topic is UNKNOWN_TOPIC_OR_PARTITION.",

@@ -94,7 +94,7 @@ async fn route(state: &Arc<ServerState>, session: &mut Session, payload: &[u8]) 
             api.versions().max
         ));
     }
-    let frame = match RequestFrame::parse(payload) {
+    let frame = match RequestFrame::parse_within(payload, state.config.request_max_decoded_bytes) {
         Ok(frame) => frame,
         Err(err) => return Outcome::close(format!("malformed {api} request header: {err}")),
     };

@@ -31,6 +31,9 @@ const JAAS: &str = "org.apache.kafka.common.security.plain.PlainLoginModule requ
 
 /// `socket.request.max.bytes` of the fixture: 1 MiB, above the SASL pre-authentication limit.
 const MAX_FRAME: usize = 1 << 20;
+/// `kacl.request.max.decoded.bytes` of the fixture: 2 MiB, which a frame of `MAX_FRAME` bytes
+/// of empty topic names (24 times as large decoded) exceeds many times over.
+const MAX_DECODED: usize = 2 << 20;
 
 /// One ACL as DescribeAcls shows it.
 type Acl = (i8, String, i8, String, String, i8, i8);
@@ -54,6 +57,7 @@ impl Fixture {
             ("super.users", "User:ANONYMOUS;User:admin"),
             ("sasl.jaas.config", JAAS),
             ("socket.request.max.bytes", &max_frame),
+            ("kacl.request.max.decoded.bytes", &MAX_DECODED.to_string()),
         ])
         .await;
         let mut witness = server.client().await;
@@ -388,6 +392,39 @@ async fn invalid_utf8_and_huge_array_counts() {
         closed_after(fx.plaintext(), &frame, case).await;
     }
     fx.unharmed("huge array counts").await;
+}
+
+/// A Metadata v0 request of `names` empty topic names: 2 bytes each on the wire, one
+/// `MetadataRequestTopic` each once decoded.
+fn metadata_of_empty_names(names: usize) -> Vec<u8> {
+    let mut body = (names as i32).to_be_bytes().to_vec();
+    body.resize(4 + 2 * names, 0);
+    raw_request(3, 0, &body)
+}
+
+#[tokio::test]
+async fn requests_decoding_past_the_memory_budget_close_only_that_connection() {
+    let mut fx = Fixture::new().await;
+    let per_name = std::mem::size_of::<MetadataRequestTopic<'static>>();
+    // Just within the budget: answered (once for the one distinct name, as Kafka does).
+    let fits = MAX_DECODED / per_name - 1;
+    let mut client = Client::connect(fx.plaintext()).await;
+    client.send_raw(&metadata_of_empty_names(fits)).await;
+    let answer = client.read_frame().await.expect("answered");
+    let response = decode::<MetadataResponse>(&answer, 0);
+    assert_eq!(response.topics.len(), 1);
+    assert_ne!(response.topics[0].error_code, 0);
+    // Past it: the frame is well within socket.request.max.bytes (2 bytes a name) but would
+    // decode to more than the budget; that connection is closed, nobody else notices.
+    let past = MAX_DECODED / per_name + 100;
+    assert!(4 + 2 * past < MAX_FRAME);
+    closed_after(
+        fx.plaintext(),
+        &metadata_of_empty_names(past),
+        "Metadata v0 of empty names past the budget",
+    )
+    .await;
+    fx.unharmed("a request past the memory budget").await;
 }
 
 #[tokio::test]

@@ -35,6 +35,14 @@ pub enum DecodeError {
         count: usize,
         remaining: usize,
     },
+    /// Decoding would allocate more element storage than the reader's memory budget allows
+    /// (see [`Reader::with_memory_budget`](super::Reader::with_memory_budget)).
+    #[error("{what} needs {needed} more bytes of memory, more than the {left} left of the decoding budget")]
+    MemoryBudgetExceeded {
+        what: &'static str,
+        needed: usize,
+        left: usize,
+    },
     /// A varint longer than its type allows.
     #[error("varint overflow reading {what}")]
     VarintOverflow { what: &'static str },

@@ -22,6 +22,8 @@ pub struct Reader<'a> {
     text: &'a str,
     /// `rest.len()` at the start of `text`: the reader is `text_from - rest.len()` bytes in.
     text_from: usize,
+    /// Bytes of element storage decoding may still allocate (see [`Reader::with_memory_budget`]).
+    budget: usize,
 }
 
 #[cold]
@@ -57,6 +59,12 @@ fn too_many_elements(what: &'static str, count: usize, remaining: usize) -> Deco
         count,
         remaining,
     }
+}
+
+#[cold]
+#[inline(never)]
+fn over_budget(what: &'static str, needed: usize, left: usize) -> DecodeError {
+    DecodeError::MemoryBudgetExceeded { what, needed, left }
 }
 
 #[cold]
@@ -103,7 +111,50 @@ impl<'a> Reader<'a> {
             total: buf.len(),
             text: "",
             text_from: buf.len(),
+            budget: usize::MAX,
         }
+    }
+
+    /// The same reader, allowing decoders to allocate at most `bytes` of element storage (array
+    /// elements and kept unknown tagged fields; strings borrow from the input and cost nothing).
+    ///
+    /// Counts are already checked against the bytes left, but a decoded element can be far
+    /// larger than its encoding: an empty topic name is 2 bytes on the wire and a 48-byte struct
+    /// in memory. A server that takes 100 MB frames bounds what one request can make it
+    /// allocate with this; past the budget decoding fails with
+    /// [`DecodeError::MemoryBudgetExceeded`]. [`Reader::new`] has no budget.
+    pub fn with_memory_budget(mut self, bytes: usize) -> Self {
+        self.budget = bytes;
+        self
+    }
+
+    /// Bytes of element storage decoding may still allocate.
+    #[inline]
+    pub fn memory_budget(&self) -> usize {
+        self.budget
+    }
+
+    /// Counts `bytes` of storage about to be allocated for `what` against the memory budget.
+    #[inline]
+    pub fn charge(&mut self, what: &'static str, bytes: usize) -> Result<(), DecodeError> {
+        match self.budget.checked_sub(bytes) {
+            Some(left) => {
+                self.budget = left;
+                Ok(())
+            }
+            None => Err(over_budget(what, bytes, self.budget)),
+        }
+    }
+
+    /// A reader over `data` (a tagged field's bytes, already taken from this reader) that draws
+    /// on this reader's memory budget; hand what it left back with [`Reader::settle`].
+    pub fn sub_reader<'b>(&self, data: &'b [u8]) -> Reader<'b> {
+        Reader::new(data).with_memory_budget(self.budget)
+    }
+
+    /// Takes over the budget `sub` (from [`Reader::sub_reader`]) has left.
+    pub fn settle(&mut self, sub: &Reader<'_>) {
+        self.budget = sub.budget;
     }
 
     /// Bytes not yet consumed.

@@ -38,6 +38,7 @@ fn decode_elements<'a, T: Field<'a>>(
     while left > 0 {
         let start = items.len();
         let run = prealloc_capacity::<T>(left).max(1);
+        r.charge(what, run.saturating_mul(core::mem::size_of::<T>()))?;
         items.resize_with(start + run, T::default);
         for slot in items.iter_mut().skip(start) {
             T::decode_into(slot, r, cx, what)?;

@@ -41,6 +41,11 @@ pub const DEVELOPMENT_SUPER_USER: &str = "User:ANONYMOUS";
 /// bound that keeps a typo (an extra digit or two) from reserving the machine.
 pub const MAX_STORE_CACHE_BYTES: i64 = 64 << 30;
 
+/// Default `kacl.request.max.decoded.bytes`: 64 MiB. Far above any real request (10,000 ACLs
+/// decode to about 1 MB; 1M topic names in one Metadata request to 48 MB), far below what a
+/// `socket.request.max.bytes` frame of tiny elements would otherwise decode to (~2.4 GB).
+pub const DEFAULT_REQUEST_MAX_DECODED_BYTES: usize = 64 << 20;
+
 /// Why the server refuses to start.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ConfigError {
@@ -144,6 +149,10 @@ pub struct ServerConfig {
     /// [`kacl_store::DEFAULT_CACHE_BYTES`], 32 MiB; ACL reads come from the in-memory index, so a
     /// larger cache mostly keeps the start-up scan resident).
     pub store_cache_bytes: usize,
+    /// `kacl.request.max.decoded.bytes`: the most element storage (array elements, kept unknown
+    /// tagged fields) decoding one request may allocate; a request needing more closes its
+    /// connection. Bounds what a frame of tiny elements makes the server allocate.
+    pub request_max_decoded_bytes: usize,
     /// `kacl.scram.bootstrap.credentials`: SCRAM credentials created at start while the store
     /// holds none (see [`crate::scram_bootstrap`]).
     pub scram_bootstrap: Vec<crate::scram_bootstrap::BootstrapCredential>,
@@ -192,6 +201,7 @@ impl ServerConfig {
             describe_self_service: false,
             metrics_listen: None,
             store_cache_bytes: kacl_store::DEFAULT_CACHE_BYTES,
+            request_max_decoded_bytes: DEFAULT_REQUEST_MAX_DECODED_BYTES,
             scram_bootstrap: Vec::new(),
             is_development: true,
             warnings: Vec::new(),
@@ -347,6 +357,7 @@ impl ServerConfig {
         let describe_self_service = source.bool("kacl.describe.self.service.enable", false)?;
         let metrics_listen = metrics_listen(source.take("kacl.metrics.listen"))?;
         let store_cache_bytes = store_cache_bytes(&mut source)?;
+        let request_max_decoded_bytes = request_max_decoded_bytes(&mut source)?;
         let scram_bootstrap = match source.take(crate::scram_bootstrap::BOOTSTRAP_KEY) {
             Some(value) => crate::scram_bootstrap::parse(value)
                 .map_err(|e| ConfigError::invalid(crate::scram_bootstrap::BOOTSTRAP_KEY, e))?,
@@ -377,6 +388,7 @@ impl ServerConfig {
             describe_self_service,
             metrics_listen,
             store_cache_bytes,
+            request_max_decoded_bytes,
             scram_bootstrap,
             is_development,
             warnings: Vec::new(),
@@ -498,6 +510,15 @@ fn store_cache_bytes(source: &mut Source) -> Result<usize, ConfigError> {
     const KEY: &str = "kacl.store.cache.bytes";
     let default = i64::try_from(kacl_store::DEFAULT_CACHE_BYTES).unwrap_or(i64::MAX);
     let bytes = source.int(KEY, default, 0, MAX_STORE_CACHE_BYTES)?;
+    usize::try_from(bytes)
+        .map_err(|_| ConfigError::invalid(KEY, format!("{bytes} does not fit this machine")))
+}
+
+/// `kacl.request.max.decoded.bytes`: 64 KiB (room for any ordinary request) to 64 GiB.
+fn request_max_decoded_bytes(source: &mut Source) -> Result<usize, ConfigError> {
+    const KEY: &str = "kacl.request.max.decoded.bytes";
+    let default = i64::try_from(DEFAULT_REQUEST_MAX_DECODED_BYTES).unwrap_or(i64::MAX);
+    let bytes = source.int(KEY, default, 64 << 10, 64 << 30)?;
     usize::try_from(bytes)
         .map_err(|_| ConfigError::invalid(KEY, format!("{bytes} does not fit this machine")))
 }

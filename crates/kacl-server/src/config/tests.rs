@@ -537,3 +537,31 @@ ssl.principal.mapping.rules=RULE:^CN=([^,]+),O=Example$/$1/L,DEFAULT
         ["unknown configuration key `process.roles` is ignored"]
     );
 }
+
+#[test]
+fn request_max_decoded_bytes() {
+    assert_eq!(
+        parse("").request_max_decoded_bytes,
+        super::DEFAULT_REQUEST_MAX_DECODED_BYTES
+    );
+    assert_eq!(super::DEFAULT_REQUEST_MAX_DECODED_BYTES, 64 << 20);
+    let c = parse("kacl.request.max.decoded.bytes=1048576");
+    assert_eq!(c.request_max_decoded_bytes, 1 << 20);
+    assert!(c.warnings.is_empty(), "a known key: {:?}", c.warnings);
+    assert_eq!(
+        parse("kacl.request.max.decoded.bytes=65536").request_max_decoded_bytes,
+        64 << 10
+    );
+    refused_for(
+        "kacl.request.max.decoded.bytes=65535",
+        "kacl.request.max.decoded.bytes",
+    );
+    refused_for(
+        "kacl.request.max.decoded.bytes=-1",
+        "kacl.request.max.decoded.bytes",
+    );
+    refused_for(
+        "kacl.request.max.decoded.bytes=1GiB",
+        "kacl.request.max.decoded.bytes",
+    );
+}

@@ -21,7 +21,7 @@ pub mod sasl_authenticate;
 pub mod sasl_handshake;
 
 use kacl_protocol::frame::RequestFrame;
-use kacl_protocol::{Message, Reader};
+use kacl_protocol::{DecodeError, Message};
 
 use crate::context::RequestContext;
 use crate::router::Outcome;
@@ -36,10 +36,15 @@ pub(crate) fn decode<'a, M: Message<'a>>(
     ctx_api: kacl_protocol::ApiKey,
     frame: &RequestFrame<'a>,
 ) -> Result<M, Outcome> {
-    let mut reader = Reader::new(frame.body);
+    // Bounded by `kacl.request.max.decoded.bytes`, whose budget the router parsed the frame with.
+    let mut reader = frame.body_reader();
     let body = M::decode(&mut reader, frame.version()).map_err(|err| {
+        let hint = match err {
+            DecodeError::MemoryBudgetExceeded { .. } => " (kacl.request.max.decoded.bytes)",
+            _ => "",
+        };
         Outcome::close(format!(
-            "malformed {ctx_api} v{} request body: {err}",
+            "malformed {ctx_api} v{} request body: {err}{hint}",
             frame.version()
         ))
     })?;
