@@ -33,6 +33,19 @@ fn metadata_of_empty_names(names: usize) -> Vec<u8> {
     body
 }
 
+/// A DescribeAcls v2 (flexible) body with an empty tagged section.
+fn describe_acls_v2_body() -> Vec<u8> {
+    DescribeAclsRequest {
+        resource_type_filter: 1,
+        pattern_type_filter: 1,
+        operation: 1,
+        permission_type: 1,
+        ..Default::default()
+    }
+    .to_bytes(2)
+    .unwrap()
+}
+
 #[test]
 fn array_elements_are_charged_exactly() {
     let names = 1_000;
@@ -63,15 +76,7 @@ fn a_wire_frame_of_tiny_elements_cannot_decode_to_gigabytes() {
 #[test]
 fn unknown_tagged_fields_are_charged() {
     // DescribeAcls v2 (flexible) with three unknown tags in its tagged section.
-    let mut body = DescribeAclsRequest {
-        resource_type_filter: 1,
-        pattern_type_filter: 1,
-        operation: 1,
-        permission_type: 1,
-        ..Default::default()
-    }
-    .to_bytes(2)
-    .unwrap();
+    let mut body = describe_acls_v2_body();
     assert_eq!(body.pop(), Some(0), "an empty tagged section ends the body");
     body.extend_from_slice(&[3, 10, 1, 0xaa, 11, 0, 12, 2, 0xbb, 0xcc]);
     let needed = 3 * size_of::<RawTaggedField<'static>>();
@@ -110,15 +115,7 @@ fn known_tagged_fields_draw_on_the_same_budget() {
 #[test]
 fn request_headers_share_the_budget_with_their_body() {
     // A DescribeAcls v2 request (header v2) whose header carries two unknown tagged fields.
-    let body = DescribeAclsRequest {
-        resource_type_filter: 1,
-        pattern_type_filter: 1,
-        operation: 1,
-        permission_type: 1,
-        ..Default::default()
-    }
-    .to_bytes(2)
-    .unwrap();
+    let body = describe_acls_v2_body();
     let mut payload = Vec::new();
     payload.extend_from_slice(&29i16.to_be_bytes());
     payload.extend_from_slice(&2i16.to_be_bytes());
