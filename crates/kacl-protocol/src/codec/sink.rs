@@ -7,7 +7,7 @@
 //! up front) can instead be written through a cursor that never reallocates: its position
 //! stays in a register, where a `Vec` had its length stored and re-read around every field
 //! (any write through the buffer might, as far as the compiler could tell, have changed it).
-//! On a 1,000 x 10 DescribeAcls response that was a quarter of the time spent encoding.
+//! `to_bytes` of a 1,000 x 10 DescribeAcls response went from 112 to 89 µs (BENCHMARKS.md).
 
 use super::EncodeError;
 
