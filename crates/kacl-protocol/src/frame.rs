@@ -7,8 +7,8 @@ use thiserror::Error;
 
 use crate::api_key::ApiKey;
 use crate::codec::{
-    append_exact, patch_length_prefix, put_length, reserve_length_prefix, DecodeError, EncodeError,
-    ExactWriter, Reader,
+    append_exact, length_prefix_len, patch_length_prefix, put_length, reserve_length_prefix,
+    DecodeError, EncodeError, ExactWriter, Reader,
 };
 use crate::header::{RequestHeader, ResponseHeader};
 use crate::wire::{Cx, Message};
@@ -178,6 +178,15 @@ pub fn encode_response_frame_with_array<'a, M: Message<'a>>(
             version,
         });
     };
+    // Sized once, as in `encode_response_frame`: count, elements, then the tagged section.
+    out.reserve(
+        SIZE_PREFIX_LEN
+            + RESPONSE_HEADER_MAX_LEN
+            + prefix.len()
+            + length_prefix_len(Some(count), flexible, true)
+            + elements_len
+            + usize::from(flexible),
+    );
     let at = reserve_length_prefix(out);
     let header_version = M::API_KEY.response_header_version(version);
     ResponseHeader::new(correlation_id).encode(out, header_version)?;

@@ -145,8 +145,7 @@ impl RequestContext<'_> {
 
     /// Like [`RequestContext::respond`] for a body whose last array is written element by
     /// element (see [`encode_response_frame_with_array`]): `shell` is the body with that array
-    /// empty, `count` its length, `body_len` the exact size of the elements, for sizing the
-    /// frame once.
+    /// empty, `count` its length, `body_len` the exact size of the elements.
     pub fn respond_with_array<'m, M: Message<'m> + ResponseErrors>(
         &self,
         shell: &M,
@@ -155,7 +154,7 @@ impl RequestContext<'_> {
         write_elements: impl FnOnce(&mut ExactWriter<'_>, Cx) -> Result<(), EncodeError>,
     ) -> Outcome {
         self.state.metrics.count_errors(self.api, shell);
-        let mut out = Vec::with_capacity(shell.encoded_len(self.version) + body_len + 16);
+        let mut out = Vec::new();
         let encoded = encode_response_frame_with_array(
             &mut out,
             self.correlation_id,

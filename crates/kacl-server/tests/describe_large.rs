@@ -8,13 +8,11 @@ use std::collections::BTreeSet;
 
 use common::*;
 
-type Row = (i8, String, i8, String, String, i8, i8);
-
 #[tokio::test]
 async fn a_describe_of_thousands_of_patterns_returns_exactly_the_stored_set() {
     let server = start(&[]).await;
     let mut client = server.client().await;
-    let mut expected = BTreeSet::<Row>::new();
+    let mut expected = BTreeSet::<AclRow>::new();
     let mut batch = Vec::new();
     for i in 0..1_500 {
         // Patterns with 1, 2 or 5 ACLs; every seventh PREFIXED.
@@ -57,21 +55,9 @@ async fn a_describe_of_thousands_of_patterns_returns_exactly_the_stored_set() {
             1_500,
             "one resource per pattern at v{version}"
         );
-        let mut got = BTreeSet::new();
-        for resource in &all.resources {
-            for acl in resource.acls.iter() {
-                let row = (
-                    resource.resource_type,
-                    resource.resource_name.to_string(),
-                    resource.pattern_type,
-                    acl.principal.to_string(),
-                    acl.host.to_string(),
-                    acl.operation,
-                    acl.permission_type,
-                );
-                assert!(got.insert(row), "duplicate ACL at v{version}");
-            }
-        }
+        let rows = acl_rows(&all);
+        let got: BTreeSet<AclRow> = rows.iter().cloned().collect();
+        assert_eq!(got.len(), rows.len(), "duplicate ACL at v{version}");
         assert_eq!(got, expected, "v{version}");
     }
     // v0 cannot express PREFIXED: only the LITERAL patterns come back.

@@ -35,15 +35,12 @@ const MAX_FRAME: usize = 1 << 20;
 /// of empty topic names (24 times as large decoded) exceeds many times over.
 const MAX_DECODED: usize = 2 << 20;
 
-/// One ACL as DescribeAcls shows it.
-type Acl = (i8, String, i8, String, String, i8, i8);
-
 /// A server holding a few ACLs, a connection opened before any hostile input, and the ACL set
 /// every case must leave alone.
 struct Fixture {
     server: TestServer,
     witness: Client,
-    acls: BTreeSet<Acl>,
+    acls: BTreeSet<AclRow>,
 }
 
 impl Fixture {
@@ -123,24 +120,10 @@ fn api_versions() -> ApiVersionsRequest<'static> {
     }
 }
 
-async fn acl_set(client: &mut Client) -> BTreeSet<Acl> {
+async fn acl_set(client: &mut Client) -> BTreeSet<AclRow> {
     let response: DescribeAclsResponse<'static> = client.describe(3, &describe_all()).await;
     assert_eq!(response.error_code, 0, "{response:?}");
-    let mut set = BTreeSet::new();
-    for resource in &response.resources {
-        for acl in &resource.acls {
-            set.insert((
-                resource.resource_type,
-                resource.resource_name.to_string(),
-                resource.pattern_type,
-                acl.principal.to_string(),
-                acl.host.to_string(),
-                acl.operation,
-                acl.permission_type,
-            ));
-        }
-    }
-    set
+    acl_rows(&response).into_iter().collect()
 }
 
 /// A request frame with a hand-made header (null client id) and `body` as given.

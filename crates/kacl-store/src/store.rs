@@ -30,12 +30,7 @@ pub trait MetadataStore: Send + Sync {
         &self,
         chunk_len: usize,
         sink: &mut AclChunkSink<'_>,
-    ) -> Result<(), StoreError> {
-        for chunk in self.load_acls()?.chunks(chunk_len.max(1)) {
-            sink(chunk.to_vec())?;
-        }
-        Ok(())
-    }
+    ) -> Result<(), StoreError>;
 
     /// Removes `removes`, then adds `adds`, atomically. Adding a stored binding and
     /// removing an absent one do nothing; the result says what actually changed. Fails

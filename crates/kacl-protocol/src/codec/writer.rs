@@ -4,12 +4,8 @@ use super::{EncodeError, Sink, MAX_STRING_LEN};
 
 /// Appends an unsigned LEB128 varint.
 #[inline]
-pub fn put_uvarint(out: &mut impl Sink, mut value: u32) {
-    while value >= 0x80 {
-        out.put_u8((value as u8) | 0x80);
-        value >>= 7;
-    }
-    out.put_u8(value as u8);
+pub fn put_uvarint(out: &mut impl Sink, value: u32) {
+    put_uvarlong(out, u64::from(value));
 }
 
 /// Appends an unsigned LEB128 varlong.
@@ -56,8 +52,9 @@ pub fn length_prefix_len(length: Option<usize>, compact: bool, wide: bool) -> us
     }
 }
 
-/// Appends a length prefix (see [`Reader::read_nullable_str`](super::Reader::read_nullable_str) for the forms), failing if the
-/// length does not fit the form: `max` is `i16::MAX` for strings and `i32::MAX - 1` otherwise.
+/// Appends a length prefix: `int16` (strings) or `int32` (`wide`) with -1 for null, or in
+/// compact form a uvarint of length + 1 with 0 for null. Fails if the length does not fit the
+/// form: `max` is `i16::MAX` for strings and `i32::MAX - 1` otherwise.
 #[inline]
 pub fn put_length(
     out: &mut impl Sink,
@@ -71,33 +68,22 @@ pub fn put_length(
     } else {
         MAX_STRING_LEN
     };
-    match length {
-        Some(length) if length > max => Err(EncodeError::TooLong { what, length, max }),
-        Some(length) if compact => {
-            put_uvarint(out, length as u32 + 1);
-            Ok(())
+    // Null is -1 in every form (compact adds one to it as to any length).
+    let value = match length {
+        Some(length) if length > max => {
+            return Err(EncodeError::TooLong { what, length, max });
         }
-        None if compact => {
-            put_uvarint(out, 0);
-            Ok(())
-        }
-        Some(length) if wide => {
-            out.put_array((length as i32).to_be_bytes());
-            Ok(())
-        }
-        None if wide => {
-            out.put_array((-1i32).to_be_bytes());
-            Ok(())
-        }
-        Some(length) => {
-            out.put_array((length as i16).to_be_bytes());
-            Ok(())
-        }
-        None => {
-            out.put_array((-1i16).to_be_bytes());
-            Ok(())
-        }
+        Some(length) => length as i32,
+        None => -1,
+    };
+    if compact {
+        put_uvarint(out, (value + 1) as u32);
+    } else if wide {
+        out.put_array(value.to_be_bytes());
+    } else {
+        out.put_array((value as i16).to_be_bytes());
     }
+    Ok(())
 }
 
 /// Appends a (possibly null) string with its length prefix.

@@ -292,8 +292,9 @@ pub trait IntoStatic {
     fn into_static(self) -> Self::Static;
 }
 
+/// Fields of a fixed width: `type => reader method, width, |value| its wire bytes`.
 macro_rules! fixed_width_fields {
-    ($($ty:ty => $read:ident, $len:expr;)*) => {$(
+    ($($ty:ty => $read:ident, $len:expr, |$v:ident| $to_wire:expr;)*) => {$(
         impl<'a> Field<'a> for $ty {
             #[inline]
             fn decode_field(r: &mut Reader<'a>, _cx: Cx, what: &'static str)
@@ -303,7 +304,8 @@ macro_rules! fixed_width_fields {
             #[inline]
             fn encode_field(&self, out: &mut impl Sink, _cx: Cx, _what: &'static str)
                 -> Result<(), EncodeError> {
-                out.put_array(self.to_be_bytes());
+                let $v = *self;
+                out.put_array($to_wire);
                 Ok(())
             }
             #[inline]
@@ -322,59 +324,15 @@ macro_rules! fixed_width_fields {
 }
 
 fixed_width_fields! {
-    i8 => read_i8, 1;
-    i16 => read_i16, 2;
-    i32 => read_i32, 4;
-    i64 => read_i64, 8;
-    u16 => read_u16, 2;
-    u32 => read_u32, 4;
-    f64 => read_f64, 8;
-}
-
-impl<'a> Field<'a> for bool {
-    #[inline]
-    fn decode_field(r: &mut Reader<'a>, _cx: Cx, what: &'static str) -> Result<Self, DecodeError> {
-        r.read_bool(what)
-    }
-    #[inline]
-    fn encode_field(&self, out: &mut impl Sink, _: Cx, _: &'static str) -> Result<(), EncodeError> {
-        out.put_u8(u8::from(*self));
-        Ok(())
-    }
-    #[inline]
-    fn field_len(&self, _cx: Cx) -> usize {
-        1
-    }
-}
-
-impl IntoStatic for bool {
-    type Static = bool;
-    fn into_static(self) -> bool {
-        self
-    }
-}
-
-impl<'a> Field<'a> for Uuid {
-    #[inline]
-    fn decode_field(r: &mut Reader<'a>, _cx: Cx, what: &'static str) -> Result<Self, DecodeError> {
-        r.read_uuid(what)
-    }
-    #[inline]
-    fn encode_field(&self, out: &mut impl Sink, _: Cx, _: &'static str) -> Result<(), EncodeError> {
-        out.put_array(self.0);
-        Ok(())
-    }
-    #[inline]
-    fn field_len(&self, _cx: Cx) -> usize {
-        16
-    }
-}
-
-impl IntoStatic for Uuid {
-    type Static = Uuid;
-    fn into_static(self) -> Uuid {
-        self
-    }
+    i8 => read_i8, 1, |v| v.to_be_bytes();
+    i16 => read_i16, 2, |v| v.to_be_bytes();
+    i32 => read_i32, 4, |v| v.to_be_bytes();
+    i64 => read_i64, 8, |v| v.to_be_bytes();
+    u16 => read_u16, 2, |v| v.to_be_bytes();
+    u32 => read_u32, 4, |v| v.to_be_bytes();
+    f64 => read_f64, 8, |v| v.to_be_bytes();
+    bool => read_bool, 1, |v| [u8::from(v)];
+    Uuid => read_uuid, 16, |v| v.0;
 }
 
 #[cold]

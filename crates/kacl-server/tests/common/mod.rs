@@ -188,6 +188,31 @@ impl Client {
     }
 }
 
+/// One ACL as DescribeAcls shows it: resource type, name, pattern type, principal, host,
+/// operation, permission type.
+pub type AclRow = (i8, String, i8, String, String, i8, i8);
+
+/// Every ACL of a DescribeAcls answer, flattened in answer order.
+pub fn acl_rows(response: &DescribeAclsResponse<'_>) -> Vec<AclRow> {
+    response
+        .resources
+        .iter()
+        .flat_map(|resource| {
+            resource.acls.iter().map(move |acl| {
+                (
+                    resource.resource_type,
+                    resource.resource_name.to_string(),
+                    resource.pattern_type,
+                    acl.principal.to_string(),
+                    acl.host.to_string(),
+                    acl.operation,
+                    acl.permission_type,
+                )
+            })
+        })
+        .collect()
+}
+
 /// Decodes a response payload (header included) at `version`.
 pub fn decode<'a, M: Message<'a>>(payload: &'a [u8], version: i16) -> M {
     decode_response_frame::<M>(payload, version)
