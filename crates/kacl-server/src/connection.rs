@@ -3,6 +3,10 @@
 //! order, as Kafka does (it mutes a channel while a request is in flight); connections run as
 //! separate tasks, so a slow or broken client holds up nobody else.
 //!
+//! With `queued.max.request.bytes` set, a frame's bytes are leased from the server-wide
+//! [`RequestMemoryPool`] once its size is read and before its body is, and returned once it has
+//! been handled; while the pool is depleted the connection just stops reading.
+//!
 //! Generic over the byte stream, so TLS can wrap the TCP stream without touching this module.
 
 use std::net::SocketAddr;
@@ -16,6 +20,7 @@ use tokio::sync::watch;
 
 use crate::context::Session;
 use crate::handlers::sasl_authenticate;
+use crate::request_memory::{MemoryLease, RequestMemoryPool};
 use crate::router::{self, Outcome};
 use crate::state::{BoundListener, ServerState};
 
@@ -50,6 +55,19 @@ pub struct Connection<S> {
     stream: S,
     buffer: BytesMut,
     max_frame: usize,
+    /// Where frames lease their bytes from; `None` reads without a bound.
+    memory: Option<Arc<RequestMemoryPool>>,
+    /// The lease of the frame being read, kept across cancelled reads.
+    lease: Option<MemoryLease>,
+}
+
+/// A whole request frame, with the memory lease it holds until it is dropped.
+#[derive(Debug)]
+pub struct Frame {
+    /// The frame without its size prefix.
+    pub payload: Bytes,
+    /// The bytes leased for it from `queued.max.request.bytes`, if the pool is on.
+    pub lease: Option<MemoryLease>,
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
@@ -59,24 +77,39 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             stream,
             buffer: BytesMut::with_capacity(4096),
             max_frame,
+            memory: None,
+            lease: None,
         }
     }
 
-    /// The next frame's payload (size prefix removed), or `None` when the client closed the
-    /// connection between frames. Cancel-safe: bytes already read stay in the buffer.
-    pub async fn read_frame(&mut self) -> Result<Option<Bytes>, ConnectionError> {
+    /// Makes the frames read from now on lease their bytes from `pool` (`None`: no bound).
+    pub fn set_memory_pool(&mut self, pool: Option<Arc<RequestMemoryPool>>) {
+        self.memory = pool;
+    }
+
+    /// The next frame, or `None` when the client closed the connection between frames.
+    /// Cancel-safe: bytes already read stay in the buffer, and a lease already granted stays
+    /// with the connection.
+    pub async fn read_frame(&mut self) -> Result<Option<Frame>, ConnectionError> {
         loop {
-            if let Some(len) = frame_payload_len(&self.buffer, self.max_frame)? {
-                let mut frame = self.buffer.split_to(SIZE_PREFIX_LEN + len);
-                frame.advance(SIZE_PREFIX_LEN);
-                return Ok(Some(frame.freeze()));
-            }
-            if self.buffer.len() >= SIZE_PREFIX_LEN {
-                // The size is known and accepted: make room for the whole frame at once.
-                if let Some(prefix) = self.buffer.first_chunk::<SIZE_PREFIX_LEN>() {
-                    let total = SIZE_PREFIX_LEN + i32::from_be_bytes(*prefix).max(0) as usize;
-                    self.buffer.reserve(total.saturating_sub(self.buffer.len()));
+            let complete = frame_payload_len(&self.buffer, self.max_frame)?;
+            if let Some(prefix) = self.buffer.first_chunk::<SIZE_PREFIX_LEN>() {
+                // The size is known and accepted (a negative or oversized one failed above).
+                let len = usize::try_from(i32::from_be_bytes(*prefix)).unwrap_or(0);
+                if let (None, Some(pool)) = (&self.lease, &self.memory) {
+                    self.lease = Some(pool.lease(len).await);
                 }
+                if complete.is_some() {
+                    let mut payload = self.buffer.split_to(SIZE_PREFIX_LEN + len);
+                    payload.advance(SIZE_PREFIX_LEN);
+                    return Ok(Some(Frame {
+                        payload: payload.freeze(),
+                        lease: self.lease.take(),
+                    }));
+                }
+                // Make room for the whole frame at once.
+                let total = SIZE_PREFIX_LEN + len;
+                self.buffer.reserve(total.saturating_sub(self.buffer.len()));
             }
             if self.stream.read_buf(&mut self.buffer).await? == 0 {
                 return if self.buffer.is_empty() {
@@ -140,10 +173,15 @@ pub async fn serve_session<S>(
     let idle = state.config.connections_max_idle;
     let mut connection = Connection::new(stream, max_frame);
     let reason: String = loop {
-        connection.max_frame = match session.principal() {
-            Some(_) => max_frame,
-            None => max_frame.min(SASL_MAX_RECEIVE_SIZE),
+        // Before authentication frames are bounded by SASL_MAX_RECEIVE_SIZE instead, outside
+        // the pool (see `crate::request_memory`).
+        let authenticated = session.principal().is_some();
+        connection.max_frame = if authenticated {
+            max_frame
+        } else {
+            max_frame.min(SASL_MAX_RECEIVE_SIZE)
         };
+        connection.set_memory_pool(state.request_memory.clone().filter(|_| authenticated));
         let read = async {
             match idle {
                 Some(limit) => tokio::time::timeout(limit, connection.read_frame())
@@ -156,8 +194,8 @@ pub async fn serve_session<S>(
             read = read => read,
             _ = wait_for_shutdown(&mut shutdown) => break "server shutting down".to_owned(),
         };
-        let payload = match read {
-            Ok(Some(payload)) => payload,
+        let Frame { payload, lease } = match read {
+            Ok(Some(frame)) => frame,
             Ok(None) => break "closed by the client".to_owned(),
             Err(err) => break err.to_string(),
         };
@@ -166,6 +204,10 @@ pub async fn serve_session<S>(
         } else {
             router::dispatch(&state, &mut session, &payload).await
         };
+        // Handled: the request's bytes go back to the pool before the response is written,
+        // where Kafka releases them too.
+        drop(payload);
+        drop(lease);
         match outcome {
             Outcome::Respond(response) => {
                 if let Err(err) = connection.write_all(&response).await {

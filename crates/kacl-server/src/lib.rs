@@ -25,6 +25,7 @@ pub mod fuzzing;
 pub mod handlers;
 pub mod limits;
 pub mod metrics;
+pub mod request_memory;
 pub mod router;
 pub mod sasl;
 pub mod scram_bootstrap;

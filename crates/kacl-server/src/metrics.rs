@@ -24,13 +24,14 @@ mod response_errors;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use kacl_acl::AuthorizationResult;
 use kacl_protocol::header::RequestPrefix;
 use kacl_protocol::ApiKey;
 
+use crate::request_memory::RequestMemoryPool;
 pub use histogram::{Histogram, BUCKET_BOUNDS_SECONDS};
 pub use metered_store::MeteredStore;
 pub use response_errors::ResponseErrors;
@@ -91,6 +92,7 @@ pub struct Metrics {
     store_commits: [Histogram; StoreOperation::ALL.len()],
     store_failures: [AtomicU64; StoreOperation::ALL.len()],
     listen_addr: OnceLock<SocketAddr>,
+    request_memory: OnceLock<Arc<RequestMemoryPool>>,
 }
 
 impl Default for Metrics {
@@ -116,6 +118,7 @@ impl Metrics {
             store_commits: [const { Histogram::new() }; StoreOperation::ALL.len()],
             store_failures: [const { AtomicU64::new(0) }; StoreOperation::ALL.len()],
             listen_addr: OnceLock::new(),
+            request_memory: OnceLock::new(),
         }
     }
 
@@ -169,7 +172,7 @@ impl Metrics {
     }
 
     /// Counts an accepted connection as open until the returned guard is dropped.
-    pub fn connection_opened(self: &std::sync::Arc<Self>) -> OpenConnection {
+    pub fn connection_opened(self: &Arc<Self>) -> OpenConnection {
         self.accepted_connections.fetch_add(1, Relaxed);
         self.open_connections.fetch_add(1, Relaxed);
         OpenConnection(self.clone())
@@ -197,6 +200,12 @@ impl Metrics {
         let _ = self.listen_addr.set(addr);
     }
 
+    /// Exposes the `queued.max.request.bytes` pool's gauges (only a server with a bound has
+    /// them).
+    pub(crate) fn set_request_memory(&self, pool: Arc<RequestMemoryPool>) {
+        let _ = self.request_memory.set(pool);
+    }
+
     /// How many requests of `api` at `version` were answered (for tests and embedders).
     pub fn requests(&self, api: ApiKey, version: i16) -> u64 {
         api_slot(api)
@@ -218,7 +227,7 @@ impl Metrics {
 
 /// An open connection, counted in `kacl_connections_open` until dropped.
 #[derive(Debug)]
-pub struct OpenConnection(std::sync::Arc<Metrics>);
+pub struct OpenConnection(Arc<Metrics>);
 
 impl Drop for OpenConnection {
     fn drop(&mut self) {
@@ -296,7 +305,7 @@ mod tests {
 
     #[test]
     fn the_open_connection_gauge_follows_the_guards() {
-        let metrics = std::sync::Arc::new(Metrics::new());
+        let metrics = Arc::new(Metrics::new());
         let first = metrics.connection_opened();
         let second = metrics.connection_opened();
         assert_eq!(metrics.open_connections(), 2);
@@ -305,5 +314,25 @@ mod tests {
         drop(second);
         assert_eq!(metrics.open_connections(), 0);
         assert_eq!(metrics.accepted_connections.load(Relaxed), 2);
+    }
+
+    #[test]
+    fn the_request_memory_series_appear_only_with_a_pool() {
+        let metrics = Metrics::new();
+        assert!(!metrics
+            .render(Default::default())
+            .contains("kacl_request_memory"));
+        let pool = Arc::new(RequestMemoryPool::new(1000));
+        metrics.set_request_memory(Arc::clone(&pool));
+        let _first = pool.try_lease(600).unwrap();
+        let _second = pool.try_lease(600).unwrap();
+        let text = metrics.render(Default::default());
+        for line in [
+            "kacl_request_memory_used_bytes 1200",
+            "kacl_request_memory_available_bytes -200",
+            "kacl_request_memory_waits_total 0",
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line} missing:\n{text}");
+        }
     }
 }

@@ -15,6 +15,7 @@ use crate::config::{SecurityProtocol, ServerConfig};
 use crate::credentials::ScramCredentials;
 use crate::limits::ConnectionLimits;
 use crate::metrics::Metrics;
+use crate::request_memory::RequestMemoryPool;
 use crate::tls::TlsAcceptor;
 use crate::topic_registry::TopicRegistry;
 
@@ -57,6 +58,8 @@ pub struct ServerState {
     pub scram: ScramCredentials,
     /// `max.connections` and `max.connections.per.ip`, across all listeners.
     pub connection_limits: ConnectionLimits,
+    /// `queued.max.request.bytes` across all connections (`None`: no bound, Kafka's default).
+    pub request_memory: Option<Arc<RequestMemoryPool>>,
     /// The TLS acceptor of SSL and SASL_SSL listeners (`None` without TLS listeners).
     pub tls: Option<TlsAcceptor>,
     /// What the server counts, for `/metrics`.
@@ -96,7 +99,14 @@ impl ServerState {
             acls.clone(),
         );
         let cluster_id = store.cluster_id();
+        let request_memory = config
+            .queued_max_request_bytes
+            .map(|bytes| Arc::new(RequestMemoryPool::new(bytes)));
+        if let Some(pool) = &request_memory {
+            metrics.set_request_memory(Arc::clone(pool));
+        }
         ServerState {
+            request_memory,
             connection_limits: ConnectionLimits::new(
                 config.max_connections,
                 config.max_connections_per_ip,

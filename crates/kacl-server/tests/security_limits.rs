@@ -1,5 +1,6 @@
 //! Limits: `socket.request.max.bytes`, `max.connections`, `max.connections.per.ip` and
-//! `connections.max.idle.ms`, each closing the connection as Kafka does.
+//! `connections.max.idle.ms`, each closing the connection as Kafka does; and
+//! `queued.max.request.bytes`, which makes connections wait instead.
 
 mod security_support;
 
@@ -123,4 +124,114 @@ async fn idle_connections_are_closed() {
         Wire::tcp(addr).await.stream.peer_addr().is_ok(),
         "still accepting"
     );
+}
+
+/// Waits until the server's `queued.max.request.bytes` pool has `used` bytes leased.
+async fn until_leased(server: &TestServer, used: i64) {
+    let pool = server
+        .server
+        .state()
+        .request_memory
+        .clone()
+        .expect("queued.max.request.bytes is set");
+    for _ in 0..400 {
+        if pool.used() == used {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the pool never held {used} bytes (holds {})", pool.used());
+}
+
+/// Sends ApiVersions and checks that no answer comes for a while: the connection is waiting
+/// for memory. The answer is read later with [`answered_now`].
+async fn send_and_see_no_answer(wire: &mut Wire<TcpStream>) {
+    assert!(wire.send(0, &ApiVersionsRequest::default()).await >= 0);
+    let early = tokio::time::timeout(Duration::from_millis(300), wire.read_frame()).await;
+    assert!(
+        early.is_err(),
+        "answered while the pool was depleted: {early:?}"
+    );
+}
+
+/// Reads the answer to the ApiVersions request already sent.
+async fn answered_now(wire: &mut Wire<TcpStream>) -> bool {
+    wire.read_frame().await.is_some_and(|payload| {
+        kacl_protocol::frame::decode_response_frame::<ApiVersionsResponse>(&payload, 0)
+            .is_ok_and(|(_, r)| r.error_code == 0)
+    })
+}
+
+#[tokio::test]
+async fn a_depleted_request_pool_makes_connections_wait_until_memory_returns() {
+    let server = plaintext(&[
+        ("socket.request.max.bytes", "1000"),
+        ("queued.max.request.bytes", "1000"),
+    ])
+    .await;
+    let addr = server.addr("PLAINTEXT");
+    let mut before = Wire::tcp(addr).await;
+    assert!(answers(&mut before).await, "served while memory is free");
+    until_leased(&server, 0).await;
+
+    // A client declares a 1,000-byte frame and sends only part of it: its lease holds the
+    // whole pool while the body is pending.
+    let mut hog = Wire::tcp(addr).await;
+    hog.stream.write_all(&1000i32.to_be_bytes()).await.unwrap();
+    hog.stream.write_all(&[0u8; 10]).await.unwrap();
+    until_leased(&server, 1000).await;
+
+    // Other connections stop reading: not refused, not closed, just not answered yet.
+    let mut waiting = Wire::tcp(addr).await;
+    send_and_see_no_answer(&mut waiting).await;
+    send_and_see_no_answer(&mut before).await;
+
+    // The hog leaves mid-frame: its lease comes back and both requests are answered.
+    drop(hog);
+    assert!(answered_now(&mut waiting).await);
+    assert!(answered_now(&mut before).await);
+    until_leased(&server, 0).await;
+    let pool = server.server.state().request_memory.clone().unwrap();
+    assert!(pool.waits() >= 2, "both waits counted: {}", pool.waits());
+}
+
+#[tokio::test]
+async fn a_handled_request_returns_its_memory_before_the_next_is_read() {
+    let server = plaintext(&[
+        ("socket.request.max.bytes", "1000"),
+        ("queued.max.request.bytes", "1000"),
+    ])
+    .await;
+    let mut wire = Wire::tcp(server.addr("PLAINTEXT")).await;
+    // Each request takes the whole pool while it is read; many in a row only work if every
+    // one gives its bytes back once handled.
+    for _ in 0..50 {
+        assert!(answers(&mut wire).await);
+    }
+    until_leased(&server, 0).await;
+    let pool = server.server.state().request_memory.clone().unwrap();
+    assert_eq!(pool.waits(), 0);
+}
+
+#[tokio::test]
+async fn frames_before_sasl_authentication_are_not_charged_to_the_pool() {
+    let server = sasl_server(&[
+        ("socket.request.max.bytes", "1000"),
+        ("queued.max.request.bytes", "1000"),
+    ])
+    .await;
+    let addr = server.addr("SASL_PLAINTEXT");
+    let mut hog = Wire::tcp(addr).await;
+    hog.plain_login("alice", "alice-secret").await;
+    hog.stream.write_all(&1000i32.to_be_bytes()).await.unwrap();
+    until_leased(&server, 1000).await;
+
+    // The pool is depleted by an authenticated client, yet a new client can still log in:
+    // unauthenticated frames are bounded by sasl.server.max.receive.size instead.
+    let mut late = Wire::tcp(addr).await;
+    late.plain_login("admin", "admin-secret").await;
+    // Once authenticated, it waits for memory like everyone else.
+    send_and_see_no_answer(&mut late).await;
+    drop(hog);
+    assert!(answered_now(&mut late).await);
 }

@@ -129,6 +129,10 @@ pub struct ServerConfig {
     pub default_replication_factor: i16,
     /// `socket.request.max.bytes`: the largest request frame accepted.
     pub socket_request_max_bytes: u32,
+    /// `queued.max.request.bytes`: the request bytes all connections together may hold before
+    /// they stop reading ([`crate::request_memory`]); `None` (Kafka's default -1, or any value
+    /// up to 0) for no bound.
+    pub queued_max_request_bytes: Option<u64>,
     /// `max.connections` (Kafka's default: 2147483647).
     pub max_connections: u32,
     /// `max.connections.per.ip` (Kafka's default: 2147483647).
@@ -193,6 +197,7 @@ impl ServerConfig {
             num_partitions: 1,
             default_replication_factor: 1,
             socket_request_max_bytes: 104_857_600,
+            queued_max_request_bytes: None,
             max_connections: i32::MAX as u32,
             max_connections_per_ip: i32::MAX as u32,
             connections_max_idle: Some(Duration::from_millis(600_000)),
@@ -336,6 +341,8 @@ impl ServerConfig {
             source.int("default.replication.factor", 1, 1, i16::MAX.into())? as i16;
         let socket_request_max_bytes =
             source.int("socket.request.max.bytes", 104_857_600, 1, i32::MAX.into())? as u32;
+        let queued_max_request_bytes =
+            queued_max_request_bytes(&mut source, socket_request_max_bytes)?;
         let max_connections =
             source.int("max.connections", i32::MAX.into(), 0, i32::MAX.into())? as u32;
         let max_connections_per_ip = source.int(
@@ -380,6 +387,7 @@ impl ServerConfig {
             num_partitions,
             default_replication_factor,
             socket_request_max_bytes,
+            queued_max_request_bytes,
             max_connections,
             max_connections_per_ip,
             connections_max_idle,
@@ -512,6 +520,29 @@ fn store_cache_bytes(source: &mut Source) -> Result<usize, ConfigError> {
     let bytes = source.int(KEY, default, 0, MAX_STORE_CACHE_BYTES)?;
     usize::try_from(bytes)
         .map_err(|_| ConfigError::invalid(KEY, format!("{bytes} does not fit this machine")))
+}
+
+/// `queued.max.request.bytes`: Kafka's LONG, -1 by default; a positive value must be at least
+/// `socket.request.max.bytes` (KafkaConfig's rule and message), so that any accepted frame fits.
+fn queued_max_request_bytes(
+    source: &mut Source,
+    socket_request_max_bytes: u32,
+) -> Result<Option<u64>, ConfigError> {
+    const KEY: &str = "queued.max.request.bytes";
+    let bytes = source.int(KEY, -1, i64::MIN, i64::MAX)?;
+    let Ok(bytes) = u64::try_from(bytes) else {
+        return Ok(None);
+    };
+    if bytes == 0 {
+        return Ok(None);
+    }
+    if bytes < u64::from(socket_request_max_bytes) {
+        return Err(ConfigError::invalid(
+            KEY,
+            "queued.max.request.bytes must be larger or equal to socket.request.max.bytes",
+        ));
+    }
+    Ok(Some(bytes))
 }
 
 /// `kacl.request.max.decoded.bytes`: 64 KiB (room for any ordinary request) to 64 GiB.

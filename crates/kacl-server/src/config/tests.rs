@@ -565,3 +565,35 @@ fn request_max_decoded_bytes() {
         "kacl.request.max.decoded.bytes",
     );
 }
+
+#[test]
+fn queued_max_request_bytes() {
+    assert_eq!(
+        parse("").queued_max_request_bytes,
+        None,
+        "Kafka's -1: no bound"
+    );
+    assert_eq!(
+        parse("queued.max.request.bytes=-1").queued_max_request_bytes,
+        None
+    );
+    assert_eq!(
+        parse("queued.max.request.bytes=0").queued_max_request_bytes,
+        None
+    );
+    let c = parse("socket.request.max.bytes=1000\nqueued.max.request.bytes=1000");
+    assert_eq!(c.queued_max_request_bytes, Some(1000));
+    assert_eq!(
+        parse("queued.max.request.bytes=536870912").queued_max_request_bytes,
+        Some(536_870_912)
+    );
+    // KafkaConfig's rule: a bound must hold the largest frame.
+    let err = refuse("socket.request.max.bytes=1000\nqueued.max.request.bytes=999");
+    assert_eq!(err.key(), Some("queued.max.request.bytes"));
+    assert!(
+        err.to_string()
+            .contains("must be larger or equal to socket.request.max.bytes"),
+        "{err}"
+    );
+    refused_for("queued.max.request.bytes=lots", "queued.max.request.bytes");
+}

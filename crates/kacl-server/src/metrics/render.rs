@@ -1,6 +1,7 @@
 //! Prometheus' text exposition format (version 0.0.4) for [`Metrics`]: `# HELP` and `# TYPE`
 //! lines, then one sample per line. Series that never moved are left out, except the plain
-//! counters and gauges, which are always present.
+//! counters and gauges, which are always present (the `queued.max.request.bytes` pool's ones
+//! whenever the pool is set).
 
 use std::fmt::Write;
 use std::sync::atomic::Ordering::Relaxed;
@@ -111,6 +112,28 @@ impl Metrics {
             "Connections closed on accept for max.connections or max.connections.per.ip.",
             self.refused_connections.load(Relaxed),
         )?;
+        if let Some(pool) = self.request_memory.get() {
+            gauge(
+                out,
+                "kacl_request_memory_used_bytes",
+                "Request bytes held now against queued.max.request.bytes (Kafka's \
+                 MemoryPoolUsed).",
+                pool.used(),
+            )?;
+            gauge(
+                out,
+                "kacl_request_memory_available_bytes",
+                "Request bytes left in queued.max.request.bytes; below zero while one frame \
+                 overdraws it (Kafka's MemoryPoolAvailable).",
+                pool.available(),
+            )?;
+            counter(
+                out,
+                "kacl_request_memory_waits_total",
+                "Request frames whose connection stopped reading until memory was returned.",
+                pool.waits(),
+            )?;
+        }
         counter(
             out,
             "kacl_authentication_failures_total",
