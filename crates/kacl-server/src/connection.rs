@@ -27,11 +27,6 @@ use crate::state::{BoundListener, ServerState};
 /// Longest a connection waits for the client to close after a last response.
 pub const CLOSE_LINGER: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// The largest frame read on a SASL listener before authentication completes: Kafka's
-/// `sasl.server.max.receive.size` default (512 KiB), so that an unauthenticated client cannot
-/// make the server buffer a `socket.request.max.bytes` frame.
-pub const SASL_MAX_RECEIVE_SIZE: usize = 524_288;
-
 /// Why a connection stopped reading.
 #[derive(Debug, Error)]
 pub enum ConnectionError {
@@ -170,16 +165,18 @@ pub async fn serve_session<S>(
     let peer = session.peer;
     tracing::info!(%peer, listener = %session.listener.name, "connection opened");
     let max_frame = state.config.socket_request_max_bytes as usize;
+    let max_frame_before_authentication = state.config.sasl_server_max_receive_size as usize;
     let idle = state.config.connections_max_idle;
     let mut connection = Connection::new(stream, max_frame);
     let reason: String = loop {
-        // Before authentication frames are bounded by SASL_MAX_RECEIVE_SIZE instead, outside
-        // the pool (see `crate::request_memory`).
+        // Before authentication frames are bounded by `sasl.server.max.receive.size` instead of
+        // `socket.request.max.bytes` (as in Kafka, even where it is the larger), outside the pool (see
+        // `crate::request_memory`).
         let authenticated = session.principal().is_some();
         connection.max_frame = if authenticated {
             max_frame
         } else {
-            max_frame.min(SASL_MAX_RECEIVE_SIZE)
+            max_frame_before_authentication
         };
         connection.set_memory_pool(state.request_memory.clone().filter(|_| authenticated));
         let read = async {

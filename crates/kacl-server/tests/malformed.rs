@@ -22,7 +22,7 @@ use kacl_protocol::messages::describe_acls::DescribeAclsResponse;
 use kacl_protocol::messages::metadata::{MetadataRequest, MetadataRequestTopic, MetadataResponse};
 use kacl_protocol::messages::sasl_handshake::{SaslHandshakeRequest, SaslHandshakeResponse};
 use kacl_protocol::{ApiKey, Message};
-use kacl_server::connection::SASL_MAX_RECEIVE_SIZE;
+use kacl_server::config::DEFAULT_SASL_SERVER_MAX_RECEIVE_SIZE;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -488,7 +488,7 @@ async fn frames_above_the_sasl_limit_are_refused_before_authentication_only() {
         let response = decode::<MetadataResponse>(answer, 1);
         response.topics.len() == 24_000 && response.topics.iter().all(|t| t.error_code == 3)
     };
-    assert!(frame.len() > SASL_MAX_RECEIVE_SIZE && frame.len() < MAX_FRAME);
+    assert!(frame.len() > DEFAULT_SASL_SERVER_MAX_RECEIVE_SIZE as usize && frame.len() < MAX_FRAME);
 
     // Before authentication the size prefix alone closes the connection.
     let mut client = Client::connect(fx.sasl()).await;

@@ -1,5 +1,6 @@
 //! Limits: `socket.request.max.bytes`, `max.connections`, `max.connections.per.ip` and
-//! `connections.max.idle.ms`, each closing the connection as Kafka does; and
+//! `connections.max.idle.ms` and `sasl.server.max.receive.size`, each closing the connection as
+//! Kafka does; and
 //! `queued.max.request.bytes`, which makes connections wait instead.
 
 mod security_support;
@@ -234,4 +235,56 @@ async fn frames_before_sasl_authentication_are_not_charged_to_the_pool() {
     send_and_see_no_answer(&mut late).await;
     drop(hog);
     assert!(answered_now(&mut late).await);
+}
+
+#[tokio::test]
+async fn sasl_server_max_receive_size_bounds_frames_until_authentication() {
+    let server = sasl_server(&[
+        ("sasl.server.max.receive.size", "1024"),
+        ("socket.request.max.bytes", "4096"),
+    ])
+    .await;
+    let addr = server.addr("SASL_PLAINTEXT");
+
+    // Before authentication a declared 1,025 bytes closes the connection before its body ...
+    let mut early = Wire::tcp(addr).await;
+    early
+        .stream
+        .write_all(&1025i32.to_be_bytes())
+        .await
+        .unwrap();
+    assert!(early.is_closed().await);
+    // ... while for 1,024 the server waits for the body.
+    let mut within = Wire::tcp(addr).await;
+    within
+        .stream
+        .write_all(&1024i32.to_be_bytes())
+        .await
+        .unwrap();
+    let quiet = tokio::time::timeout(Duration::from_millis(200), within.read_frame()).await;
+    assert!(
+        quiet.is_err(),
+        "a frame within the limit waits for its body"
+    );
+
+    // Once authenticated, socket.request.max.bytes applies: ApiVersions padded to 2,000 bytes
+    // (trailing bytes after a complete body are ignored) is answered.
+    let mut wire = Wire::tcp(addr).await;
+    wire.plain_login("alice", "alice-secret").await;
+    let mut frame = Vec::new();
+    kacl_protocol::frame::encode_request_frame(
+        &mut frame,
+        &kacl_protocol::RequestHeader {
+            correlation_id: 7,
+            ..Default::default()
+        },
+        0,
+        &ApiVersionsRequest::default(),
+    )
+    .unwrap();
+    frame.resize(2004, 0);
+    frame[..4].copy_from_slice(&2000i32.to_be_bytes());
+    wire.stream.write_all(&frame).await.unwrap();
+    let answer = wire.read_frame().await.expect("answered");
+    assert_eq!(answer[..4], 7i32.to_be_bytes(), "correlation id");
 }

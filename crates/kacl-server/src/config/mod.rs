@@ -46,6 +46,9 @@ pub const MAX_STORE_CACHE_BYTES: i64 = 64 << 30;
 /// `socket.request.max.bytes` frame of tiny elements would otherwise decode to (~2.4 GB).
 pub const DEFAULT_REQUEST_MAX_DECODED_BYTES: usize = 64 << 20;
 
+/// Default `sasl.server.max.receive.size`: Kafka's 512 KiB.
+pub const DEFAULT_SASL_SERVER_MAX_RECEIVE_SIZE: u32 = 524_288;
+
 /// Why the server refuses to start.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ConfigError {
@@ -129,6 +132,11 @@ pub struct ServerConfig {
     pub default_replication_factor: i16,
     /// `socket.request.max.bytes`: the largest request frame accepted.
     pub socket_request_max_bytes: u32,
+    /// `sasl.server.max.receive.size`: the largest frame read on a SASL listener before
+    /// authentication completes (Kafka's default 512 KiB), in place of
+    /// `socket.request.max.bytes`, so that an unauthenticated client cannot make the server
+    /// buffer a large frame.
+    pub sasl_server_max_receive_size: u32,
     /// `queued.max.request.bytes`: the request bytes all connections together may hold before
     /// they stop reading ([`crate::request_memory`]); `None` (Kafka's default -1, or any value
     /// up to 0) for no bound.
@@ -198,6 +206,7 @@ impl ServerConfig {
             default_replication_factor: 1,
             socket_request_max_bytes: 104_857_600,
             queued_max_request_bytes: None,
+            sasl_server_max_receive_size: DEFAULT_SASL_SERVER_MAX_RECEIVE_SIZE,
             max_connections: i32::MAX as u32,
             max_connections_per_ip: i32::MAX as u32,
             connections_max_idle: Some(Duration::from_millis(600_000)),
@@ -341,6 +350,7 @@ impl ServerConfig {
             source.int("default.replication.factor", 1, 1, i16::MAX.into())? as i16;
         let socket_request_max_bytes =
             source.int("socket.request.max.bytes", 104_857_600, 1, i32::MAX.into())? as u32;
+        let sasl_server_max_receive_size = sasl_server_max_receive_size(&mut source)?;
         let queued_max_request_bytes =
             queued_max_request_bytes(&mut source, socket_request_max_bytes)?;
         let max_connections =
@@ -388,6 +398,7 @@ impl ServerConfig {
             default_replication_factor,
             socket_request_max_bytes,
             queued_max_request_bytes,
+            sasl_server_max_receive_size,
             max_connections,
             max_connections_per_ip,
             connections_max_idle,
@@ -520,6 +531,27 @@ fn store_cache_bytes(source: &mut Source) -> Result<usize, ConfigError> {
     let bytes = source.int(KEY, default, 0, MAX_STORE_CACHE_BYTES)?;
     usize::try_from(bytes)
         .map_err(|_| ConfigError::invalid(KEY, format!("{bytes} does not fit this machine")))
+}
+
+/// `sasl.server.max.receive.size`: Kafka's INT, where -1 is NetworkReceive's "unlimited" (any
+/// frame size an int can declare). Kafka takes any other value too, but 0 or below -1 makes
+/// every SASL frame too large, so no login could succeed: kacl refuses them at start.
+fn sasl_server_max_receive_size(source: &mut Source) -> Result<u32, ConfigError> {
+    const KEY: &str = "sasl.server.max.receive.size";
+    let size = source.int(
+        KEY,
+        DEFAULT_SASL_SERVER_MAX_RECEIVE_SIZE.into(),
+        -1,
+        i32::MAX.into(),
+    )?;
+    match size {
+        -1 => Ok(i32::MAX as u32),
+        0 => Err(ConfigError::invalid(
+            KEY,
+            "0 would refuse every SASL frame (use -1 for no limit)",
+        )),
+        size => Ok(size as u32),
+    }
 }
 
 /// `queued.max.request.bytes`: Kafka's LONG, -1 by default; a positive value must be at least

@@ -567,6 +567,36 @@ fn request_max_decoded_bytes() {
 }
 
 #[test]
+fn sasl_server_max_receive_size() {
+    assert_eq!(
+        parse("").sasl_server_max_receive_size,
+        524_288,
+        "Kafka's default"
+    );
+    assert_eq!(
+        parse("sasl.server.max.receive.size=1024").sasl_server_max_receive_size,
+        1024
+    );
+    refused_for(
+        "sasl.server.max.receive.size=0",
+        "sasl.server.max.receive.size",
+    );
+    assert_eq!(
+        parse("sasl.server.max.receive.size=-1").sasl_server_max_receive_size,
+        2_147_483_647,
+        "Kafka's NetworkReceive.UNLIMITED"
+    );
+    refused_for(
+        "sasl.server.max.receive.size=-2",
+        "sasl.server.max.receive.size",
+    );
+    refused_for(
+        "sasl.server.max.receive.size=2147483648",
+        "sasl.server.max.receive.size",
+    );
+}
+
+#[test]
 fn queued_max_request_bytes() {
     assert_eq!(
         parse("").queued_max_request_bytes,
