@@ -1,6 +1,7 @@
 //! TLS listeners with a CA made in the test: SSL with and without client certificates,
 //! principals from certificate DNs through `ssl.principal.mapping.rules` (as in Kafka's
-//! `SslPrincipalMapperTest`), ACL decisions on those principals, and SASL over TLS.
+//! `SslPrincipalMapperTest`), ACL decisions on those principals, SASL over TLS, and what
+//! `ssl.enabled.protocols` and `ssl.cipher.suites` let a client negotiate.
 
 mod security_support;
 
@@ -281,4 +282,89 @@ async fn unusable_tls_files_stop_the_start_with_the_key_named() {
         let err = kacl_server::Server::start(config).await.unwrap_err();
         assert!(err.to_string().contains(expected), "{err}");
     }
+}
+
+#[tokio::test]
+async fn enabled_protocols_and_cipher_suites_bound_what_clients_negotiate() {
+    use rustls::version::{TLS12, TLS13};
+    let pki = TestPki::new();
+    let (keystore, truststore) = pki.server_files();
+    let (keystore, truststore) = (
+        keystore.display().to_string(),
+        truststore.display().to_string(),
+    );
+    let negotiated = |wire: &Wire<tokio_rustls::client::TlsStream<tokio::net::TcpStream>>| {
+        let session = wire.stream.get_ref().1;
+        (
+            session.protocol_version().and_then(|v| v.as_str()),
+            session
+                .negotiated_cipher_suite()
+                .and_then(|s| s.suite().as_str()),
+        )
+    };
+
+    // Kafka's defaults: both versions.
+    let mut props = tls_props(&keystore, &truststore, "SSL://127.0.0.1:0", "none");
+    props.push(("super.users", "User:ANONYMOUS"));
+    let server = start(&props).await;
+    let addr = server.addr("SSL");
+    for version in [&TLS12, &TLS13] {
+        let mut wire = pki
+            .connect_offering(addr, None, &[version], None)
+            .await
+            .expect("handshake");
+        assert_eq!(wire.describe_acls().await.error_code, 0);
+    }
+
+    // TLS 1.3 only: a TLS 1.2 client is refused in the handshake.
+    let mut props = tls_props(&keystore, &truststore, "SSL://127.0.0.1:0", "none");
+    props.push(("ssl.enabled.protocols", "TLSv1.3"));
+    props.push(("super.users", "User:ANONYMOUS"));
+    let server = start(&props).await;
+    let addr = server.addr("SSL");
+    let old = pki.connect_offering(addr, None, &[&TLS12], None).await;
+    let refused = match old {
+        Err(_) => true,
+        // The client may finish its side first; the server then closes without answering.
+        Ok(mut wire) => wire.is_closed().await,
+    };
+    assert!(refused, "a TLS 1.2 client got through");
+    let mut wire = pki
+        .connect_offering(addr, None, &[&TLS12, &TLS13], None)
+        .await
+        .expect("a client offering 1.3 too");
+    assert_eq!(negotiated(&wire).0, Some("TLSv1_3"));
+    assert_eq!(wire.describe_acls().await.error_code, 0);
+
+    // One suite: a client without it is refused, one with it gets it.
+    let mut props = tls_props(&keystore, &truststore, "SSL://127.0.0.1:0", "none");
+    props.push(("ssl.cipher.suites", "TLS_AES_256_GCM_SHA384"));
+    props.push(("super.users", "User:ANONYMOUS"));
+    let server = start(&props).await;
+    let addr = server.addr("SSL");
+    let other = pki
+        .connect_offering(addr, None, &[&TLS13], Some(&["TLS13_AES_128_GCM_SHA256"]))
+        .await;
+    let refused = match other {
+        Err(_) => true,
+        Ok(mut wire) => wire.is_closed().await,
+    };
+    assert!(
+        refused,
+        "a client without the one allowed suite got through"
+    );
+    let mut wire = pki
+        .connect_offering(
+            addr,
+            None,
+            &[&TLS12, &TLS13],
+            Some(&["TLS13_AES_128_GCM_SHA256", "TLS13_AES_256_GCM_SHA384"]),
+        )
+        .await
+        .expect("a client offering the allowed suite");
+    assert_eq!(
+        negotiated(&wire),
+        (Some("TLSv1_3"), Some("TLS13_AES_256_GCM_SHA384"))
+    );
+    assert_eq!(wire.describe_acls().await.error_code, 0);
 }

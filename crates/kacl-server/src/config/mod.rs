@@ -27,7 +27,10 @@ mod tests;
 
 pub use kacl_config::{parse_properties, PropertiesError, SecurityProtocol};
 pub use listeners::Listener;
-pub use tls::{ClientAuth, KeyStore, TlsConfig, TrustStore};
+pub use tls::{
+    ClientAuth, KeyStore, TlsConfig, TlsProtocol, TrustStore, DEFAULT_ENABLED_PROTOCOLS,
+    SUPPORTED_CIPHER_SUITES,
+};
 
 use source::Source;
 
@@ -343,7 +346,7 @@ impl ServerConfig {
         let tls::TlsKeys {
             tls,
             principal_mapper,
-        } = tls::parse_tls_keys(&mut source)?;
+        } = tls::parse_tls_keys(&mut source, &mut warnings)?;
 
         let num_partitions = source.int("num.partitions", 1, 1, i32::MAX.into())? as i32;
         let default_replication_factor =

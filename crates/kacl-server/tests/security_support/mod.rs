@@ -369,11 +369,29 @@ impl TestPki {
         addr: SocketAddr,
         identity: Option<ClientIdentity>,
     ) -> std::io::Result<Wire<tokio_rustls::client::TlsStream<TcpStream>>> {
+        self.connect_offering(addr, identity, rustls::DEFAULT_VERSIONS, None)
+            .await
+    }
+
+    /// As [`TestPki::connect`], offering only `versions` and, if given, only the cipher suites
+    /// whose rustls names are listed (`TLS13_AES_128_GCM_SHA256`, ...).
+    pub async fn connect_offering(
+        &self,
+        addr: SocketAddr,
+        identity: Option<ClientIdentity>,
+        versions: &[&'static rustls::SupportedProtocolVersion],
+        suites: Option<&[&str]>,
+    ) -> std::io::Result<Wire<tokio_rustls::client::TlsStream<TcpStream>>> {
         let mut roots = rustls::RootCertStore::empty();
         roots.add(self.ca.der().clone()).unwrap();
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let builder = rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
+        let mut provider = rustls::crypto::ring::default_provider();
+        if let Some(suites) = suites {
+            provider
+                .cipher_suites
+                .retain(|s| suites.contains(&s.suite().as_str().unwrap_or_default()));
+        }
+        let builder = rustls::ClientConfig::builder_with_provider(Arc::new(provider))
+            .with_protocol_versions(versions)
             .unwrap()
             .with_root_certificates(roots);
         let config = match identity {
