@@ -204,3 +204,36 @@ async fn describe_cluster_names_the_broker_and_controller() {
     assert_eq!(cluster.controller.as_ref(), Some(node));
     assert!(cluster.cluster_id.is_some_and(|id| !id.is_empty()));
 }
+
+#[tokio::test]
+async fn a_client_moves_to_a_fresh_connection_before_its_session_expires() {
+    // Sessions of 2 s (KIP-368). The client retires a connection at 85% of its session and
+    // opens another, so calls keep working on a long-lived Admin; without that, the server
+    // would close the old connection on the first request after expiry.
+    let server = TestServer::start(&[
+        ("listeners", "SASL_PLAINTEXT://127.0.0.1:0"),
+        ("super.users", "User:admin"),
+        ("connections.max.reauth.ms", "2000"),
+        (
+            "sasl.jaas.config",
+            "org.apache.kafka.common.security.plain.PlainLoginModule required \
+             user_admin=\"admin-secret\";",
+        ),
+    ]);
+    let mut config = AdminConfig::new([server.addr.clone()]);
+    config.security_protocol = SecurityProtocol::SaslPlaintext;
+    config.retries = 0;
+    config.sasl = Some(SaslConfig {
+        mechanism: SaslMechanism::Plain,
+        username: "admin".into(),
+        password: "admin-secret".into(),
+    });
+    let admin = Admin::connect(config).await.unwrap();
+    for _ in 0..3 {
+        admin
+            .describe_acls(AclBindingFilter::ANY, DescribeAclsOptions::default())
+            .await
+            .expect("described on a live session");
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    }
+}

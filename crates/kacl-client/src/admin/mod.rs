@@ -85,7 +85,7 @@ struct ClusterState {
 }
 
 fn live(conn: &Arc<BrokerConnection>) -> bool {
-    !conn.conn.is_closed()
+    conn.usable()
 }
 
 impl Admin {

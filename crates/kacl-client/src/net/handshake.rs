@@ -6,6 +6,8 @@ use kacl_protocol::messages::sasl_authenticate::{
     SaslAuthenticateRequest, SaslAuthenticateResponse,
 };
 use kacl_protocol::messages::sasl_handshake::{SaslHandshakeRequest, SaslHandshakeResponse};
+use std::time::Duration;
+
 use kacl_protocol::{ApiKey, ErrorCode, Message, VersionRange};
 
 use kacl_sasl::plain::client_token;
@@ -76,11 +78,13 @@ fn decode_as<'p>(
 }
 
 /// Authenticates with SaslHandshake v1 and SaslAuthenticate, as Kafka clients since 1.0 do.
+/// Returns the session lifetime the broker granted (KIP-368's `session_lifetime_ms`), if any:
+/// past it the broker closes the connection on its next request.
 pub async fn authenticate(
     conn: &Connection,
     versions: &ApiVersionsTable,
     sasl: &SaslConfig,
-) -> Result<(), AdminError> {
+) -> Result<Option<Duration>, AdminError> {
     let handshake_version = versions.pick(
         ApiKey::SaslHandshake,
         VersionRange::between(1, SaslHandshakeRequest::VERSIONS.max),
@@ -111,26 +115,26 @@ pub async fn authenticate(
 
     let auth_version =
         versions.pick(ApiKey::SaslAuthenticate, SaslAuthenticateRequest::VERSIONS)?;
-    match sasl.mechanism.scram() {
+    let last = match sasl.mechanism.scram() {
         None => {
             // An empty authzid, as Kafka's Java client and librdkafka send it.
             let token = client_token("", &sasl.username, &sasl.password);
-            authenticate_round(conn, auth_version, token).await?;
+            authenticate_round(conn, auth_version, token).await?
         }
         Some(scram) => {
             let mut client = ScramClient::new(scram, &sasl.username, &sasl.password);
             let client_first = client.client_first().map_err(scram_failed)?;
-            let server_first = authenticate_round(conn, auth_version, client_first).await?;
+            let (server_first, _) = authenticate_round(conn, auth_version, client_first).await?;
             let client_final = client
                 .handle_server_first(&server_first)
                 .map_err(scram_failed)?;
-            let server_final = authenticate_round(conn, auth_version, client_final).await?;
-            client
-                .handle_server_final(&server_final)
-                .map_err(scram_failed)?;
+            let last = authenticate_round(conn, auth_version, client_final).await?;
+            client.handle_server_final(&last.0).map_err(scram_failed)?;
+            last
         }
-    }
-    Ok(())
+    };
+    let lifetime_ms = u64::try_from(last.1).unwrap_or(0);
+    Ok((lifetime_ms > 0).then(|| Duration::from_millis(lifetime_ms)))
 }
 
 /// A SCRAM exchange the client gave up on: the server's messages were malformed, weak, or
@@ -139,12 +143,13 @@ fn scram_failed(error: ScramClientError) -> AdminError {
     AdminError::Authentication(format!("SCRAM: {error}"))
 }
 
-/// Sends one SASL token and returns the server's, or the server's refusal.
+/// Sends one SASL token and returns the server's with the session lifetime it states (0
+/// until the exchange completes), or the server's refusal.
 async fn authenticate_round(
     conn: &Connection,
     version: i16,
     token: Vec<u8>,
-) -> Result<Vec<u8>, AdminError> {
+) -> Result<(Vec<u8>, i64), AdminError> {
     let request = SaslAuthenticateRequest {
         auth_bytes: token.into(),
         ..Default::default()
@@ -152,5 +157,5 @@ async fn authenticate_round(
     let response = conn.send(version, &request).await?;
     let body: SaslAuthenticateResponse = response.decode()?;
     AdminError::check(body.error_code, body.error_message.as_deref())?;
-    Ok(body.auth_bytes.into_owned())
+    Ok((body.auth_bytes.into_owned(), body.session_lifetime_ms))
 }

@@ -7,6 +7,7 @@ pub mod tls;
 pub mod versions;
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use tokio::net::TcpStream;
 
@@ -22,6 +23,26 @@ pub struct BrokerConnection {
     pub conn: Connection,
     /// What this broker speaks.
     pub versions: ApiVersionsTable,
+    /// When to stop using this connection for new requests because its SASL session nears
+    /// the lifetime the broker granted (`connections.max.reauth.ms`, KIP-368). The client
+    /// does not re-authenticate in place; it opens a fresh connection instead.
+    pub retire_at: Option<Instant>,
+}
+
+/// The share of a session lifetime after which a connection is retired: the Java client
+/// re-authenticates between 85% and 95% of it.
+const RETIRE_AT_SHARE_OF_LIFETIME: f64 = 0.85;
+
+impl BrokerConnection {
+    /// True while the connection is open and its session is not about to expire.
+    pub fn usable(&self) -> bool {
+        !self.conn.is_closed() && self.retire_at.is_none_or(|at| Instant::now() < at)
+    }
+}
+
+/// When a session granted `lifetime` at `authenticated` should stop taking new requests.
+fn retire_at(authenticated: Instant, lifetime: Duration) -> Instant {
+    authenticated + lifetime.mul_f64(RETIRE_AT_SHARE_OF_LIFETIME)
 }
 
 /// Dials `addr`, negotiates versions and authenticates, all within the connect timeout plus
@@ -51,6 +72,7 @@ pub async fn open(addr: &str, config: &AdminConfig) -> Result<Arc<BrokerConnecti
         Connection::start(stream, addr, &config.client_id, config.request_timeout)
     };
     let versions = handshake::negotiate_versions(&conn).await?;
+    let mut retire = None;
     if config.security_protocol.uses_sasl() {
         let sasl = config.sasl.as_ref().ok_or_else(|| {
             AdminError::Config(format!(
@@ -58,7 +80,14 @@ pub async fn open(addr: &str, config: &AdminConfig) -> Result<Arc<BrokerConnecti
                 config.security_protocol
             ))
         })?;
-        handshake::authenticate(&conn, &versions, sasl).await?;
+        let authenticated = Instant::now();
+        retire = handshake::authenticate(&conn, &versions, sasl)
+            .await?
+            .map(|lifetime| retire_at(authenticated, lifetime));
     }
-    Ok(Arc::new(BrokerConnection { conn, versions }))
+    Ok(Arc::new(BrokerConnection {
+        conn,
+        versions,
+        retire_at: retire,
+    }))
 }
