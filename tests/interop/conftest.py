@@ -55,9 +55,20 @@ def kacl_tls(request: pytest.FixtureRequest):
     yield from _server(request, tls=True)
 
 
-def _server(request: pytest.FixtureRequest, tls: bool):
+@pytest.fixture
+def kacl_reauth(request: pytest.FixtureRequest):
+    """Like `kacl`, with SASL sessions of REAUTH_MS (connections.max.reauth.ms, KIP-368)."""
+    yield from _server(request, tls=False, extra={"connections.max.reauth.ms": str(REAUTH_MS)})
+
+
+# Session lifetime of the `kacl_reauth` server: long enough for a client to log in and
+# re-authenticate at ~85-95% of it, short enough that a test sees several renewals.
+REAUTH_MS = 3000
+
+
+def _server(request: pytest.FixtureRequest, tls: bool, extra: dict[str, str] | None = None):
     try:
-        server = KaclServer.start(tls=tls)
+        server = KaclServer.start(tls=tls, extra=extra)
     except HarnessError as error:
         pytest.fail(f"interop harness: {error}", pytrace=False)
     request.node.kacl_server = server

@@ -121,10 +121,14 @@ def make_test_ca(work_dir: Path) -> tuple[Path, Path]:
 
 
 def server_properties(
-    plaintext_port: int, sasl_port: int, data_dir: Path, ssl: tuple[int, Path] | None = None
+    plaintext_port: int,
+    sasl_port: int,
+    data_dir: Path,
+    ssl: tuple[int, Path] | None = None,
+    extra: dict[str, str] | None = None,
 ) -> str:
     """The server.properties every suite runs against, in Kafka's key names; `ssl` (port, key
-    store) adds a SASL_SSL listener with the same PLAIN users."""
+    store) adds a SASL_SSL listener with the same PLAIN users; `extra` keys come last."""
     jaas = (
         "org.apache.kafka.common.security.plain.PlainLoginModule required "
         f'user_{ADMIN.name}="{ADMIN.password}" user_{ALICE.name}="{ALICE.password}";'
@@ -148,6 +152,7 @@ def server_properties(
             "ssl.keystore.type=PEM",
             f"ssl.keystore.location={ssl[1]}",
         ]
+    lines += [f"{key}={value}" for key, value in (extra or {}).items()]
     return "\n".join(lines) + "\n"
 
 
@@ -219,12 +224,15 @@ class KaclServer:
         return self.work_dir / "kacl.log"
 
     @classmethod
-    def start(cls, binary: Path | None = None, tls: bool = False) -> "KaclServer":
-        """Start a server on fresh ports and data dir; return once every listener accepts."""
+    def start(
+        cls, binary: Path | None = None, tls: bool = False, extra: dict[str, str] | None = None
+    ) -> "KaclServer":
+        """Start a server on fresh ports and data dir; return once every listener accepts.
+        `extra` adds server properties."""
         binary = binary or find_binary()
         last_error = HarnessError("kacl serve was not started")
         for _ in range(START_ATTEMPTS):
-            server = cls._launch(binary, tls)
+            server = cls._launch(binary, tls, extra)
             try:
                 server._wait_ready()
                 return server
@@ -236,7 +244,9 @@ class KaclServer:
         raise last_error
 
     @classmethod
-    def _launch(cls, binary: Path, tls: bool = False) -> "KaclServer":
+    def _launch(
+        cls, binary: Path, tls: bool = False, extra: dict[str, str] | None = None
+    ) -> "KaclServer":
         work_dir = Path(tempfile.mkdtemp(prefix="kacl-interop-"))
         data_dir = work_dir / "data"
         data_dir.mkdir()
@@ -255,7 +265,7 @@ class KaclServer:
                 raise HarnessError(f"cannot make the test CA: {error}") from error
             ssl = (ssl_port, keystore)
         config = work_dir / "server.properties"
-        config.write_text(server_properties(plaintext_port, sasl_port, data_dir, ssl))
+        config.write_text(server_properties(plaintext_port, sasl_port, data_dir, ssl, extra))
         log = open(work_dir / "kacl.log", "wb")
         try:
             process = subprocess.Popen(
@@ -335,10 +345,11 @@ class KaclServer:
         self.stop()
 
 
-def serve_until_stdin_closes() -> int:
-    """`python harness.py serve`: start, print the addresses as JSON, stop on EOF or signal."""
+def serve_until_stdin_closes(extra: dict[str, str]) -> int:
+    """`python harness.py serve [KEY=VALUE...]`: start (with those extra server properties),
+    print the addresses as JSON, stop on EOF or signal."""
     try:
-        server = KaclServer.start()
+        server = KaclServer.start(extra=extra)
     except HarnessError as error:
         print(f"harness: {error}", file=sys.stderr)
         return 2
@@ -358,8 +369,8 @@ def serve_until_stdin_closes() -> int:
 
 
 def main(argv: list[str]) -> int:
-    if argv == ["serve"]:
-        return serve_until_stdin_closes()
+    if argv[:1] == ["serve"] and all("=" in arg for arg in argv[1:]):
+        return serve_until_stdin_closes(dict(arg.split("=", 1) for arg in argv[1:]))
     if argv == ["check"]:
         try:
             print(find_binary())
@@ -367,7 +378,7 @@ def main(argv: list[str]) -> int:
             print(f"harness: {error}", file=sys.stderr)
             return 2
         return 0
-    print("usage: harness.py serve | check", file=sys.stderr)
+    print("usage: harness.py serve [KEY=VALUE...] | check", file=sys.stderr)
     return 64
 
 

@@ -37,6 +37,7 @@ from cases import (
     AclKey,
     expected,
 )
+from conftest import REAUTH_MS
 from harness import ADMIN, ALICE, KaclServer, User
 
 # Seconds librdkafka may spend on one admin call (lookup, connect, request, response).
@@ -385,3 +386,23 @@ def test_sasl_ssl_refuses_a_client_that_does_not_trust_the_ca(kacl_tls: KaclServ
     )
     with pytest.raises(KafkaException):
         client.list_topics(timeout=3)
+
+
+# --- SASL re-authentication (KIP-368) ---------------------------------------------------
+
+
+def test_sessions_are_renewed_by_reauthentication(kacl_reauth: KaclServer) -> None:
+    """With connections.max.reauth.ms set, librdkafka re-authenticates on its connection
+    before the session expires: calls over several lifetimes keep working, and the server
+    logs renewals and never closes an expired session."""
+    client = admin_client(kacl_reauth)
+    deadline = time.monotonic() + 3 * REAUTH_MS / 1000 + 1
+    calls = 0
+    while time.monotonic() < deadline:
+        describe(client, ANY_FILTER)
+        calls += 1
+        time.sleep(0.25)
+    log = kacl_reauth.log_path.read_text(errors="replace")
+    assert calls > 10
+    assert "re-authenticated" in log, kacl_reauth.log_tail()
+    assert "session expired" not in log, kacl_reauth.log_tail()

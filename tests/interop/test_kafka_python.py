@@ -6,6 +6,8 @@ test_topic_*; SCRAM (marked `scram`, skipped with KACL_INTEROP_SCRAM=0).
 
 from __future__ import annotations
 
+import time
+
 from collections.abc import Iterator
 
 import kafka.errors as Errors
@@ -33,6 +35,7 @@ from cases import (
     AclKey,
     expected,
 )
+from conftest import REAUTH_MS
 from harness import ADMIN, ALICE, KaclServer, User
 
 # Milliseconds kafka-python may spend bootstrapping and on one request.
@@ -300,3 +303,26 @@ def test_scram_wrong_password_is_refused(
 ) -> None:
     add_scram_user(admin, CAROL, mechanism)
     assert_login_refused(kacl, mechanism, User(CAROL.name, "not-" + CAROL.password), caplog)
+
+
+# --- SASL re-authentication (KIP-368) ---------------------------------------------------
+
+
+def test_sessions_are_renewed_by_reauthentication(kacl_reauth: KaclServer) -> None:
+    """With connections.max.reauth.ms set, kafka-python re-authenticates on its connection
+    before the session expires: calls over several lifetimes keep working, and the server
+    logs renewals and never closes an expired session."""
+    client = admin_client(kacl_reauth)
+    try:
+        deadline = time.monotonic() + 3 * REAUTH_MS / 1000 + 1
+        calls = 0
+        while time.monotonic() < deadline:
+            describe(client, ANY_FILTER)
+            calls += 1
+            time.sleep(0.25)
+    finally:
+        client.close()
+    log = kacl_reauth.log_path.read_text(errors="replace")
+    assert calls > 10
+    assert "re-authenticated" in log, kacl_reauth.log_tail()
+    assert "session expired" not in log, kacl_reauth.log_tail()

@@ -28,9 +28,10 @@ const TEST_TIMEOUT_MS = 120_000
 
 // --- the server ----------------------------------------------------------------------
 
-async function startServer () {
+// `extra`: server properties as KEY=VALUE strings.
+async function startServer (extra = []) {
   const python = process.env.KACL_PYTHON || 'python3'
-  const child = spawn(python, [path.join(HERE, 'harness.py'), 'serve'], {
+  const child = spawn(python, [path.join(HERE, 'harness.py'), 'serve', ...extra], {
     stdio: ['pipe', 'pipe', 'inherit']
   })
   const exited = once(child, 'exit').then(([code]) => {
@@ -59,15 +60,16 @@ function logTail (server, lines = 60) {
   }
 }
 
-// Runs `body(session)` against a fresh server; disconnects its clients and stops it after.
-async function withServer (body) {
-  const server = await startServer()
+// Runs `body(session)` against a fresh server (with `extra` server properties, KEY=VALUE);
+// disconnects its clients and stops it after.
+async function withServer (body, extra = []) {
+  const server = await startServer(extra)
   const admins = []
   const session = {
     server,
-    // A connected admin client for `user` over SASL_PLAINTEXT.
-    async admin (user = ADMIN, mechanism = 'plain') {
-      const admin = kafkaFor(server, user, mechanism).admin()
+    // A connected admin client for `user` over SASL_PLAINTEXT (`options`: more Kafka config).
+    async admin (user = ADMIN, mechanism = 'plain', options = {}) {
+      const admin = kafkaFor(server, user, mechanism, options).admin()
       admins.push(admin)
       await admin.connect()
       return admin
@@ -84,8 +86,9 @@ async function withServer (body) {
   }
 }
 
-function kafkaFor (server, user, mechanism) {
+function kafkaFor (server, user, mechanism, options = {}) {
   return new Kafka({
+    ...options,
     clientId: 'kacl-interop',
     brokers: [server.sasl],
     ssl: false,
@@ -347,3 +350,25 @@ test('topic: delete missing refused', opts, () =>
     // UNKNOWN_TOPIC_OR_PARTITION is retriable to kafkajs: it retries, then reports it as the cause.
     await assertRejectsWith(admin.deleteTopics({ topics: ['never-created'] }), 'UNKNOWN_TOPIC_OR_PARTITION')
   }))
+
+// --- SASL re-authentication (KIP-368) -------------------------------------------------
+
+const REAUTH_MS = 3000
+
+test('auth: sessions are renewed by re-authentication', opts, () =>
+  withServer(async session => {
+    // kafkajs re-authenticates once less than `reauthenticationThreshold` of the session
+    // the broker granted (SaslAuthenticate's session_lifetime_ms) is left.
+    const admin = await session.admin(ADMIN, 'plain', { reauthenticationThreshold: 1000 })
+    const deadline = Date.now() + 3 * REAUTH_MS + 1000
+    let calls = 0
+    while (Date.now() < deadline) {
+      await describeAcls(admin, ANY_FILTER)
+      calls += 1
+      await new Promise(resolve => setTimeout(resolve, 250))
+    }
+    const log = readFileSync(session.server.log, 'utf8')
+    assert.ok(calls > 10)
+    assert.ok(log.includes('re-authenticated'), 'the server logged no renewal')
+    assert.ok(!log.includes('session expired'), 'the server closed an expired session')
+  }, [`connections.max.reauth.ms=${REAUTH_MS}`]))
