@@ -3,6 +3,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use kacl_protocol::codec::ExactWriter;
 use kacl_protocol::frame::{encode_response_frame, encode_response_frame_with_array};
@@ -18,6 +19,11 @@ use crate::state::{BoundListener, ServerState};
 /// The principal of every client on a PLAINTEXT listener, as in Kafka.
 pub const ANONYMOUS: &str = "User:ANONYMOUS";
 
+/// Kafka's floor between two re-authentications of one connection
+/// (`KafkaChannel.MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS`): a SaslHandshake sooner than this after
+/// the last one began is answered like any handshake on an authenticated connection.
+pub const MIN_REAUTHENTICATION_INTERVAL: Duration = Duration::from_secs(1);
+
 /// Where a connection stands with authentication.
 #[derive(Debug)]
 pub enum AuthState {
@@ -25,6 +31,9 @@ pub enum AuthState {
     Authenticated {
         /// `Type:name`.
         principal: String,
+        /// The SASL mechanism that proved it (`None` without SASL); a re-authentication must
+        /// use the same one.
+        mechanism: Option<SaslMechanism>,
     },
     /// A SASL listener before SaslHandshake: only ApiVersions and SaslHandshake are served.
     AwaitingHandshake,
@@ -35,7 +44,19 @@ pub enum AuthState {
         server: Box<SaslServer>,
         /// True after SaslHandshake v0: the next frames are raw SASL tokens.
         raw_tokens: bool,
+        /// Set when this exchange renews an authenticated session (KIP-368).
+        renewing: Option<Reauthentication>,
     },
+}
+
+/// What a re-authentication (KIP-368) must keep: the principal and mechanism of the session it
+/// renews. Kafka fails a re-authentication that changes either.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reauthentication {
+    /// The principal before.
+    pub principal: String,
+    /// The mechanism before.
+    pub mechanism: SaslMechanism,
 }
 
 /// One connection's identity and authentication state.
@@ -49,6 +70,11 @@ pub struct Session {
     pub client_host: String,
     /// Authentication progress.
     pub auth: AuthState,
+    /// When the authenticated session ends unless the client re-authenticates first
+    /// (`connections.max.reauth.ms`; `None`: never).
+    pub session_expires: Option<Instant>,
+    /// When the last re-authentication began.
+    last_reauthentication: Option<Instant>,
 }
 
 impl Session {
@@ -60,6 +86,7 @@ impl Session {
         } else {
             AuthState::Authenticated {
                 principal: ANONYMOUS.to_owned(),
+                mechanism: None,
             }
         };
         Session {
@@ -67,15 +94,60 @@ impl Session {
             listener,
             peer,
             auth,
+            session_expires: None,
+            last_reauthentication: None,
         }
     }
 
     /// The authenticated principal, if any.
     pub fn principal(&self) -> Option<&str> {
         match &self.auth {
-            AuthState::Authenticated { principal } => Some(principal),
+            AuthState::Authenticated { principal, .. } => Some(principal),
             _ => None,
         }
+    }
+
+    /// True when an authenticated session has outlived its lifetime (Kafka's
+    /// `serverAuthenticationSessionExpired`): its next request, unless it starts a
+    /// re-authentication, closes the connection.
+    pub fn is_expired(&self, now: Instant) -> bool {
+        matches!(self.auth, AuthState::Authenticated { .. })
+            && self.session_expires.is_some_and(|expires| now > expires)
+    }
+
+    /// True when a SaslHandshake now would begin a re-authentication (Kafka's
+    /// `maybeBeginServerReauthentication`): the session came from SASL, has a lifetime, and
+    /// the last re-authentication began at least [`MIN_REAUTHENTICATION_INTERVAL`] ago.
+    pub fn may_reauthenticate(&self, now: Instant) -> bool {
+        matches!(
+            self.auth,
+            AuthState::Authenticated {
+                mechanism: Some(_),
+                ..
+            }
+        ) && self.session_expires.is_some()
+            && self
+                .last_reauthentication
+                .is_none_or(|last| now.duration_since(last) >= MIN_REAUTHENTICATION_INTERVAL)
+    }
+
+    /// Starts a re-authentication if [`Session::may_reauthenticate`]: what it must keep.
+    pub fn begin_reauthentication(&mut self, now: Instant) -> Option<Reauthentication> {
+        if !self.may_reauthenticate(now) {
+            return None;
+        }
+        let AuthState::Authenticated {
+            principal,
+            mechanism: Some(mechanism),
+        } = &self.auth
+        else {
+            return None;
+        };
+        self.last_reauthentication = Some(now);
+        Some(Reauthentication {
+            principal: principal.clone(),
+            mechanism: *mechanism,
+        })
     }
 
     /// True after SaslHandshake v0, while the exchange is not finished: the next frame is a

@@ -86,6 +86,7 @@ pub struct Metrics {
     open_connections: AtomicI64,
     accepted_connections: AtomicU64,
     refused_connections: AtomicU64,
+    expired_connections: AtomicU64,
     authentication_failures: AtomicU64,
     authorizer_allowed: AtomicU64,
     authorizer_denied: AtomicU64,
@@ -112,6 +113,7 @@ impl Metrics {
             open_connections: AtomicI64::new(0),
             accepted_connections: AtomicU64::new(0),
             refused_connections: AtomicU64::new(0),
+            expired_connections: AtomicU64::new(0),
             authentication_failures: AtomicU64::new(0),
             authorizer_allowed: AtomicU64::new(0),
             authorizer_denied: AtomicU64::new(0),
@@ -181,6 +183,17 @@ impl Metrics {
     /// Counts a connection closed at once for `max.connections` or `max.connections.per.ip`.
     pub fn connection_refused(&self) {
         self.refused_connections.fetch_add(1, Relaxed);
+    }
+
+    /// Counts a connection closed because its session expired without re-authentication
+    /// (Kafka's `expired-connections-killed-count`).
+    pub fn connection_expired(&self) {
+        self.expired_connections.fetch_add(1, Relaxed);
+    }
+
+    /// How many connections were closed for an expired session.
+    pub fn expired_connections(&self) -> u64 {
+        self.expired_connections.load(Relaxed)
     }
 
     /// Records one store commit of `operation`: its duration, and whether the storage failed.

@@ -7,10 +7,12 @@
 //!   supported ranges (KIP-511), so the client can retry;
 //! - any other API at a version outside kacl's range: close (Kafka's `parseRequestHeader`);
 //! - on a SASL listener before authentication, only ApiVersions, SaslHandshake and
-//!   SaslAuthenticate (anything else is Kafka's IllegalSaslState: close).
+//!   SaslAuthenticate (anything else is Kafka's IllegalSaslState: close);
+//! - once a session has outlived `connections.max.reauth.ms`, any request but a SaslHandshake
+//!   that starts its re-authentication closes the connection (KIP-368).
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::header::RequestPrefix;
@@ -83,6 +85,15 @@ async fn route(state: &Arc<ServerState>, session: &mut Session, payload: &[u8]) 
     let Some(api) = prefix.api().filter(|api| SERVED_APIS.contains(api)) else {
         return Outcome::close(format!("unsupported API key {}", prefix.api_key));
     };
+    let now = Instant::now();
+    if session.is_expired(now) && !(api == ApiKey::SaslHandshake && session.may_reauthenticate(now))
+    {
+        state.metrics.connection_expired();
+        return Outcome::close(format!(
+            "{api} request after the session expired without re-authentication \
+             (connections.max.reauth.ms)"
+        ));
+    }
     if !api.supports(prefix.api_version) {
         if api == ApiKey::ApiVersions {
             return handlers::api_versions::unsupported_version(prefix.correlation_id);
@@ -117,7 +128,7 @@ async fn route(state: &Arc<ServerState>, session: &mut Session, payload: &[u8]) 
         _ => {}
     }
     let principal = match &session.auth {
-        AuthState::Authenticated { principal } => principal.clone(),
+        AuthState::Authenticated { principal, .. } => principal.clone(),
         _ => {
             // Kafka: IllegalSaslStateException, the connection is closed.
             return Outcome::close(format!(

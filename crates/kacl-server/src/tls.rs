@@ -246,7 +246,10 @@ pub async fn serve(
             Ok(principal) => {
                 tracing::debug!(%peer, listener = %session.listener.name, %principal,
                     "TLS client principal");
-                session.auth = AuthState::Authenticated { principal };
+                session.auth = AuthState::Authenticated {
+                    principal,
+                    mechanism: None,
+                };
             }
             Err(reason) => {
                 tracing::warn!(%peer, listener = %session.listener.name, %reason,

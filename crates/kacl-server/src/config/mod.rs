@@ -151,6 +151,10 @@ pub struct ServerConfig {
     /// `connections.max.idle.ms` (default 10 minutes); `None` for a negative value, which
     /// Kafka takes as "never close idle connections".
     pub connections_max_idle: Option<Duration>,
+    /// `connections.max.reauth.ms` (KIP-368): how long a SASL session lasts before the client
+    /// must re-authenticate on the same connection; `None` (Kafka's default 0, or any value
+    /// up to 0) for sessions that never expire.
+    pub connections_max_reauth: Option<Duration>,
     /// `connection.failed.authentication.delay.ms` (default 100 ms): wait this long before
     /// answering a failed authentication.
     pub failed_authentication_delay: Duration,
@@ -209,6 +213,7 @@ impl ServerConfig {
             default_replication_factor: 1,
             socket_request_max_bytes: 104_857_600,
             queued_max_request_bytes: None,
+            connections_max_reauth: None,
             sasl_server_max_receive_size: DEFAULT_SASL_SERVER_MAX_RECEIVE_SIZE,
             max_connections: i32::MAX as u32,
             max_connections_per_ip: i32::MAX as u32,
@@ -366,6 +371,12 @@ impl ServerConfig {
         )? as u32;
         let idle_ms = source.int("connections.max.idle.ms", 600_000, i64::MIN, i64::MAX)?;
         let connections_max_idle = u64::try_from(idle_ms).ok().map(Duration::from_millis);
+        // Kafka's LONG has no validator; 0 or less turns re-authentication off.
+        let reauth_ms = source.int("connections.max.reauth.ms", 0, i64::MIN, i64::MAX)?;
+        let connections_max_reauth = u64::try_from(reauth_ms)
+            .ok()
+            .filter(|ms| *ms > 0)
+            .map(Duration::from_millis);
         let delay_ms = source.int(
             "connection.failed.authentication.delay.ms",
             100,
@@ -405,6 +416,7 @@ impl ServerConfig {
             max_connections,
             max_connections_per_ip,
             connections_max_idle,
+            connections_max_reauth,
             failed_authentication_delay,
             acl_max_batch,
             describe_self_service,

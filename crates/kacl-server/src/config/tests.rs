@@ -704,3 +704,24 @@ fn tls_protocols_and_cipher_suites() {
     // An empty list is Kafka's default.
     assert!(tls("ssl.cipher.suites=").cipher_suites.is_empty());
 }
+
+#[test]
+fn connections_max_reauth_ms() {
+    assert_eq!(parse("").connections_max_reauth, None, "Kafka's 0: off");
+    assert_eq!(
+        parse("connections.max.reauth.ms=0").connections_max_reauth,
+        None
+    );
+    assert_eq!(
+        parse("connections.max.reauth.ms=-5").connections_max_reauth,
+        None
+    );
+    assert_eq!(
+        parse("connections.max.reauth.ms=3600000").connections_max_reauth,
+        Some(Duration::from_secs(3600))
+    );
+    refused_for(
+        "connections.max.reauth.ms=soon",
+        "connections.max.reauth.ms",
+    );
+}

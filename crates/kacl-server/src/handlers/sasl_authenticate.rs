@@ -2,14 +2,18 @@
 //! client token to the mechanism's state machine (`crate::sasl`) and send back its answer.
 //!
 //! On success the connection's principal becomes `User:<name>` and the reply carries the
-//! mechanism's final bytes (empty for PLAIN, which kafka-python requires); the session
-//! lifetime is 0 (no re-authentication). On failure: SASL_AUTHENTICATION_FAILED with Kafka's
+//! mechanism's final bytes (empty for PLAIN, which kafka-python requires) and the session
+//! lifetime: `connections.max.reauth.ms`, or 0 when it is off (KIP-368). A re-authentication
+//! must keep the mechanism and the principal: Kafka closes the connection without an answer
+//! for a changed mechanism, and answers SASL_AUTHENTICATION_FAILED `Cannot change principals
+//! during re-authentication from User.alice: User.bob` for a changed principal. On failure: SASL_AUTHENTICATION_FAILED with Kafka's
 //! client message, sent after `connection.failed.authentication.delay.ms`, then the connection
 //! closes; the log gets one line with the precise reason, never a password. After handshake v0
 //! a failure simply closes the connection, as Kafka does (the raw protocol has no error frame).
 
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::time::Instant;
 
 use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::messages::sasl_authenticate::{
@@ -18,10 +22,10 @@ use kacl_protocol::messages::sasl_authenticate::{
 use kacl_protocol::{ApiKey, ErrorCode};
 
 use super::{decode, respond_to};
-use crate::context::{AuthState, Session};
+use crate::context::{AuthState, Reauthentication, Session};
 use crate::credentials::ScramCredentials;
 use crate::router::Outcome;
-use crate::sasl::{AuthFailure, CredentialLookup, PlainUsers, SaslStep};
+use crate::sasl::{AuthFailure, CredentialLookup, PlainUsers, SaslMechanism, SaslStep};
 use crate::sasl::{ScramCredential, ScramMechanism};
 use crate::state::ServerState;
 
@@ -49,10 +53,16 @@ impl CredentialLookup for ListenerCredentials<'_> {
 
 /// What one token did to the exchange.
 enum TokenResult {
-    /// Send these bytes; the exchange continues or is complete.
-    Reply(Vec<u8>),
-    /// The exchange failed.
+    /// Send these bytes; the exchange continues (lifetime 0) or is complete.
+    Reply {
+        bytes: Vec<u8>,
+        /// SaslAuthenticate v1+'s `session_lifetime_ms`.
+        session_lifetime_ms: i64,
+    },
+    /// The exchange failed: answer with the failure, then close.
     Failed(AuthFailure),
+    /// The exchange failed in a way Kafka does not answer: close only.
+    FailedSilently(AuthFailure),
 }
 
 /// Feeds one token to the running exchange and updates the session.
@@ -61,26 +71,103 @@ fn step(state: &ServerState, session: &mut Session, token: &[u8]) -> Option<Toke
         plain: state.config.plain_users_for(&session.listener.name),
         scram: &state.scram,
     };
-    let AuthState::Exchanging { server, .. } = &mut session.auth else {
+    let AuthState::Exchanging {
+        server, renewing, ..
+    } = &mut session.auth
+    else {
         return None;
     };
     let mechanism = server.mechanism();
-    Some(match server.step(token, &credentials) {
-        Ok(SaslStep::Continue(challenge)) => TokenResult::Reply(challenge),
+    let renewing = renewing.clone();
+    let (peer, listener) = (session.peer, &session.listener.name);
+    let what = if renewing.is_some() {
+        "re-authentication"
+    } else {
+        "authentication"
+    };
+    if let Some(before) = renewing.as_ref().filter(|r| r.mechanism != mechanism) {
+        // Kafka's REAUTH_BAD_MECHANISM: the handshake was answered, the first token closes.
+        let failure = changed_mechanism(before.mechanism, mechanism);
+        tracing::warn!(%peer, %listener, %mechanism, reason = %failure.log_reason,
+            "failed re-authentication");
+        return Some(TokenResult::FailedSilently(failure));
+    }
+    let result = match server.step(token, &credentials) {
+        Ok(SaslStep::Continue(challenge)) => Ok(TokenResult::Reply {
+            bytes: challenge,
+            session_lifetime_ms: 0,
+        }),
         Ok(SaslStep::Complete {
             principal, reply, ..
-        }) => {
-            tracing::info!(peer = %session.peer, listener = %session.listener.name,
-                %mechanism, %principal, "authenticated");
-            session.auth = AuthState::Authenticated { principal };
-            TokenResult::Reply(reply)
-        }
-        Err(failure) => {
-            tracing::warn!(peer = %session.peer, listener = %session.listener.name,
-                %mechanism, reason = %failure.log_reason, "failed authentication");
-            TokenResult::Failed(failure)
-        }
-    })
+        }) => match renewing.as_ref().filter(|r| r.principal != principal) {
+            Some(before) => Err(changed_principal(before, &principal)),
+            None => {
+                let done = if renewing.is_some() {
+                    "re-authenticated"
+                } else {
+                    "authenticated"
+                };
+                tracing::info!(%peer, %listener, %mechanism, %principal, "{done}");
+                let lifetime = state.config.connections_max_reauth;
+                session.auth = AuthState::Authenticated {
+                    principal,
+                    mechanism: Some(mechanism),
+                };
+                session.session_expires = lifetime.map(|lifetime| Instant::now() + lifetime);
+                Ok(TokenResult::Reply {
+                    bytes: reply,
+                    session_lifetime_ms: lifetime
+                        .map_or(0, |l| i64::try_from(l.as_millis()).unwrap_or(i64::MAX)),
+                })
+            }
+        },
+        Err(failure) if renewing.is_some() => Err(during_reauthentication(failure, mechanism)),
+        Err(failure) => Err(failure),
+    };
+    Some(result.unwrap_or_else(|failure| {
+        tracing::warn!(%peer, %listener, %mechanism, reason = %failure.log_reason,
+            "failed {what}");
+        TokenResult::Failed(failure)
+    }))
+}
+
+/// Kafka's message for a re-authentication that asks for another mechanism.
+fn changed_mechanism(before: SaslMechanism, now: SaslMechanism) -> AuthFailure {
+    let message = format!(
+        "SASL mechanism '{now}' requested by client is not supported for re-authentication of          mechanism '{before}'"
+    );
+    AuthFailure {
+        client_message: message.clone(),
+        log_reason: message,
+        server_final: None,
+    }
+}
+
+/// Kafka's message for a re-authentication that proves another principal (`Type.name`, as
+/// `ReauthInfo.ensurePrincipalUnchanged` prints a `KafkaPrincipal`).
+fn changed_principal(before: &Reauthentication, now: &str) -> AuthFailure {
+    let dotted = |principal: &str| principal.replacen(':', ".", 1);
+    let message = format!(
+        "Cannot change principals during re-authentication from {}: {}",
+        dotted(&before.principal),
+        dotted(now)
+    );
+    AuthFailure {
+        client_message: message.clone(),
+        log_reason: message,
+        server_final: None,
+    }
+}
+
+/// A refused token during re-authentication: Kafka's generic message says so.
+fn during_reauthentication(mut failure: AuthFailure, mechanism: SaslMechanism) -> AuthFailure {
+    if failure.client_message == crate::sasl::generic_failure_message(mechanism) {
+        failure.client_message =
+            failure
+                .client_message
+                .replacen("during authentication", "during re-authentication", 1);
+    }
+    failure
 }
 
 /// Answers one SaslAuthenticate request.
@@ -95,7 +182,7 @@ pub fn handle(
     };
     let correlation_id = frame.header.correlation_id;
     let version = frame.version();
-    let respond = |code: ErrorCode, message: Option<String>, bytes: Vec<u8>| {
+    let respond = |code: ErrorCode, message: Option<String>, bytes: Vec<u8>, lifetime_ms: i64| {
         respond_to(
             correlation_id,
             version,
@@ -103,7 +190,7 @@ pub fn handle(
                 error_code: code.code(),
                 error_message: message.map(Cow::Owned),
                 auth_bytes: Cow::Owned(bytes),
-                session_lifetime_ms: 0,
+                session_lifetime_ms: lifetime_ms,
                 unknown_tagged_fields: Default::default(),
             },
         )
@@ -115,6 +202,7 @@ pub fn handle(
                 ErrorCode::IllegalSaslState,
                 Some("SaslAuthenticate request received after successful authentication".into()),
                 Vec::new(),
+                0,
             );
         }
         AuthState::AwaitingHandshake => {
@@ -128,13 +216,22 @@ pub fn handle(
         AuthState::Exchanging { .. } => {}
     }
     match step(state, session, &request.auth_bytes) {
-        Some(TokenResult::Reply(bytes)) => respond(ErrorCode::None, None, bytes),
+        Some(TokenResult::Reply {
+            bytes,
+            session_lifetime_ms,
+        }) => respond(ErrorCode::None, None, bytes, session_lifetime_ms),
+        Some(TokenResult::FailedSilently(failure)) => Outcome::RespondThenClose {
+            response: Vec::new(),
+            delay: state.config.failed_authentication_delay,
+            reason: format!("failed authentication: {}", failure.log_reason),
+        },
         Some(TokenResult::Failed(failure)) => {
             let reason = format!("failed authentication: {}", failure.log_reason);
             match respond(
                 ErrorCode::SaslAuthenticationFailed,
                 Some(failure.client_message),
                 Vec::new(),
+                0,
             ) {
                 Outcome::Respond(response) => Outcome::RespondThenClose {
                     response,
@@ -152,7 +249,7 @@ pub fn handle(
 /// with no Kafka header; a failure closes the connection after the configured delay.
 pub fn handle_raw_token(state: &Arc<ServerState>, session: &mut Session, token: &[u8]) -> Outcome {
     match step(state, session, token) {
-        Some(TokenResult::Reply(bytes)) => {
+        Some(TokenResult::Reply { bytes, .. }) => {
             let Ok(len) = i32::try_from(bytes.len()) else {
                 return Outcome::close("SASL reply too large");
             };
@@ -161,11 +258,13 @@ pub fn handle_raw_token(state: &Arc<ServerState>, session: &mut Session, token: 
             out.extend_from_slice(&bytes);
             Outcome::Respond(out)
         }
-        Some(TokenResult::Failed(failure)) => Outcome::RespondThenClose {
-            response: Vec::new(),
-            delay: state.config.failed_authentication_delay,
-            reason: format!("failed authentication: {}", failure.log_reason),
-        },
+        Some(TokenResult::Failed(failure) | TokenResult::FailedSilently(failure)) => {
+            Outcome::RespondThenClose {
+                response: Vec::new(),
+                delay: state.config.failed_authentication_delay,
+                reason: format!("failed authentication: {}", failure.log_reason),
+            }
+        }
         None => Outcome::close("raw SASL token outside an exchange"),
     }
 }

@@ -6,9 +6,15 @@
 //! `connection.failed.authentication.delay.ms`); a handshake on a connection that is already
 //! authenticated (or on a listener without SASL) gets ILLEGAL_SASL_STATE and the connection
 //! stays open; a second handshake during an exchange closes the connection.
+//!
+//! With `connections.max.reauth.ms` set, a handshake on a SASL-authenticated connection begins
+//! a re-authentication instead (KIP-368), at most one per second
+//! ([`MIN_REAUTHENTICATION_INTERVAL`](crate::context::MIN_REAUTHENTICATION_INTERVAL)); the
+//! exchange that follows must prove the same principal with the same mechanism.
 
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::time::Instant;
 
 use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::messages::sasl_handshake::{SaslHandshakeRequest, SaslHandshakeResponse};
@@ -38,22 +44,25 @@ pub fn handle(
         .iter()
         .map(|m| Cow::Borrowed(m.name()))
         .collect();
-    match &session.auth {
-        AuthState::Authenticated { .. } => {
-            return respond_to(
-                correlation_id,
-                version,
-                &SaslHandshakeResponse {
-                    error_code: ErrorCode::IllegalSaslState.code(),
-                    ..Default::default()
-                },
-            );
-        }
+    let renewing = match &session.auth {
+        AuthState::Authenticated { .. } => match session.begin_reauthentication(Instant::now()) {
+            Some(renewing) => Some(renewing),
+            None => {
+                return respond_to(
+                    correlation_id,
+                    version,
+                    &SaslHandshakeResponse {
+                        error_code: ErrorCode::IllegalSaslState.code(),
+                        ..Default::default()
+                    },
+                )
+            }
+        },
         AuthState::Exchanging { .. } => {
             return Outcome::close("SaslHandshake during a SASL exchange (IllegalSaslState)");
         }
-        AuthState::AwaitingHandshake => {}
-    }
+        AuthState::AwaitingHandshake => None,
+    };
     let chosen = request
         .mechanism
         .parse::<SaslMechanism>()
@@ -78,6 +87,7 @@ pub fn handle(
     session.auth = AuthState::Exchanging {
         server: Box::new(SaslServer::new(mechanism)),
         raw_tokens: version == 0,
+        renewing,
     };
     respond_to(
         correlation_id,

@@ -112,6 +112,13 @@ impl Metrics {
             "Connections closed on accept for max.connections or max.connections.per.ip.",
             self.refused_connections.load(Relaxed),
         )?;
+        counter(
+            out,
+            "kacl_connections_expired_total",
+            "Connections closed because their SASL session outlived connections.max.reauth.ms \
+             without re-authentication.",
+            self.expired_connections.load(Relaxed),
+        )?;
         if let Some(pool) = self.request_memory.get() {
             gauge(
                 out,
