@@ -7,7 +7,6 @@ mod security_support;
 use std::borrow::Cow;
 use std::time::Duration;
 
-use kacl_protocol::messages::describe_acls::DescribeAclsRequest;
 use kacl_protocol::messages::sasl_authenticate::{
     SaslAuthenticateRequest, SaslAuthenticateResponse,
 };
@@ -30,14 +29,7 @@ async fn plain(wire: &mut Wire<TcpStream>, user: &str) -> SaslAuthenticateRespon
 
 /// True if the connection answers a DescribeAcls (whatever the answer's error code).
 async fn answers(wire: &mut Wire<TcpStream>) -> bool {
-    let request = DescribeAclsRequest {
-        resource_type_filter: 1,
-        pattern_type_filter: 1,
-        operation: 1,
-        permission_type: 1,
-        ..Default::default()
-    };
-    wire.send(2, &request).await;
+    wire.send(2, &describe_everything()).await;
     wire.read_frame().await.is_some()
 }
 

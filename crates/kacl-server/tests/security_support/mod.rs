@@ -204,14 +204,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Wire<S> {
     }
 
     pub async fn describe_acls(&mut self) -> DescribeAclsResponse<'static> {
-        let req = DescribeAclsRequest {
-            resource_type_filter: 1,
-            pattern_type_filter: 1,
-            operation: 1,
-            permission_type: 1,
-            ..Default::default()
-        };
-        call_as!(self, 2, &req, DescribeAclsResponse)
+        call_as!(self, 2, &describe_everything(), DescribeAclsResponse)
     }
 
     pub async fn alter_scram(
@@ -248,6 +241,17 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Wire<S> {
 }
 
 /// An upsertion as a client builds it: the password salted and hashed on the client side.
+/// DescribeAcls of every ACL (ANY on every filter field).
+pub fn describe_everything() -> DescribeAclsRequest<'static> {
+    DescribeAclsRequest {
+        resource_type_filter: 1,
+        pattern_type_filter: 1,
+        operation: 1,
+        permission_type: 1,
+        ..Default::default()
+    }
+}
+
 pub fn upsertion(
     user: &str,
     mechanism: ScramMechanism,
