@@ -8,8 +8,9 @@
 use std::fmt;
 use std::time::Duration;
 
+use kacl_config::tls::{CIPHER_SUITES_KEY, ENABLED_PROTOCOLS_KEY};
 use kacl_config::UnknownSecurityProtocol;
-pub use kacl_config::{Properties, SecurityProtocol};
+pub use kacl_config::{Properties, SecurityProtocol, TlsOffer, TlsProtocol};
 use kacl_sasl::jaas::parse_single_module;
 use kacl_sasl::SaslMechanism;
 
@@ -49,6 +50,18 @@ pub struct TlsConfig {
     /// Whether to check that the certificate names the host dialled
     /// (`ssl.endpoint.identification.algorithm=https`, Kafka's default).
     pub verify_hostname: bool,
+    /// What the client offers: `ssl.enabled.protocols` and `ssl.cipher.suites` (Kafka's
+    /// defaults: TLS 1.2 and 1.3, every suite kacl has).
+    pub offer: TlsOffer,
+}
+
+/// What [`AdminConfig::from_properties`] did not take as it was given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConfigNotes {
+    /// Keys the client has no use for (Kafka logs such "unused configs" too).
+    pub unused: Vec<String>,
+    /// Values partly ignored, e.g. `TLSv1.1` in `ssl.enabled.protocols`.
+    pub warnings: Vec<String>,
 }
 
 /// Everything [`Admin::connect`](crate::Admin::connect) needs.
@@ -91,6 +104,7 @@ impl AdminConfig {
                 truststore_pem: None,
                 keystore_pem: None,
                 verify_hostname: true,
+                offer: TlsOffer::default(),
             },
             client_id: "kacl-admin".to_owned(),
             request_timeout: Duration::from_secs(30),
@@ -107,22 +121,23 @@ impl AdminConfig {
     /// `bootstrap` is empty), `security.protocol`, `sasl.mechanism`, `sasl.jaas.config`
     /// (PlainLoginModule or ScramLoginModule with `username` and `password`),
     /// `ssl.truststore.location`, `ssl.keystore.location`, `ssl.truststore.type` and
-    /// `ssl.keystore.type` (PEM only),
+    /// `ssl.keystore.type` (PEM only), `ssl.enabled.protocols`, `ssl.cipher.suites`,
     /// `ssl.endpoint.identification.algorithm`, `client.id`, `request.timeout.ms`,
     /// `default.api.timeout.ms`, `retries`, `retry.backoff.ms`, `retry.backoff.max.ms`,
-    /// `socket.connection.setup.timeout.ms`. Other keys are returned so the caller can warn,
-    /// as Kafka logs unused configs.
+    /// `socket.connection.setup.timeout.ms`. Other keys, and values partly ignored, are
+    /// returned so the caller can say so, as Kafka logs unused configs.
     pub fn from_properties(
         bootstrap: &str,
         props: &Properties,
-    ) -> Result<(AdminConfig, Vec<String>), AdminError> {
+    ) -> Result<(AdminConfig, ConfigNotes), AdminError> {
         let servers = if bootstrap.trim().is_empty() {
             props.get("bootstrap.servers").unwrap_or("")
         } else {
             bootstrap
         };
         let mut config = AdminConfig::new(split_servers(servers));
-        let mut unused = Vec::new();
+        let mut notes = ConfigNotes::default();
+        let (mut enabled_protocols, mut cipher_suites) = (None, None);
         let mut mechanism = SaslMechanism::Plain;
         let mut jaas = None;
         let mut store_types = Vec::new();
@@ -151,6 +166,8 @@ impl AdminConfig {
                 "ssl.keystore.location" => {
                     config.tls.keystore_pem = Some(value.trim().into());
                 }
+                ENABLED_PROTOCOLS_KEY => enabled_protocols = Some(value),
+                CIPHER_SUITES_KEY => cipher_suites = Some(value),
                 "ssl.endpoint.identification.algorithm" => {
                     config.tls.verify_hostname = !value.trim().is_empty();
                 }
@@ -166,9 +183,11 @@ impl AdminConfig {
                     let n: i64 = parse_number(key, value)?;
                     config.retries = u32::try_from(n.max(0)).unwrap_or(u32::MAX);
                 }
-                other => unused.push(other.to_owned()),
+                other => notes.unused.push(other.to_owned()),
             }
         }
+        config.tls.offer = TlsOffer::parse(enabled_protocols, cipher_suites, &mut notes.warnings)
+            .map_err(|e| AdminError::Config(e.to_string()))?;
         for (key, kind) in store_types {
             if !kind.eq_ignore_ascii_case("PEM") {
                 return Err(AdminError::Config(format!(
@@ -199,7 +218,7 @@ impl AdminConfig {
                 password: option("password")?,
             });
         }
-        Ok((config, unused))
+        Ok((config, notes))
     }
 }
 
@@ -234,13 +253,13 @@ fn millis(key: &str, value: &str) -> Result<Duration, AdminError> {
 mod tests {
     use super::*;
 
-    fn config(text: &str) -> Result<(AdminConfig, Vec<String>), AdminError> {
+    fn config(text: &str) -> Result<(AdminConfig, ConfigNotes), AdminError> {
         AdminConfig::from_properties("h1:9092, h2:9093", &Properties::parse(text).unwrap())
     }
 
     #[test]
     fn sasl_plain_from_command_config() {
-        let (config, unused) = config(
+        let (config, notes) = config(
             "security.protocol=SASL_PLAINTEXT\n\
              sasl.mechanism=PLAIN\n\
              sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required \\\n\
@@ -258,7 +277,8 @@ mod tests {
         assert_eq!(sasl.password, "admin-secret");
         assert_eq!(config.client_id, "ops");
         assert_eq!(config.request_timeout, Duration::from_secs(5));
-        assert_eq!(unused, ["compression.type"]);
+        assert_eq!(notes.unused, ["compression.type"]);
+        assert!(notes.warnings.is_empty());
         assert!(!format!("{sasl:?}").contains("admin-secret"));
     }
 
@@ -294,5 +314,24 @@ mod tests {
         )
         .unwrap();
         assert_eq!(config.bootstrap_servers, ["a:1", "b:2"]);
+    }
+
+    #[test]
+    fn tls_protocols_and_suites_are_read_as_the_server_reads_them() {
+        let (config, notes) = config(
+            "security.protocol=SSL\nssl.truststore.location=/ca.pem\n\
+             ssl.enabled.protocols=TLSv1.1,TLSv1.3\nssl.cipher.suites=TLS_AES_256_GCM_SHA384\n",
+        )
+        .unwrap();
+        assert_eq!(config.tls.offer.protocols, [TlsProtocol::Tls13]);
+        assert_eq!(config.tls.offer.cipher_suites, ["TLS_AES_256_GCM_SHA384"]);
+        assert!(notes.warnings[0].contains("TLSv1.1"), "{notes:?}");
+        let err = self::config("ssl.enabled.protocols=TLSv1\n").unwrap_err();
+        assert!(err.to_string().contains("ssl.enabled.protocols"), "{err}");
+        assert_eq!(
+            self::config("").unwrap().0.tls.offer,
+            TlsOffer::default(),
+            "Kafka's defaults"
+        );
     }
 }

@@ -40,7 +40,10 @@ pub use admin::{
     NewTopic, PartitionInfo, ScramCredentialInfo, TopicDescription, TopicListing, TopicOptions,
     UserScramCredentialAlteration, UserScramCredentialsDescription, UserScramOptions,
 };
-pub use config::{AdminConfig, Properties, SaslConfig, SecurityProtocol, TlsConfig};
+pub use config::{
+    AdminConfig, ConfigNotes, Properties, SaslConfig, SecurityProtocol, TlsConfig, TlsOffer,
+    TlsProtocol,
+};
 pub use error::AdminError;
 /// The SASL mechanisms, shared with kacl-server through the `kacl-sasl` crate.
 pub use kacl_sasl::{SaslMechanism, ScramMechanism};

@@ -1,12 +1,14 @@
 //! What Kafka's client and server configuration share, so that `kacl serve` and the kacl
 //! client read them identically: the `.properties` text format of `server.properties` and of
-//! `--command-config` files ([`properties`]), and the four `security.protocol` names
-//! ([`SecurityProtocol`]).
+//! `--command-config` files ([`properties`]), the four `security.protocol` names
+//! ([`SecurityProtocol`]), and what a TLS endpoint offers ([`tls`]).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod properties;
 mod security_protocol;
+pub mod tls;
 
 pub use properties::{parse_properties, Properties, PropertiesError};
 pub use security_protocol::{SecurityProtocol, UnknownSecurityProtocol};
+pub use tls::{TlsOffer, TlsOfferError, TlsProtocol};

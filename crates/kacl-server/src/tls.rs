@@ -30,7 +30,7 @@ use thiserror::Error;
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 
-use crate::config::{ClientAuth, KeyStore, SecurityProtocol, TlsConfig, TlsProtocol, TrustStore};
+use crate::config::{ClientAuth, KeyStore, SecurityProtocol, TlsConfig, TrustStore};
 use crate::connection;
 use crate::context::{AuthState, Session, ANONYMOUS};
 use crate::state::{BoundListener, ServerState};
@@ -81,17 +81,9 @@ impl TlsAcceptor {
     /// Loads the PEM files and builds the rustls configuration.
     pub fn from_config(config: &TlsConfig) -> Result<TlsAcceptor, TlsError> {
         let (chain, key) = load_key_store(&config.key_store)?;
-        let provider = Arc::new(provider_with_suites(&config.cipher_suites));
-        let versions: Vec<&'static rustls::SupportedProtocolVersion> = config
-            .enabled_protocols
-            .iter()
-            .map(|p| match p {
-                TlsProtocol::Tls12 => &rustls::version::TLS12,
-                TlsProtocol::Tls13 => &rustls::version::TLS13,
-            })
-            .collect();
+        let provider = config.offer.crypto_provider();
         let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
-            .with_protocol_versions(&versions)
+            .with_protocol_versions(&config.offer.protocol_versions())
             .map_err(|e| TlsError::Rustls(e.to_string()))?;
         let builder = match (config.client_auth, &config.trust_store) {
             (ClientAuth::None, _) | (_, None) => builder.with_no_client_auth(),
@@ -115,28 +107,6 @@ impl TlsAcceptor {
         Ok(TlsAcceptor {
             inner: tokio_rustls::TlsAcceptor::from(Arc::new(server)),
         })
-    }
-}
-
-/// The ring provider offering only `names` (IANA names, as validated by the config; empty keeps
-/// every suite).
-fn provider_with_suites(names: &[&str]) -> rustls::crypto::CryptoProvider {
-    let mut provider = rustls::crypto::ring::default_provider();
-    if !names.is_empty() {
-        provider
-            .cipher_suites
-            .retain(|suite| names.iter().any(|name| *name == iana_name(suite)));
-    }
-    provider
-}
-
-/// A rustls suite's IANA name: rustls spells TLS 1.3 suites `TLS13_...` where IANA (and Java)
-/// write `TLS_...`.
-fn iana_name(suite: &rustls::SupportedCipherSuite) -> String {
-    let name = suite.suite().as_str().unwrap_or_default();
-    match name.strip_prefix("TLS13_") {
-        Some(rest) => format!("TLS_{rest}"),
-        None => name.to_owned(),
     }
 }
 
@@ -274,26 +244,4 @@ fn ssl_principal(state: &ServerState, leaf: Option<&[u8]>) -> Result<String, Str
         .ssl_principal_mapper
         .user_principal(&dn)
         .map_err(|e| e.to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::SUPPORTED_CIPHER_SUITES;
-
-    #[test]
-    fn every_supported_suite_name_is_one_ring_suite_and_back() {
-        let all = rustls::crypto::ring::default_provider().cipher_suites;
-        let names: Vec<String> = all.iter().map(iana_name).collect();
-        assert_eq!(
-            names, SUPPORTED_CIPHER_SUITES,
-            "the config's list is the ring provider's"
-        );
-        for name in SUPPORTED_CIPHER_SUITES {
-            let provider = provider_with_suites(&[name]);
-            assert_eq!(provider.cipher_suites.len(), 1, "{name}");
-            assert_eq!(iana_name(&provider.cipher_suites[0]), name);
-        }
-        assert_eq!(provider_with_suites(&[]).cipher_suites.len(), all.len());
-    }
 }

@@ -275,3 +275,50 @@ impl TapMkdir for std::path::PathBuf {
         self
     }
 }
+
+#[test]
+fn enabled_protocols_in_the_command_config_are_what_the_cli_offers() {
+    // A TLS 1.3-only server: a command config that allows only TLS 1.2 cannot connect, one
+    // that lists TLSv1.1 too connects over 1.3 and is told TLSv1.1 was ignored.
+    let pki = Pki::new("kacl test CA");
+    let files = tempfile::tempdir().unwrap();
+    let server = tls_server(
+        &pki,
+        files.path(),
+        true,
+        &[
+            ("listeners", "SSL://127.0.0.1:0"),
+            ("super.users", "User:ANONYMOUS"),
+            ("ssl.enabled.protocols", "TLSv1.3"),
+        ],
+    );
+    let ca = write(files.path(), "client-ca.pem", &pki.ca_pem());
+    let list = |name: &str, protocols: &str| {
+        let config = write(
+            files.path(),
+            name,
+            &format!(
+                "security.protocol=SSL\nssl.truststore.location={ca}\n\
+                 ssl.enabled.protocols={protocols}\n"
+            ),
+        );
+        kacl(&[
+            "acls",
+            "--bootstrap-server",
+            &server.addr,
+            "--command-config",
+            &config,
+            "--list",
+        ])
+    };
+    let run = list("tls12.properties", "TLSv1.2");
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("TLS handshake failed"), "{run:?}");
+    let run = list("tls13.properties", "TLSv1.1,TLSv1.3");
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("warning: ssl.enabled.protocols: TLSv1.1 is not supported"),
+        "{run:?}"
+    );
+}

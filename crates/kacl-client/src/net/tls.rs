@@ -1,7 +1,8 @@
 //! TLS for `SSL` and `SASL_SSL` (rustls, PEM files as Kafka's `ssl.*.type=PEM` options): the
 //! brokers' CA from `ssl.truststore.location`, an optional client certificate and key from
 //! `ssl.keystore.location` (one PEM file holding both, as Kafka's PEM key store), and hostname
-//! verification unless `ssl.endpoint.identification.algorithm` is empty.
+//! verification unless `ssl.endpoint.identification.algorithm` is empty; the versions and suites
+//! of `ssl.enabled.protocols` and `ssl.cipher.suites`.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -49,13 +50,13 @@ pub fn connector(config: &TlsConfig) -> Result<TlsConnector, AdminError> {
             .add(cert)
             .map_err(|e| tls_error(format!("bad CA certificate: {e}")))?;
     }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let provider = config.offer.crypto_provider();
     let webpki =
         WebPkiServerVerifier::builder_with_provider(Arc::new(roots), Arc::clone(&provider))
             .build()
             .map_err(tls_error)?;
     let builder = ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
+        .with_protocol_versions(&config.offer.protocol_versions())
         .map_err(tls_error)?;
     let builder = if config.verify_hostname {
         builder.with_webpki_verifier(webpki)

@@ -25,12 +25,10 @@ mod tls;
 #[cfg(test)]
 mod tests;
 
+pub use kacl_config::tls::{TlsOffer, TlsProtocol, DEFAULT_ENABLED_PROTOCOLS};
 pub use kacl_config::{parse_properties, PropertiesError, SecurityProtocol};
 pub use listeners::Listener;
-pub use tls::{
-    ClientAuth, KeyStore, TlsConfig, TlsProtocol, TrustStore, DEFAULT_ENABLED_PROTOCOLS,
-    SUPPORTED_CIPHER_SUITES,
-};
+pub use tls::{ClientAuth, KeyStore, TlsConfig, TrustStore};
 
 use source::Source;
 

@@ -2,16 +2,16 @@
 //! CAs it trusts for client certificates, whether it asks for them, and how a certificate's
 //! DN becomes a principal. Only reading the files is left to the TLS layer.
 //!
-//! `ssl.enabled.protocols` and `ssl.cipher.suites` take Kafka's (Java's) names. kacl speaks
-//! TLS 1.2 and 1.3 with the AEAD suites of rustls; TLSv1, TLSv1.1 and suites outside that set
-//! are ignored with a warning (current JVMs disable the old protocols too), and a list left
-//! with nothing kacl can use is refused.
+//! `ssl.enabled.protocols` and `ssl.cipher.suites` take Kafka's (Java's) names, read as the
+//! client reads them ([`kacl_config::tls`]).
 //!
 //! Deliberate difference: kacl reads unencrypted PEM only, so `ssl.key.password`,
 //! `ssl.keystore.password` and `ssl.truststore.password` are refused with a clear message
 //! instead of failing later (Kafka accepts an encrypted PKCS#8 key with `ssl.key.password`).
 
 use std::path::PathBuf;
+
+use kacl_config::TlsOffer;
 
 use super::source::Source;
 use super::ConfigError;
@@ -53,45 +53,6 @@ pub enum ClientAuth {
     Required,
 }
 
-/// A TLS version `ssl.enabled.protocols` can enable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TlsProtocol {
-    /// `TLSv1.2`.
-    Tls12,
-    /// `TLSv1.3`.
-    Tls13,
-}
-
-impl TlsProtocol {
-    /// Java's name, as `ssl.enabled.protocols` spells it.
-    pub const fn name(self) -> &'static str {
-        match self {
-            TlsProtocol::Tls12 => "TLSv1.2",
-            TlsProtocol::Tls13 => "TLSv1.3",
-        }
-    }
-}
-
-/// Kafka's default `ssl.enabled.protocols`.
-pub const DEFAULT_ENABLED_PROTOCOLS: [TlsProtocol; 2] = [TlsProtocol::Tls12, TlsProtocol::Tls13];
-
-/// Protocols Java knows that kacl never speaks: listed, they are ignored with a warning.
-const OBSOLETE_PROTOCOLS: [&str; 4] = ["SSLv2Hello", "SSLv3", "TLSv1", "TLSv1.1"];
-
-/// The cipher suites kacl can offer, by their IANA names (the ones Java and Kafka use): the
-/// TLS 1.3 suites, then the TLS 1.2 ECDHE AEAD suites.
-pub const SUPPORTED_CIPHER_SUITES: [&str; 9] = [
-    "TLS_AES_256_GCM_SHA384",
-    "TLS_AES_128_GCM_SHA256",
-    "TLS_CHACHA20_POLY1305_SHA256",
-    "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
-    "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
-    "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
-    "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
-    "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
-    "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
-];
-
 /// The TLS settings shared by SSL and SASL_SSL listeners.
 #[derive(Debug, Clone)]
 pub struct TlsConfig {
@@ -101,10 +62,8 @@ pub struct TlsConfig {
     pub trust_store: Option<TrustStore>,
     /// Whether to ask clients for certificates.
     pub client_auth: ClientAuth,
-    /// `ssl.enabled.protocols`: never empty.
-    pub enabled_protocols: Vec<TlsProtocol>,
-    /// `ssl.cipher.suites`, each one of [`SUPPORTED_CIPHER_SUITES`]; empty offers them all.
-    pub cipher_suites: Vec<&'static str>,
+    /// `ssl.enabled.protocols` and `ssl.cipher.suites`.
+    pub offer: TlsOffer,
 }
 
 /// The parsed `ssl.*` keys: `tls` is `None` when no key store is configured.
@@ -165,133 +124,22 @@ pub(crate) fn parse_tls_keys(
     let rules = source.take("ssl.principal.mapping.rules");
     let principal_mapper = SslPrincipalMapper::from_rules(rules.unwrap_or(DEFAULT_RULES))
         .map_err(|e| ConfigError::invalid("ssl.principal.mapping.rules", e.to_string()))?;
-    let mut enabled_protocols = enabled_protocols(source, warnings)?;
-    let cipher_suites = cipher_suites(source, &mut enabled_protocols, warnings)?;
+    let protocols = source
+        .take(kacl_config::tls::ENABLED_PROTOCOLS_KEY)
+        .map(str::to_owned);
+    let suites = source.take(kacl_config::tls::CIPHER_SUITES_KEY);
+    let offer = TlsOffer::parse(protocols.as_deref(), suites, warnings)
+        .map_err(|e| ConfigError::invalid(e.key, e.reason))?;
     let tls = key_store.map(|key_store| TlsConfig {
         key_store,
         trust_store,
         client_auth,
-        enabled_protocols,
-        cipher_suites,
+        offer,
     });
     Ok(TlsKeys {
         tls,
         principal_mapper,
     })
-}
-
-/// A Kafka LIST value: comma-separated, each entry trimmed, empty entries dropped.
-fn list(value: &str) -> impl Iterator<Item = &str> {
-    value.split(',').map(str::trim).filter(|v| !v.is_empty())
-}
-
-fn enabled_protocols(
-    source: &mut Source,
-    warnings: &mut Vec<String>,
-) -> Result<Vec<TlsProtocol>, ConfigError> {
-    const KEY: &str = "ssl.enabled.protocols";
-    let Some(value) = source.take(KEY) else {
-        return Ok(DEFAULT_ENABLED_PROTOCOLS.to_vec());
-    };
-    let mut enabled = Vec::new();
-    for name in list(value) {
-        if let Some(protocol) = DEFAULT_ENABLED_PROTOCOLS
-            .into_iter()
-            .find(|p| p.name().eq_ignore_ascii_case(name))
-        {
-            if !enabled.contains(&protocol) {
-                enabled.push(protocol);
-            }
-        } else if OBSOLETE_PROTOCOLS
-            .iter()
-            .any(|old| old.eq_ignore_ascii_case(name))
-        {
-            warnings.push(format!(
-                "{KEY}: {name} is not supported by kacl (TLSv1.2 and TLSv1.3 only) and is ignored"
-            ));
-        } else {
-            return Err(ConfigError::invalid(
-                KEY,
-                format!("unknown protocol `{name}` (kacl speaks TLSv1.2 and TLSv1.3)"),
-            ));
-        }
-    }
-    if enabled.is_empty() {
-        return Err(ConfigError::invalid(
-            KEY,
-            "enables neither TLSv1.2 nor TLSv1.3, the only versions kacl speaks",
-        ));
-    }
-    Ok(enabled)
-}
-
-/// Whether a supported suite (by IANA name) belongs to TLS 1.3; the others are TLS 1.2's.
-fn is_tls13_suite(name: &str) -> bool {
-    !name.contains("_WITH_")
-}
-
-/// The listed suites kacl supports. An enabled protocol none of them serves is dropped with a
-/// warning (with Java such a protocol can never be negotiated either); if that leaves none, the
-/// list is refused.
-fn cipher_suites(
-    source: &mut Source,
-    protocols: &mut Vec<TlsProtocol>,
-    warnings: &mut Vec<String>,
-) -> Result<Vec<&'static str>, ConfigError> {
-    const KEY: &str = "ssl.cipher.suites";
-    let Some(value) = source.take(KEY) else {
-        return Ok(Vec::new());
-    };
-    let mut suites: Vec<&'static str> = Vec::new();
-    let mut ignored = Vec::new();
-    for name in list(value) {
-        match SUPPORTED_CIPHER_SUITES
-            .iter()
-            .find(|s| s.eq_ignore_ascii_case(name))
-        {
-            Some(suite) if !suites.contains(suite) => suites.push(suite),
-            Some(_) => {}
-            None => ignored.push(name),
-        }
-    }
-    if !ignored.is_empty() {
-        warnings.push(format!(
-            "{KEY}: {} not supported by kacl and ignored (supported: {})",
-            ignored.join(", "),
-            SUPPORTED_CIPHER_SUITES.join(", ")
-        ));
-    }
-    if ignored.is_empty() && suites.is_empty() {
-        // `ssl.cipher.suites=` (empty): Kafka's default, every suite.
-        return Ok(suites);
-    }
-    let serves = |protocol: TlsProtocol| {
-        suites
-            .iter()
-            .any(|s| is_tls13_suite(s) == (protocol == TlsProtocol::Tls13))
-    };
-    let (served, unserved): (Vec<TlsProtocol>, Vec<TlsProtocol>) =
-        protocols.iter().partition(|p| serves(**p));
-    if served.is_empty() {
-        let enabled: Vec<&str> = protocols.iter().map(|p| p.name()).collect();
-        return Err(ConfigError::invalid(
-            KEY,
-            format!(
-                "names no suite kacl supports for {} (ssl.enabled.protocols); supported: {}",
-                enabled.join(" or "),
-                SUPPORTED_CIPHER_SUITES.join(", ")
-            ),
-        ));
-    }
-    for protocol in unserved {
-        warnings.push(format!(
-            "{KEY} names no {} suite, so {} is not offered",
-            protocol.name(),
-            protocol.name()
-        ));
-    }
-    *protocols = served;
-    Ok(suites)
 }
 
 fn non_empty(source: &mut Source, key: &str) -> Result<Option<String>, ConfigError> {

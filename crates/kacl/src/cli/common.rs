@@ -44,9 +44,12 @@ impl ConnectionArgs {
             }
             None => Properties::default(),
         };
-        let (config, unused) = AdminConfig::from_properties(&servers, &props)?;
-        for key in unused {
+        let (config, notes) = AdminConfig::from_properties(&servers, &props)?;
+        for key in notes.unused {
             tracing::debug!(%key, "command config key not used by kacl");
+        }
+        for warning in notes.warnings {
+            eprintln!("warning: {warning}");
         }
         Ok(config)
     }
