@@ -86,8 +86,7 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
     "The kacl::authorizer audit line ends at `resourceRefCount = 1`; Kafka appends the rule \
      (matching ACL) that decided.",
     "max.connections: connections over the limit are accepted and closed at once (Kafka \
-     leaves them in the listen backlog); max.connections.per.ip.overrides and per-listener \
-     limits are not supported.",
+     leaves them in the listen backlog); per-listener limits are not supported.",
     "After a failed authentication the connection waits (at most 1 s) for the client to \
      close before closing, so that the client reads the error first.",
     "sasl.server.max.receive.size of 0 or below -1 is refused at start (Kafka takes any int, \

@@ -1,12 +1,14 @@
-//! Connection limits: `max.connections` (all listeners together) and `max.connections.per.ip`.
+//! Connection limits: `max.connections` (all listeners together) and `max.connections.per.ip`,
+//! with `max.connections.per.ip.overrides` for chosen addresses (with a default of 0, an
+//! allow-list of addresses).
 //! A connection over either limit is closed as soon as it is accepted, before a byte is read;
 //! the slot is freed when the connection's guard is dropped, however the connection ends.
 //!
 //! Deliberate difference from Kafka: when `max.connections` is reached Kafka stops accepting
 //! (new connections wait in the listen backlog until a slot frees); kacl accepts and closes
 //! them at once, so a client fails fast and retries instead of hanging. Kafka's per-IP
-//! behaviour (accept and close) is kept. `max.connections.per.ip.overrides` and per-listener
-//! `listener.name.<name>.max.connections` are not supported.
+//! behaviour (accept and close) is kept. Per-listener `listener.name.<name>.max.connections` is
+//! not supported.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -56,6 +58,7 @@ struct Counts {
 pub struct ConnectionLimits {
     max_total: u32,
     max_per_ip: u32,
+    per_ip_overrides: HashMap<IpAddr, u32>,
     counts: Arc<Mutex<Counts>>,
 }
 
@@ -67,11 +70,20 @@ pub struct ConnectionSlot {
 }
 
 impl ConnectionLimits {
-    /// Limits of `max_total` connections, `max_per_ip` from any one address.
-    pub fn new(max_total: u32, max_per_ip: u32) -> ConnectionLimits {
+    /// Limits of `max_total` connections, `max_per_ip` from any one address but those of
+    /// `per_ip_overrides`, which have their own.
+    pub fn new(
+        max_total: u32,
+        max_per_ip: u32,
+        per_ip_overrides: HashMap<IpAddr, u32>,
+    ) -> ConnectionLimits {
         ConnectionLimits {
             max_total,
             max_per_ip,
+            per_ip_overrides: per_ip_overrides
+                .into_iter()
+                .map(|(ip, limit)| (ip.to_canonical(), limit))
+                .collect(),
             counts: Arc::default(),
         }
     }
@@ -87,10 +99,13 @@ impl ConnectionLimits {
             });
         }
         let from_ip = counts.per_ip.get(&ip).copied().unwrap_or(0);
-        if from_ip >= self.max_per_ip {
-            return Err(Refusal::PerIp {
-                limit: self.max_per_ip,
-            });
+        let limit = self
+            .per_ip_overrides
+            .get(&ip)
+            .copied()
+            .unwrap_or(self.max_per_ip);
+        if from_ip >= limit {
+            return Err(Refusal::PerIp { limit });
         }
         counts.total += 1;
         counts.per_ip.insert(ip, from_ip + 1);
@@ -125,7 +140,7 @@ mod tests {
 
     #[test]
     fn limits_total_and_per_ip_and_frees_on_drop() {
-        let limits = ConnectionLimits::new(3, 2);
+        let limits = ConnectionLimits::new(3, 2, HashMap::new());
         let a: IpAddr = "10.0.0.1".parse().unwrap();
         let b: IpAddr = "10.0.0.2".parse().unwrap();
         let a1 = limits.admit(a).unwrap();
@@ -148,8 +163,20 @@ mod tests {
 
     #[test]
     fn zero_refuses_everything() {
-        let limits = ConnectionLimits::new(10, 0);
+        let limits = ConnectionLimits::new(10, 0, HashMap::new());
         assert!(limits.admit("127.0.0.1".parse().unwrap()).is_err());
         assert_eq!(limits.open(), 0);
+    }
+
+    #[test]
+    fn overrides_replace_the_per_ip_limit_for_their_addresses() {
+        let a: IpAddr = "10.0.0.1".parse().unwrap();
+        let b: IpAddr = "10.0.0.2".parse().unwrap();
+        // max.connections.per.ip=0 with an override: only that address may connect.
+        let limits = ConnectionLimits::new(10, 0, HashMap::from([(a, 2)]));
+        let _a1 = limits.admit(a).unwrap();
+        let _a2 = limits.admit("::ffff:10.0.0.1".parse().unwrap()).unwrap();
+        assert_eq!(limits.admit(a).unwrap_err(), Refusal::PerIp { limit: 2 });
+        assert_eq!(limits.admit(b).unwrap_err(), Refusal::PerIp { limit: 0 });
     }
 }

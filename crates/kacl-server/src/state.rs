@@ -110,6 +110,7 @@ impl ServerState {
             connection_limits: ConnectionLimits::new(
                 config.max_connections,
                 config.max_connections_per_ip,
+                config.max_connections_per_ip_overrides.clone(),
             ),
             scram,
             tls,

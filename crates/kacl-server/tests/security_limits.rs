@@ -1,7 +1,7 @@
-//! Limits: `socket.request.max.bytes`, `max.connections`, `max.connections.per.ip` and
-//! `connections.max.idle.ms` and `sasl.server.max.receive.size`, each closing the connection as
-//! Kafka does; and
-//! `queued.max.request.bytes`, which makes connections wait instead.
+//! Limits: `socket.request.max.bytes`, `max.connections`, `max.connections.per.ip` with its
+//! overrides, `connections.max.idle.ms` and `sasl.server.max.receive.size`, each closing the
+//! connection as Kafka does; and `queued.max.request.bytes`, which makes connections wait
+//! instead.
 
 mod security_support;
 
@@ -287,4 +287,21 @@ async fn sasl_server_max_receive_size_bounds_frames_until_authentication() {
     wire.stream.write_all(&frame).await.unwrap();
     let answer = wire.read_frame().await.expect("answered");
     assert_eq!(answer[..4], 7i32.to_be_bytes(), "correlation id");
+}
+
+#[tokio::test]
+async fn per_ip_overrides_with_a_zero_default_admit_only_the_listed_addresses() {
+    let server = plaintext(&[
+        ("max.connections.per.ip", "0"),
+        ("max.connections.per.ip.overrides", "127.0.0.2:1"),
+    ])
+    .await;
+    let addr = server.addr("PLAINTEXT");
+    let mut unlisted = connect_from("127.0.0.1", addr).await;
+    assert!(unlisted.is_closed().await, "an address without an override");
+    let mut listed = connect_from("127.0.0.2", addr).await;
+    assert!(answers(&mut listed).await, "the listed address");
+    let mut second = connect_from("127.0.0.2", addr).await;
+    assert!(second.is_closed().await, "over the override's limit of 1");
+    assert!(answers(&mut listed).await, "the admitted one is untouched");
 }

@@ -9,7 +9,8 @@
 //! `listener.security.protocol.map` keeps the identity entries for protocol names; an empty
 //! `broker.rack` means no rack.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -18,6 +19,7 @@ use thiserror::Error;
 use crate::sasl::{PlainUsers, SaslMechanism};
 use crate::tls_principal::SslPrincipalMapper;
 
+mod limits;
 mod listeners;
 mod source;
 mod tls;
@@ -146,6 +148,9 @@ pub struct ServerConfig {
     pub max_connections: u32,
     /// `max.connections.per.ip` (Kafka's default: 2147483647).
     pub max_connections_per_ip: u32,
+    /// `max.connections.per.ip.overrides`: per-address limits in place of
+    /// `max.connections.per.ip` (host names resolved at start).
+    pub max_connections_per_ip_overrides: HashMap<IpAddr, u32>,
     /// `connections.max.idle.ms` (default 10 minutes); `None` for a negative value, which
     /// Kafka takes as "never close idle connections".
     pub connections_max_idle: Option<Duration>,
@@ -215,6 +220,7 @@ impl ServerConfig {
             sasl_server_max_receive_size: DEFAULT_SASL_SERVER_MAX_RECEIVE_SIZE,
             max_connections: i32::MAX as u32,
             max_connections_per_ip: i32::MAX as u32,
+            max_connections_per_ip_overrides: HashMap::new(),
             connections_max_idle: Some(Duration::from_millis(600_000)),
             failed_authentication_delay: Duration::from_millis(100),
             acl_max_batch: 10_000,
@@ -354,39 +360,22 @@ impl ServerConfig {
         let num_partitions = source.int("num.partitions", 1, 1, i32::MAX.into())? as i32;
         let default_replication_factor =
             source.int("default.replication.factor", 1, 1, i16::MAX.into())? as i16;
-        let socket_request_max_bytes =
-            source.int("socket.request.max.bytes", 104_857_600, 1, i32::MAX.into())? as u32;
-        let sasl_server_max_receive_size = sasl_server_max_receive_size(&mut source)?;
-        let queued_max_request_bytes =
-            queued_max_request_bytes(&mut source, socket_request_max_bytes)?;
-        let max_connections =
-            source.int("max.connections", i32::MAX.into(), 0, i32::MAX.into())? as u32;
-        let max_connections_per_ip = source.int(
-            "max.connections.per.ip",
-            i32::MAX.into(),
-            0,
-            i32::MAX.into(),
-        )? as u32;
-        let idle_ms = source.int("connections.max.idle.ms", 600_000, i64::MIN, i64::MAX)?;
-        let connections_max_idle = u64::try_from(idle_ms).ok().map(Duration::from_millis);
-        // Kafka's LONG has no validator; 0 or less turns re-authentication off.
-        let reauth_ms = source.int("connections.max.reauth.ms", 0, i64::MIN, i64::MAX)?;
-        let connections_max_reauth = u64::try_from(reauth_ms)
-            .ok()
-            .filter(|ms| *ms > 0)
-            .map(Duration::from_millis);
-        let delay_ms = source.int(
-            "connection.failed.authentication.delay.ms",
-            100,
-            0,
-            i32::MAX.into(),
-        )?;
-        let failed_authentication_delay = Duration::from_millis(delay_ms.unsigned_abs());
+        let limits::Limits {
+            socket_request_max_bytes,
+            sasl_server_max_receive_size,
+            queued_max_request_bytes,
+            request_max_decoded_bytes,
+            max_connections,
+            max_connections_per_ip,
+            max_connections_per_ip_overrides,
+            connections_max_idle,
+            connections_max_reauth,
+            failed_authentication_delay,
+        } = limits::Limits::parse(&mut source)?;
         let acl_max_batch = source.int("kacl.acl.max.batch", 10_000, 1, i32::MAX.into())? as usize;
         let describe_self_service = source.bool("kacl.describe.self.service.enable", false)?;
         let metrics_listen = metrics_listen(source.take("kacl.metrics.listen"))?;
         let store_cache_bytes = store_cache_bytes(&mut source)?;
-        let request_max_decoded_bytes = request_max_decoded_bytes(&mut source)?;
         let scram_bootstrap = match source.take(crate::scram_bootstrap::BOOTSTRAP_KEY) {
             Some(value) => crate::scram_bootstrap::parse(value)
                 .map_err(|e| ConfigError::invalid(crate::scram_bootstrap::BOOTSTRAP_KEY, e))?,
@@ -413,6 +402,7 @@ impl ServerConfig {
             sasl_server_max_receive_size,
             max_connections,
             max_connections_per_ip,
+            max_connections_per_ip_overrides,
             connections_max_idle,
             connections_max_reauth,
             failed_authentication_delay,
@@ -542,59 +532,6 @@ fn store_cache_bytes(source: &mut Source) -> Result<usize, ConfigError> {
     const KEY: &str = "kacl.store.cache.bytes";
     let default = i64::try_from(kacl_store::DEFAULT_CACHE_BYTES).unwrap_or(i64::MAX);
     let bytes = source.int(KEY, default, 0, MAX_STORE_CACHE_BYTES)?;
-    usize::try_from(bytes)
-        .map_err(|_| ConfigError::invalid(KEY, format!("{bytes} does not fit this machine")))
-}
-
-/// `sasl.server.max.receive.size`: Kafka's INT, where -1 is NetworkReceive's "unlimited" (any
-/// frame size an int can declare). Kafka takes any other value too, but 0 or below -1 makes
-/// every SASL frame too large, so no login could succeed: kacl refuses them at start.
-fn sasl_server_max_receive_size(source: &mut Source) -> Result<u32, ConfigError> {
-    const KEY: &str = "sasl.server.max.receive.size";
-    let size = source.int(
-        KEY,
-        DEFAULT_SASL_SERVER_MAX_RECEIVE_SIZE.into(),
-        -1,
-        i32::MAX.into(),
-    )?;
-    match size {
-        -1 => Ok(i32::MAX as u32),
-        0 => Err(ConfigError::invalid(
-            KEY,
-            "0 would refuse every SASL frame (use -1 for no limit)",
-        )),
-        size => Ok(size as u32),
-    }
-}
-
-/// `queued.max.request.bytes`: Kafka's LONG, -1 by default; a positive value must be at least
-/// `socket.request.max.bytes` (KafkaConfig's rule and message), so that any accepted frame fits.
-fn queued_max_request_bytes(
-    source: &mut Source,
-    socket_request_max_bytes: u32,
-) -> Result<Option<u64>, ConfigError> {
-    const KEY: &str = "queued.max.request.bytes";
-    let bytes = source.int(KEY, -1, i64::MIN, i64::MAX)?;
-    let Ok(bytes) = u64::try_from(bytes) else {
-        return Ok(None);
-    };
-    if bytes == 0 {
-        return Ok(None);
-    }
-    if bytes < u64::from(socket_request_max_bytes) {
-        return Err(ConfigError::invalid(
-            KEY,
-            "queued.max.request.bytes must be larger or equal to socket.request.max.bytes",
-        ));
-    }
-    Ok(Some(bytes))
-}
-
-/// `kacl.request.max.decoded.bytes`: 64 KiB (room for any ordinary request) to 64 GiB.
-fn request_max_decoded_bytes(source: &mut Source) -> Result<usize, ConfigError> {
-    const KEY: &str = "kacl.request.max.decoded.bytes";
-    let default = i64::try_from(DEFAULT_REQUEST_MAX_DECODED_BYTES).unwrap_or(i64::MAX);
-    let bytes = source.int(KEY, default, 64 << 10, 64 << 30)?;
     usize::try_from(bytes)
         .map_err(|_| ConfigError::invalid(KEY, format!("{bytes} does not fit this machine")))
 }

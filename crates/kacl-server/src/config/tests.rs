@@ -683,3 +683,42 @@ fn connections_max_reauth_ms() {
         "connections.max.reauth.ms",
     );
 }
+
+#[test]
+fn max_connections_per_ip_overrides() {
+    use std::net::IpAddr;
+    let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+    assert!(parse("").max_connections_per_ip_overrides.is_empty());
+    let c = parse(
+        "max.connections.per.ip=0\n\
+         max.connections.per.ip.overrides=10.0.0.5:100, [::1]:7,0:0:0:0:0:0:0:2:3,localhost:9",
+    );
+    let overrides = &c.max_connections_per_ip_overrides;
+    assert_eq!(overrides[&ip("10.0.0.5")], 100);
+    assert_eq!(overrides[&ip("::1")], 7);
+    assert_eq!(overrides[&ip("::2")], 3);
+    assert!(
+        overrides.iter().any(|(a, n)| a.is_loopback() && *n == 9),
+        "localhost resolved: {overrides:?}"
+    );
+    // KafkaConfig: 0 needs overrides.
+    let err = refuse("max.connections.per.ip=0");
+    assert_eq!(err.key(), Some("max.connections.per.ip"));
+    assert!(
+        err.to_string().ends_with(
+            "can be set to zero only if max.connections.per.ip.overrides property is set."
+        ),
+        "{err}"
+    );
+    for bad in [
+        "10.0.0.5",
+        "10.0.0.5:-1",
+        "10.0.0.5:lots",
+        "no-such-host.invalid:3",
+    ] {
+        refused_for(
+            &format!("max.connections.per.ip.overrides={bad}"),
+            "max.connections.per.ip.overrides",
+        );
+    }
+}
