@@ -87,6 +87,7 @@ pub struct Metrics {
     accepted_connections: AtomicU64,
     refused_connections: AtomicU64,
     expired_connections: AtomicU64,
+    reauthentications: AtomicU64,
     authentication_failures: AtomicU64,
     authorizer_allowed: AtomicU64,
     authorizer_denied: AtomicU64,
@@ -114,6 +115,7 @@ impl Metrics {
             accepted_connections: AtomicU64::new(0),
             refused_connections: AtomicU64::new(0),
             expired_connections: AtomicU64::new(0),
+            reauthentications: AtomicU64::new(0),
             authentication_failures: AtomicU64::new(0),
             authorizer_allowed: AtomicU64::new(0),
             authorizer_denied: AtomicU64::new(0),
@@ -189,6 +191,16 @@ impl Metrics {
     /// (Kafka's `expired-connections-killed-count`).
     pub fn connection_expired(&self) {
         self.expired_connections.fetch_add(1, Relaxed);
+    }
+
+    /// Counts a successful re-authentication (Kafka's `successful-reauthentication-total`).
+    pub fn reauthenticated(&self) {
+        self.reauthentications.fetch_add(1, Relaxed);
+    }
+
+    /// How many sessions were renewed by re-authentication.
+    pub fn reauthentications(&self) -> u64 {
+        self.reauthentications.load(Relaxed)
     }
 
     /// How many connections were closed for an expired session.

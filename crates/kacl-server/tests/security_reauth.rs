@@ -60,6 +60,7 @@ async fn a_session_renews_on_its_connection_and_expires_without_renewal() {
     let renewed = plain(&mut wire, "alice").await;
     assert_eq!((renewed.error_code, renewed.session_lifetime_ms), (0, 3000));
     assert!(answers(&mut wire).await);
+    assert_eq!(server.server.state().metrics.reauthentications(), 1);
 
     // A second renewal within a second is an ordinary handshake on an authenticated
     // connection: refused, connection kept.

@@ -103,6 +103,7 @@ fn step(state: &ServerState, session: &mut Session, token: &[u8]) -> Option<Toke
             Some(before) => Err(changed_principal(before, &principal)),
             None => {
                 let done = if renewing.is_some() {
+                    state.metrics.reauthenticated();
                     "re-authenticated"
                 } else {
                     "authenticated"

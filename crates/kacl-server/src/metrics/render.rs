@@ -119,6 +119,12 @@ impl Metrics {
              without re-authentication.",
             self.expired_connections.load(Relaxed),
         )?;
+        counter(
+            out,
+            "kacl_reauthentications_total",
+            "SASL sessions renewed by re-authentication on their connection (KIP-368).",
+            self.reauthentications.load(Relaxed),
+        )?;
         if let Some(pool) = self.request_memory.get() {
             gauge(
                 out,
