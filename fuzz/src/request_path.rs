@@ -112,6 +112,12 @@ fn config(setup: u8) -> ServerConfig {
     if bit(4) {
         pairs.push(("kacl.describe.self.service.enable", "true"));
     }
+    if bit(0) {
+        // SASL setups also renew sessions (a SaslHandshake after login re-authenticates) and
+        // lease request bytes from the pool, so those paths see arbitrary input too.
+        pairs.push(("connections.max.reauth.ms", "60000"));
+        pairs.push(("queued.max.request.bytes", "1048576"));
+    }
     let pairs: Vec<(String, String)> = pairs
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
