@@ -67,7 +67,7 @@ pub fn state_for(
         topics,
         listeners,
         scram,
-        None,
+        Default::default(),
         metrics,
     )))
 }

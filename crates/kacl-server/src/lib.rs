@@ -92,5 +92,6 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
     "sasl.server.max.receive.size of 0 or below -1 is refused at start (Kafka takes any int, \
      and then no login can succeed); only the global key is read, not listener-prefixed ones.",
     "connections.max.reauth.ms: only the global key is read, not listener- or \
-     mechanism-prefixed ones.",
+     mechanism-prefixed ones; ssl.principal.mapping.rules likewise (other ssl.* keys may be \
+     listener-prefixed).",
 ];

@@ -15,6 +15,7 @@
 //! # Ok(()) }
 //! ```
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -120,7 +121,7 @@ impl Server {
         config: ServerConfig,
         store: Arc<dyn MetadataStore>,
     ) -> Result<RunningServer, StartError> {
-        let tls = tls_acceptor(&config)?;
+        let tls = tls_acceptors(&config)?;
         let metrics = Arc::new(Metrics::new());
         let store = metrics::MeteredStore::wrap(store, metrics.clone());
         let loader = store.clone();
@@ -270,18 +271,20 @@ fn store_options(config: &ServerConfig) -> StoreOptions {
     }
 }
 
-/// The TLS acceptor, built only when a listener uses TLS (the config checked that a key store
-/// is then configured).
-fn tls_acceptor(config: &ServerConfig) -> Result<Option<TlsAcceptor>, StartError> {
-    if !config.listeners.iter().any(|l| l.protocol.uses_tls()) {
-        return Ok(None);
+/// A TLS acceptor for each TLS listener, from its own settings or the global ones (the config
+/// checked that each has a key store).
+fn tls_acceptors(config: &ServerConfig) -> Result<HashMap<String, TlsAcceptor>, StartError> {
+    let mut acceptors = HashMap::new();
+    for listener in config.listeners.iter().filter(|l| l.protocol.uses_tls()) {
+        let tls = config.tls_for(&listener.name).ok_or_else(|| {
+            StartError::Task(format!(
+                "TLS listener {} without ssl.keystore settings",
+                listener.name
+            ))
+        })?;
+        acceptors.insert(listener.name.clone(), TlsAcceptor::from_config(tls)?);
     }
-    match &config.tls {
-        Some(tls) => Ok(Some(TlsAcceptor::from_config(tls)?)),
-        None => Err(StartError::Task(
-            "a TLS listener without ssl.keystore settings".into(),
-        )),
-    }
+    Ok(acceptors)
 }
 
 /// Loads the SCRAM credentials into memory and applies `kacl.scram.bootstrap.credentials`
@@ -437,7 +440,7 @@ async fn accept_loop(
                 let (listener, state, shutdown) =
                     (listener.clone(), state.clone(), shutdown.clone());
                 connections.spawn(async move {
-                    let tls = state.tls.clone().filter(|_| listener.protocol.uses_tls());
+                    let tls = state.tls.get(&listener.name).cloned();
                     match tls {
                         Some(acceptor) => {
                             tls::serve(acceptor, stream, peer, listener, state, shutdown).await;

@@ -4,6 +4,7 @@
 //! Reads (authorization, DescribeAcls, Metadata) touch only memory. Writes go through
 //! [`AclWriter`](crate::acl_writer::AclWriter), one at a time.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -60,8 +61,8 @@ pub struct ServerState {
     pub connection_limits: ConnectionLimits,
     /// `queued.max.request.bytes` across all connections (`None`: no bound, Kafka's default).
     pub request_memory: Option<Arc<RequestMemoryPool>>,
-    /// The TLS acceptor of SSL and SASL_SSL listeners (`None` without TLS listeners).
-    pub tls: Option<TlsAcceptor>,
+    /// The TLS acceptor of each SSL and SASL_SSL listener, by listener name.
+    pub tls: HashMap<String, TlsAcceptor>,
     /// What the server counts, for `/metrics`.
     pub metrics: Arc<Metrics>,
 }
@@ -88,7 +89,7 @@ impl ServerState {
         topics: Vec<TopicRecord>,
         listeners: Vec<BoundListener>,
         scram: ScramCredentials,
-        tls: Option<TlsAcceptor>,
+        tls: HashMap<String, TlsAcceptor>,
         metrics: Arc<Metrics>,
     ) -> ServerState {
         let authorizer = Authorizer::new(

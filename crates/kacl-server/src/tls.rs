@@ -5,6 +5,8 @@
 //!   `ssl.keystore.certificate.chain` and `ssl.keystore.key`.
 //! - Client certificates: `ssl.client.auth=none|requested|required`, verified against the CAs
 //!   of `ssl.truststore.location` (or `ssl.truststore.certificates`).
+//! - Each TLS listener has its own acceptor, from its `listener.name.<name>.ssl.*` overrides
+//!   over the global keys.
 //! - What is offered: `ssl.enabled.protocols` (TLSv1.2, TLSv1.3) and `ssl.cipher.suites` (IANA
 //!   names, mapped onto the ring provider's suites; empty offers them all).
 //! - On an SSL listener the principal is `User:<subject DN>` (the DN as Java prints it, see

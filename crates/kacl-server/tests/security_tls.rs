@@ -370,3 +370,42 @@ async fn enabled_protocols_and_cipher_suites_bound_what_clients_negotiate() {
     );
     assert_eq!(wire.describe_acls().await.error_code, 0);
 }
+
+#[tokio::test]
+async fn a_listener_overrides_ssl_keys_with_its_own_prefix() {
+    // Kafka's listener.name.<name>.ssl.*: client certificates required on SSL, not on
+    // INTERNAL, which inherits the key store and trust store.
+    let pki = TestPki::new();
+    let (keystore, truststore) = pki.server_files();
+    let (keystore, truststore) = (
+        keystore.display().to_string(),
+        truststore.display().to_string(),
+    );
+    let mut props = tls_props(
+        &keystore,
+        &truststore,
+        "SSL://127.0.0.1:0,INTERNAL://127.0.0.1:0",
+        "required",
+    );
+    props.push(("listener.security.protocol.map", "SSL:SSL,INTERNAL:SSL"));
+    props.push(("listener.name.internal.ssl.client.auth", "none"));
+    props.push(("super.users", "User:ANONYMOUS;User:CN=carl"));
+    let server = start(&props).await;
+
+    let without_certificate = pki.connect(server.addr("SSL"), None).await;
+    assert!(
+        refused(without_certificate).await,
+        "SSL requires a client certificate"
+    );
+    let mut carl = pki
+        .connect(server.addr("SSL"), Some(pki.client(&[("CN", "carl")])))
+        .await
+        .unwrap();
+    assert_eq!(carl.describe_acls().await.error_code, 0);
+    let mut anonymous = pki.connect(server.addr("INTERNAL"), None).await.unwrap();
+    assert_eq!(
+        anonymous.describe_acls().await.error_code,
+        0,
+        "INTERNAL asks for no certificate: User:ANONYMOUS"
+    );
+}

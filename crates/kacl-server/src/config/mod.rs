@@ -127,6 +127,9 @@ pub struct ServerConfig {
     pub listener_plain_users: BTreeMap<String, PlainUsers>,
     /// The `ssl.*` key store, trust store and client auth; `None` without a key store.
     pub tls: Option<TlsConfig>,
+    /// The TLS settings of listeners that override some `ssl.*` key with
+    /// `listener.name.<name>.ssl.*`, by upper-case listener name (see [`ServerConfig::tls_for`]).
+    pub listener_tls: BTreeMap<String, TlsConfig>,
     /// `ssl.principal.mapping.rules` (default `DEFAULT`).
     pub ssl_principal_mapper: SslPrincipalMapper,
     /// `num.partitions`: partitions for CreateTopics with -1.
@@ -211,6 +214,7 @@ impl ServerConfig {
             plain_users: None,
             listener_plain_users: BTreeMap::new(),
             tls: None,
+            listener_tls: BTreeMap::new(),
             ssl_principal_mapper: SslPrincipalMapper::default(),
             num_partitions: 1,
             default_replication_factor: 1,
@@ -303,6 +307,11 @@ impl ServerConfig {
             .find(|l| l.name.eq_ignore_ascii_case(name))
     }
 
+    /// The TLS settings of listener `name`: its own overrides, else the global ones.
+    pub fn tls_for(&self, name: &str) -> Option<&TlsConfig> {
+        self.listener_tls.get(name).or(self.tls.as_ref())
+    }
+
     /// True if `mechanism` is enabled.
     pub fn mechanism_enabled(&self, mechanism: SaslMechanism) -> bool {
         self.sasl_enabled_mechanisms.contains(&mechanism)
@@ -356,6 +365,7 @@ impl ServerConfig {
             tls,
             principal_mapper,
         } = tls::parse_tls_keys(&mut source, &mut warnings)?;
+        let listener_tls = tls::parse_listener_tls(&mut source, &listeners, &mut warnings)?;
 
         let num_partitions = source.int("num.partitions", 1, 1, i32::MAX.into())? as i32;
         let default_replication_factor =
@@ -394,6 +404,7 @@ impl ServerConfig {
             plain_users,
             listener_plain_users,
             tls,
+            listener_tls,
             ssl_principal_mapper: principal_mapper,
             num_partitions,
             default_replication_factor,
@@ -421,6 +432,9 @@ impl ServerConfig {
                 .unused()
                 .map(|key| format!("unknown configuration key `{key}` is ignored")),
         );
+        // A listener inheriting a global value repeats its warning: say each once.
+        let mut seen = std::collections::BTreeSet::new();
+        warnings.retain(|w| seen.insert(w.clone()));
         Ok(ServerConfig { warnings, ..config })
     }
 }
@@ -558,8 +572,16 @@ fn check_listener_needs(
     config: &ServerConfig,
     warnings: &mut Vec<String>,
 ) -> Result<(), ConfigError> {
-    if let Some(l) = config.listeners.iter().find(|l| l.protocol.uses_tls()) {
-        if config.tls.is_none() {
+    let tls_listeners: Vec<&Listener> = config
+        .listeners
+        .iter()
+        .filter(|l| l.protocol.uses_tls())
+        .collect();
+    if !tls_listeners.is_empty() {
+        if let Some(l) = tls_listeners
+            .iter()
+            .find(|l| config.tls_for(&l.name).is_none())
+        {
             return Err(ConfigError::invalid(
                 "ssl.keystore.location",
                 format!(

@@ -27,6 +27,11 @@ impl Source {
         Some(value)
     }
 
+    /// A key's raw value without marking the key as known.
+    pub fn peek(&self, key: &str) -> Option<&str> {
+        self.values.get(key).map(String::as_str)
+    }
+
     /// Keys starting with `prefix` (not yet marked known).
     pub fn keys_with_prefix(&self, prefix: &str) -> Vec<String> {
         self.values

@@ -722,3 +722,46 @@ fn max_connections_per_ip_overrides() {
         );
     }
 }
+
+#[test]
+fn listener_prefixed_ssl_keys_override_the_global_ones() {
+    let two = "listeners=SSL://127.0.0.1:0,INTERNAL://127.0.0.1:0\n\
+               listener.security.protocol.map=SSL:SSL,INTERNAL:SSL\n\
+               ssl.keystore.location=/k.pem\nssl.truststore.location=/ca.pem\n\
+               ssl.client.auth=required\n";
+    let c = parse(&format!(
+        "{two}listener.name.internal.ssl.client.auth=none\n\
+         listener.name.internal.ssl.enabled.protocols=TLSv1.3\n\
+         listener.name.internal.ssl.bogus=1\n"
+    ));
+    let ssl = c.tls_for("SSL").unwrap();
+    let internal = c.tls_for("INTERNAL").unwrap();
+    assert_eq!(ssl.client_auth, ClientAuth::Required);
+    assert_eq!(internal.client_auth, ClientAuth::None);
+    assert_eq!(internal.key_store, ssl.key_store, "inherited");
+    assert_eq!(
+        internal.offer.protocols,
+        [crate::config::TlsProtocol::Tls13]
+    );
+    assert_eq!(ssl.offer, crate::config::TlsOffer::default());
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.contains("listener.name.internal.ssl.bogus")),
+        "{:?}",
+        c.warnings
+    );
+    // A refused override names its own key.
+    refused_for(
+        &format!("{two}listener.name.internal.ssl.client.auth=maybe\n"),
+        "listener.name.internal.ssl.client.auth",
+    );
+    // A listener may bring the only key store.
+    let own =
+        parse("listeners=SSL://127.0.0.1:0\nlistener.name.ssl.ssl.keystore.location=/own.pem\n");
+    assert!(own.tls.is_none());
+    assert_eq!(
+        own.tls_for("SSL").map(|t| &t.key_store),
+        Some(&KeyStore::File(PathBuf::from("/own.pem")))
+    );
+}

@@ -5,6 +5,11 @@
 //! `ssl.enabled.protocols` and `ssl.cipher.suites` take Kafka's (Java's) names, read as the
 //! client reads them ([`kacl_config::tls`]).
 //!
+//! As in Kafka, a TLS listener can override any of these keys with its own prefixed copy,
+//! `listener.name.<listener name in lower case>.<key>` (e.g.
+//! `listener.name.internal.ssl.client.auth=none`); the keys it does not override keep their
+//! global values. `ssl.principal.mapping.rules` is global only.
+//!
 //! Deliberate difference: kacl reads unencrypted PEM only, so `ssl.key.password`,
 //! `ssl.keystore.password` and `ssl.truststore.password` are refused with a clear message
 //! instead of failing later (Kafka accepts an encrypted PKCS#8 key with `ssl.key.password`).
@@ -70,6 +75,78 @@ pub struct TlsConfig {
 pub(crate) struct TlsKeys {
     pub tls: Option<TlsConfig>,
     pub principal_mapper: SslPrincipalMapper,
+}
+
+/// The keys a listener may override (the principal mapping rules are global).
+const LISTENER_KEYS: [&str; 13] = [
+    "ssl.key.password",
+    "ssl.keystore.password",
+    "ssl.truststore.password",
+    "ssl.keystore.type",
+    "ssl.truststore.type",
+    "ssl.keystore.location",
+    "ssl.keystore.certificate.chain",
+    "ssl.keystore.key",
+    "ssl.truststore.location",
+    "ssl.truststore.certificates",
+    "ssl.client.auth",
+    kacl_config::tls::ENABLED_PROTOCOLS_KEY,
+    kacl_config::tls::CIPHER_SUITES_KEY,
+];
+
+/// The TLS settings of each TLS listener that overrides some key with
+/// `listener.name.<name>.ssl.*`: its own keys over the global ones. Listeners without an
+/// override are absent (they use the global settings).
+pub(crate) fn parse_listener_tls(
+    source: &mut Source,
+    listeners: &[super::Listener],
+    warnings: &mut Vec<String>,
+) -> Result<std::collections::BTreeMap<String, TlsConfig>, ConfigError> {
+    let mut by_listener = std::collections::BTreeMap::new();
+    for listener in listeners.iter().filter(|l| l.protocol.uses_tls()) {
+        let prefix = format!("listener.name.{}.", listener.name.to_lowercase());
+        let overridden: Vec<&str> = LISTENER_KEYS
+            .into_iter()
+            .filter(|key| source.peek(&format!("{prefix}{key}")).is_some())
+            .collect();
+        if overridden.is_empty() {
+            continue;
+        }
+        // The listener's view: its own values where it has them, the global ones elsewhere.
+        let pairs: Vec<(String, String)> = LISTENER_KEYS
+            .into_iter()
+            .filter_map(|key| {
+                let value = match source.take(&format!("{prefix}{key}")) {
+                    Some(own) => Some(own.to_owned()),
+                    None => source.peek(key).map(str::to_owned),
+                };
+                value.map(|v| (key.to_owned(), v))
+            })
+            .collect();
+        let mut view = Source::new(pairs);
+        let rename = |error: ConfigError| match error {
+            ConfigError::InvalidValue { key, reason } if overridden.contains(&key.as_str()) => {
+                ConfigError::InvalidValue {
+                    key: format!("{prefix}{key}"),
+                    reason,
+                }
+            }
+            other => other,
+        };
+        let keys = parse_tls_keys(&mut view, warnings).map_err(rename)?;
+        let tls = keys.tls.ok_or_else(|| {
+            ConfigError::invalid(
+                &format!("{prefix}ssl.keystore.location"),
+                format!(
+                    "listener {} overrides ssl.* keys but has no key store, neither its own \
+                     nor a global one",
+                    listener.name
+                ),
+            )
+        })?;
+        by_listener.insert(listener.name.clone(), tls);
+    }
+    Ok(by_listener)
 }
 
 const PASSWORD_KEYS: [&str; 3] = [
