@@ -374,7 +374,8 @@ async fn enabled_protocols_and_cipher_suites_bound_what_clients_negotiate() {
 #[tokio::test]
 async fn a_listener_overrides_ssl_keys_with_its_own_prefix() {
     // Kafka's listener.name.<name>.ssl.*: client certificates required on SSL, not on
-    // INTERNAL, which inherits the key store and trust store.
+    // INTERNAL, which inherits the key store and trust store; and (KIP-684) not on SASL_SSL,
+    // which takes ssl.client.auth only from its own key.
     let pki = TestPki::new();
     let (keystore, truststore) = pki.server_files();
     let (keystore, truststore) = (
@@ -384,10 +385,14 @@ async fn a_listener_overrides_ssl_keys_with_its_own_prefix() {
     let mut props = tls_props(
         &keystore,
         &truststore,
-        "SSL://127.0.0.1:0,INTERNAL://127.0.0.1:0",
+        "SSL://127.0.0.1:0,INTERNAL://127.0.0.1:0,SASL_SSL://127.0.0.1:0",
         "required",
     );
-    props.push(("listener.security.protocol.map", "SSL:SSL,INTERNAL:SSL"));
+    props.push((
+        "listener.security.protocol.map",
+        "SSL:SSL,INTERNAL:SSL,SASL_SSL:SASL_SSL",
+    ));
+    props.push(("sasl.jaas.config", JAAS));
     props.push(("listener.name.internal.ssl.client.auth", "none"));
     props.push(("super.users", "User:ANONYMOUS;User:CN=carl"));
     let server = start(&props).await;
@@ -407,5 +412,12 @@ async fn a_listener_overrides_ssl_keys_with_its_own_prefix() {
         anonymous.describe_acls().await.error_code,
         0,
         "INTERNAL asks for no certificate: User:ANONYMOUS"
+    );
+    let mut sasl = pki.connect(server.addr("SASL_SSL"), None).await.unwrap();
+    sasl.plain_login("alice", "alice-secret").await;
+    assert_eq!(
+        sasl.describe_acls().await.error_code,
+        31,
+        "no certificate asked for on SASL_SSL: alice logs in and is no super user"
     );
 }

@@ -365,7 +365,8 @@ impl ServerConfig {
             tls,
             principal_mapper,
         } = tls::parse_tls_keys(&mut source, &mut warnings)?;
-        let listener_tls = tls::parse_listener_tls(&mut source, &listeners, &mut warnings)?;
+        let listener_tls =
+            tls::parse_listener_tls(&mut source, &listeners, tls.as_ref(), &mut warnings)?;
 
         let num_partitions = source.int("num.partitions", 1, 1, i32::MAX.into())? as i32;
         let default_replication_factor =

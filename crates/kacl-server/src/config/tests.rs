@@ -532,9 +532,27 @@ ssl.principal.mapping.rules=RULE:^CN=([^,]+),O=Example$/$1/L,DEFAULT
         c.tls.as_ref().map(|t| t.client_auth),
         Some(ClientAuth::Requested)
     );
+    // Kafka (KIP-684): the global ssl.client.auth is for SSL listeners only, and says so.
+    assert_eq!(
+        c.tls_for("SASL_SSL").map(|t| t.client_auth),
+        Some(ClientAuth::None)
+    );
     assert_eq!(
         c.warnings,
-        ["unknown configuration key `process.roles` is ignored"]
+        [
+            "Broker configuration 'ssl.client.auth' is applied only to SSL listeners. \
+             Listener-prefixed configuration can be used to enable SSL client authentication \
+             for SASL_SSL listeners.",
+            "unknown configuration key `process.roles` is ignored"
+        ]
+    );
+    // With its own key, a SASL_SSL listener asks for certificates.
+    let c = parse(&format!(
+        "{text}listener.name.sasl_ssl.ssl.client.auth=required\n"
+    ));
+    assert_eq!(
+        c.tls_for("SASL_SSL").map(|t| t.client_auth),
+        Some(ClientAuth::Required)
     );
 }
 

@@ -8,7 +8,9 @@
 //! As in Kafka, a TLS listener can override any of these keys with its own prefixed copy,
 //! `listener.name.<listener name in lower case>.<key>` (e.g.
 //! `listener.name.internal.ssl.client.auth=none`); the keys it does not override keep their
-//! global values. `ssl.principal.mapping.rules` is global only.
+//! global values. `ssl.principal.mapping.rules` is global only. Also as in Kafka (KIP-684), the
+//! global `ssl.client.auth` applies to SSL listeners only: a SASL_SSL listener asks for client
+//! certificates only with its own `listener.name.<name>.ssl.client.auth`.
 //!
 //! Deliberate difference: kacl reads unencrypted PEM only, so `ssl.key.password`,
 //! `ssl.keystore.password` and `ssl.truststore.password` are refused with a clear message
@@ -94,12 +96,14 @@ const LISTENER_KEYS: [&str; 13] = [
     kacl_config::tls::CIPHER_SUITES_KEY,
 ];
 
-/// The TLS settings of each TLS listener that overrides some key with
-/// `listener.name.<name>.ssl.*`: its own keys over the global ones. Listeners without an
-/// override are absent (they use the global settings).
+/// The TLS settings of each TLS listener that differ from the global ones: those that
+/// override some key with `listener.name.<name>.ssl.*` (their own keys over the global ones),
+/// and SASL_SSL listeners, which take `ssl.client.auth` only from their own key. Other
+/// listeners are absent (they use the global settings).
 pub(crate) fn parse_listener_tls(
     source: &mut Source,
     listeners: &[super::Listener],
+    global: Option<&TlsConfig>,
     warnings: &mut Vec<String>,
 ) -> Result<std::collections::BTreeMap<String, TlsConfig>, ConfigError> {
     let mut by_listener = std::collections::BTreeMap::new();
@@ -109,6 +113,29 @@ pub(crate) fn parse_listener_tls(
             .into_iter()
             .filter(|key| source.peek(&format!("{prefix}{key}")).is_some())
             .collect();
+        let sasl_ssl = listener.protocol == super::SecurityProtocol::SaslSsl;
+        if sasl_ssl && !overridden.contains(&"ssl.client.auth") {
+            // Kafka's ChannelBuilders: no client certificates on SASL_SSL unless the listener
+            // asks for them itself.
+            if global.is_some_and(|g| g.client_auth != ClientAuth::None) {
+                warnings.push(
+                    "Broker configuration 'ssl.client.auth' is applied only to SSL listeners. \
+                     Listener-prefixed configuration can be used to enable SSL client \
+                     authentication for SASL_SSL listeners."
+                        .into(),
+                );
+            }
+            if overridden.is_empty() {
+                if let Some(global) = global {
+                    let tls = TlsConfig {
+                        client_auth: ClientAuth::None,
+                        ..global.clone()
+                    };
+                    by_listener.insert(listener.name.clone(), tls);
+                }
+                continue;
+            }
+        }
         if overridden.is_empty() {
             continue;
         }
@@ -123,7 +150,10 @@ pub(crate) fn parse_listener_tls(
                 value.map(|v| (key.to_owned(), v))
             })
             .collect();
-        let mut view = Source::new(pairs);
+        let mut view = Source::new(pairs.into_iter().filter(|(key, _)| {
+            // A SASL_SSL listener never inherits the global ssl.client.auth.
+            !(sasl_ssl && key == "ssl.client.auth" && !overridden.contains(&"ssl.client.auth"))
+        }));
         let rename = |error: ConfigError| match error {
             ConfigError::InvalidValue { key, reason } if overridden.contains(&key.as_str()) => {
                 ConfigError::InvalidValue {
