@@ -135,7 +135,8 @@ fn step(state: &ServerState, session: &mut Session, token: &[u8]) -> Option<Toke
 /// Kafka's message for a re-authentication that asks for another mechanism.
 fn changed_mechanism(before: SaslMechanism, now: SaslMechanism) -> AuthFailure {
     let message = format!(
-        "SASL mechanism '{now}' requested by client is not supported for re-authentication of          mechanism '{before}'"
+        "SASL mechanism '{now}' requested by client is not supported for re-authentication of \
+         mechanism '{before}'"
     );
     AuthFailure {
         client_message: message.clone(),
@@ -267,5 +268,33 @@ pub fn handle_raw_token(state: &Arc<ServerState>, session: &mut Session, token: 
             }
         }
         None => Outcome::close("raw SASL token outside an exchange"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renewal_failures_carry_kafkas_texts() {
+        assert_eq!(
+            changed_mechanism(SaslMechanism::Plain, SaslMechanism::ScramSha256).client_message,
+            "SASL mechanism 'SCRAM-SHA-256' requested by client is not supported for \
+             re-authentication of mechanism 'PLAIN'"
+        );
+        let before = Reauthentication {
+            principal: "User:alice".into(),
+            mechanism: SaslMechanism::Plain,
+        };
+        assert_eq!(
+            changed_principal(&before, "User:bob").client_message,
+            "Cannot change principals during re-authentication from User.alice: User.bob"
+        );
+        let generic = AuthFailure::generic(SaslMechanism::Plain, "wrong password");
+        assert_eq!(
+            during_reauthentication(generic, SaslMechanism::Plain).client_message,
+            "Authentication failed during re-authentication due to invalid credentials with \
+             SASL mechanism PLAIN"
+        );
     }
 }
