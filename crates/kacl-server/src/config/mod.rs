@@ -21,6 +21,7 @@ use crate::tls_principal::SslPrincipalMapper;
 
 mod limits;
 mod listeners;
+mod sasl;
 mod source;
 mod tls;
 
@@ -351,15 +352,11 @@ impl ServerConfig {
         let allow_everyone_if_no_acl_found =
             source.bool("allow.everyone.if.no.acl.found", false)?;
 
-        let sasl_enabled_mechanisms = mechanisms(source.take("sasl.enabled.mechanisms"))?;
-        let plain_users = match source.take("sasl.jaas.config") {
-            Some(text) => Some(
-                PlainUsers::from_jaas(text)
-                    .map_err(|e| ConfigError::invalid("sasl.jaas.config", e.to_string()))?,
-            ),
-            None => None,
-        };
-        let listener_plain_users = listener_plain_users(&mut source, &listeners, &mut warnings)?;
+        let sasl::SaslKeys {
+            sasl_enabled_mechanisms,
+            plain_users,
+            listener_plain_users,
+        } = sasl::parse_sasl_keys(&mut source, &listeners, &mut warnings)?;
 
         let tls::TlsKeys {
             tls,
@@ -491,53 +488,6 @@ fn super_users(value: Option<&str>) -> Result<Vec<String>, ConfigError> {
         if !users.iter().any(|u| u == entry) {
             users.push(entry.to_owned());
         }
-    }
-    Ok(users)
-}
-
-fn mechanisms(value: Option<&str>) -> Result<Vec<SaslMechanism>, ConfigError> {
-    let Some(value) = value else {
-        return Ok(SaslMechanism::ALL.to_vec());
-    };
-    let mut enabled = Vec::new();
-    for name in listeners::split_list(value) {
-        let mechanism: SaslMechanism =
-            name.parse()
-                .map_err(|e: crate::sasl::UnsupportedMechanism| {
-                    ConfigError::invalid("sasl.enabled.mechanisms", e.to_string())
-                })?;
-        if !enabled.contains(&mechanism) {
-            enabled.push(mechanism);
-        }
-    }
-    Ok(enabled)
-}
-
-/// `listener.name.<name>.plain.sasl.jaas.config` keys (listener names in any case).
-fn listener_plain_users(
-    source: &mut Source,
-    listeners: &[Listener],
-    warnings: &mut Vec<String>,
-) -> Result<BTreeMap<String, PlainUsers>, ConfigError> {
-    let mut users = BTreeMap::new();
-    for key in source.keys_with_prefix("listener.name.") {
-        let Some(name) = key
-            .strip_prefix("listener.name.")
-            .and_then(|rest| rest.strip_suffix(".plain.sasl.jaas.config"))
-            .filter(|name| !name.is_empty() && !name.contains('.'))
-        else {
-            continue;
-        };
-        let name = name.to_ascii_uppercase();
-        let text = source.take(&key).unwrap_or_default();
-        let parsed =
-            PlainUsers::from_jaas(text).map_err(|e| ConfigError::invalid(&key, e.to_string()))?;
-        if !listeners.iter().any(|l| l.name == name) {
-            warnings.push(format!(
-                "`{key}` names listener {name}, which is not in listeners"
-            ));
-        }
-        users.insert(name, parsed);
     }
     Ok(users)
 }
