@@ -127,14 +127,19 @@ async fn idle_connections_are_closed() {
     );
 }
 
-/// Waits until the server's `queued.max.request.bytes` pool has `used` bytes leased.
-async fn until_leased(server: &TestServer, used: i64) {
-    let pool = server
+/// The server's `queued.max.request.bytes` pool.
+fn pool(server: &TestServer) -> std::sync::Arc<kacl_server::request_memory::RequestMemoryPool> {
+    server
         .server
         .state()
         .request_memory
         .clone()
-        .expect("queued.max.request.bytes is set");
+        .expect("queued.max.request.bytes is set")
+}
+
+/// Waits until the server's `queued.max.request.bytes` pool has `used` bytes leased.
+async fn until_leased(server: &TestServer, used: i64) {
+    let pool = pool(server);
     for _ in 0..400 {
         if pool.used() == used {
             return;
@@ -192,8 +197,8 @@ async fn a_depleted_request_pool_makes_connections_wait_until_memory_returns() {
     assert!(answered_now(&mut waiting).await);
     assert!(answered_now(&mut before).await);
     until_leased(&server, 0).await;
-    let pool = server.server.state().request_memory.clone().unwrap();
-    assert!(pool.waits() >= 2, "both waits counted: {}", pool.waits());
+    let waits = pool(&server).waits();
+    assert!(waits >= 2, "both waits counted: {waits}");
 }
 
 #[tokio::test]
@@ -210,8 +215,7 @@ async fn a_handled_request_returns_its_memory_before_the_next_is_read() {
         assert!(answers(&mut wire).await);
     }
     until_leased(&server, 0).await;
-    let pool = server.server.state().request_memory.clone().unwrap();
-    assert_eq!(pool.waits(), 0);
+    assert_eq!(pool(&server).waits(), 0);
 }
 
 #[tokio::test]
