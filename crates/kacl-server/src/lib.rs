@@ -36,7 +36,7 @@ pub mod tls_principal;
 pub mod topic_registry;
 pub mod topics;
 
-pub use server::{RunningServer, Server, ShutdownHandle, StartError};
+pub use server::{RunningServer, Server, ShutdownHandle, StartError, TlsReloader};
 
 /// Where kacl deliberately answers differently from Apache Kafka, one sentence each, for the
 /// README's compatibility section. Each is also commented where it is made.
@@ -91,6 +91,8 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
      close before closing, so that the client reads the error first.",
     "sasl.server.max.receive.size of 0 or below -1 is refused at start (Kafka takes any int, \
      and then no login can succeed); only the global key is read, not listener-prefixed ones.",
+    "TLS certificates are rotated by replacing the PEM files and sending SIGHUP; Kafka does it \
+     with a dynamic config update (kacl has no dynamic configs).",
     "connections.max.reauth.ms: only the global key is read, not listener- or \
      mechanism-prefixed ones; ssl.principal.mapping.rules likewise (other ssl.* keys may be \
      listener-prefixed).",

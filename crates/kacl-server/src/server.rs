@@ -35,6 +35,33 @@ use crate::scram_bootstrap::{self, BootstrapCredential};
 use crate::state::{BoundListener, ServerState};
 use crate::tls::{self, TlsAcceptor};
 
+/// Reloads the key and trust store files of every TLS listener; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct TlsReloader(Arc<ServerState>);
+
+impl TlsReloader {
+    /// Reads each TLS listener's PEM files again; new handshakes use them, open connections
+    /// keep their session. A listener whose files do not load keeps what it had. Returns
+    /// each listener with its outcome (none without TLS listeners), and logs them.
+    pub fn reload(&self) -> Vec<(String, Result<(), tls::TlsError>)> {
+        let mut outcomes: Vec<(String, Result<(), tls::TlsError>)> = self
+            .0
+            .tls
+            .iter()
+            .map(|(listener, acceptor)| (listener.clone(), acceptor.reload()))
+            .collect();
+        outcomes.sort_by(|a, b| a.0.cmp(&b.0));
+        for (listener, outcome) in &outcomes {
+            match outcome {
+                Ok(()) => tracing::info!(%listener, "reloaded the TLS key and trust stores"),
+                Err(err) => tracing::error!(%listener, %err,
+                    "cannot reload the TLS key and trust stores; keeping the ones in use"),
+            }
+        }
+        outcomes
+    }
+}
+
 /// How long shutdown waits for requests in flight before dropping their connections.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
@@ -236,6 +263,12 @@ impl RunningServer {
     /// A handle that stops the server from elsewhere (a signal handler).
     pub fn shutdown_handle(&self) -> ShutdownHandle {
         ShutdownHandle(self.shutdown.clone())
+    }
+
+    /// A handle that reloads the TLS listeners' key and trust store files (certificate
+    /// rotation; `kacl serve` does it on SIGHUP).
+    pub fn tls_reloader(&self) -> TlsReloader {
+        TlsReloader(self.state.clone())
     }
 
     /// Runs until a [`ShutdownHandle`] fires, then shuts down gracefully.

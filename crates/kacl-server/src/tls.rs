@@ -67,10 +67,11 @@ pub enum TlsError {
 }
 
 /// Accepts TLS connections with the configured identity and client-certificate policy.
-/// Cheap to clone.
+/// Cheap to clone; clones share the settings, so a [`TlsAcceptor::reload`] reaches them all.
 #[derive(Clone)]
 pub struct TlsAcceptor {
-    inner: tokio_rustls::TlsAcceptor,
+    settings: Arc<TlsConfig>,
+    current: Arc<parking_lot::RwLock<Arc<rustls::ServerConfig>>>,
 }
 
 impl std::fmt::Debug for TlsAcceptor {
@@ -82,34 +83,58 @@ impl std::fmt::Debug for TlsAcceptor {
 impl TlsAcceptor {
     /// Loads the PEM files and builds the rustls configuration.
     pub fn from_config(config: &TlsConfig) -> Result<TlsAcceptor, TlsError> {
-        let (chain, key) = load_key_store(&config.key_store)?;
-        let provider = config.offer.crypto_provider();
-        let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
-            .with_protocol_versions(&config.offer.protocol_versions())
-            .map_err(|e| TlsError::Rustls(e.to_string()))?;
-        let builder = match (config.client_auth, &config.trust_store) {
-            (ClientAuth::None, _) | (_, None) => builder.with_no_client_auth(),
-            (auth, Some(trust_store)) => {
-                let roots = Arc::new(load_trust_store(trust_store)?);
-                let verifier = WebPkiClientVerifier::builder_with_provider(roots, provider);
-                let verifier = if auth == ClientAuth::Requested {
-                    verifier.allow_unauthenticated()
-                } else {
-                    verifier
-                };
-                let verifier = verifier
-                    .build()
-                    .map_err(|e| TlsError::Rustls(e.to_string()))?;
-                builder.with_client_cert_verifier(verifier)
-            }
-        };
-        let server = builder
-            .with_single_cert(chain, key)
-            .map_err(|e| TlsError::Rustls(e.to_string()))?;
         Ok(TlsAcceptor {
-            inner: tokio_rustls::TlsAcceptor::from(Arc::new(server)),
+            current: Arc::new(parking_lot::RwLock::new(rustls_config(config)?)),
+            settings: Arc::new(config.clone()),
         })
     }
+
+    /// Reads the key store and trust store files again (certificate rotation) and uses them
+    /// for the handshakes that start from now on; connections already open keep their
+    /// session. If the files do not load, nothing changes and the error says why.
+    pub fn reload(&self) -> Result<(), TlsError> {
+        let fresh = rustls_config(&self.settings)?;
+        *self.current.write() = fresh;
+        Ok(())
+    }
+
+    /// Runs the TLS handshake with the settings in use now.
+    async fn accept(
+        &self,
+        stream: TcpStream,
+    ) -> std::io::Result<tokio_rustls::server::TlsStream<TcpStream>> {
+        let config = Arc::clone(&self.current.read());
+        tokio_rustls::TlsAcceptor::from(config).accept(stream).await
+    }
+}
+
+/// The rustls configuration of `config`, its PEM files read now.
+fn rustls_config(config: &TlsConfig) -> Result<Arc<rustls::ServerConfig>, TlsError> {
+    let (chain, key) = load_key_store(&config.key_store)?;
+    let provider = config.offer.crypto_provider();
+    let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
+        .with_protocol_versions(&config.offer.protocol_versions())
+        .map_err(|e| TlsError::Rustls(e.to_string()))?;
+    let builder = match (config.client_auth, &config.trust_store) {
+        (ClientAuth::None, _) | (_, None) => builder.with_no_client_auth(),
+        (auth, Some(trust_store)) => {
+            let roots = Arc::new(load_trust_store(trust_store)?);
+            let verifier = WebPkiClientVerifier::builder_with_provider(roots, provider);
+            let verifier = if auth == ClientAuth::Requested {
+                verifier.allow_unauthenticated()
+            } else {
+                verifier
+            };
+            let verifier = verifier
+                .build()
+                .map_err(|e| TlsError::Rustls(e.to_string()))?;
+            builder.with_client_cert_verifier(verifier)
+        }
+    };
+    let server = builder
+        .with_single_cert(chain, key)
+        .map_err(|e| TlsError::Rustls(e.to_string()))?;
+    Ok(Arc::new(server))
 }
 
 fn read_file(key: &'static str, path: &std::path::Path) -> Result<Vec<u8>, TlsError> {
@@ -195,7 +220,7 @@ pub async fn serve(
     state: Arc<ServerState>,
     shutdown: watch::Receiver<bool>,
 ) {
-    let handshake = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.inner.accept(stream)).await;
+    let handshake = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await;
     let stream = match handshake {
         Ok(Ok(stream)) => stream,
         Ok(Err(err)) => {

@@ -63,8 +63,9 @@ async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         stdout.flush()?;
     }
     let handle = server.shutdown_handle();
+    let reloader = server.tls_reloader();
     tokio::spawn(async move {
-        match wait_for_signal().await {
+        match wait_for_signals(&reloader).await {
             Ok(signal) => tracing::info!(signal, "shutting down"),
             Err(err) => tracing::error!(%err, "cannot listen for signals; shutting down"),
         }
@@ -74,15 +75,25 @@ async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Resolves on SIGTERM or SIGINT, naming the signal.
-async fn wait_for_signal() -> std::io::Result<&'static str> {
+/// Reloads the TLS key and trust stores on each SIGHUP (certificate rotation without a
+/// restart); resolves on SIGTERM or SIGINT, naming the signal.
+async fn wait_for_signals(reloader: &kacl_server::TlsReloader) -> std::io::Result<&'static str> {
     use tokio::signal::unix::{signal, SignalKind};
     let mut terminate = signal(SignalKind::terminate())?;
     let mut interrupt = signal(SignalKind::interrupt())?;
-    Ok(tokio::select! {
-        _ = terminate.recv() => "SIGTERM",
-        _ = interrupt.recv() => "SIGINT",
-    })
+    let mut hangup = signal(SignalKind::hangup())?;
+    loop {
+        tokio::select! {
+            _ = terminate.recv() => return Ok("SIGTERM"),
+            _ = interrupt.recv() => return Ok("SIGINT"),
+            _ = hangup.recv() => {
+                tracing::info!("SIGHUP: reloading TLS key and trust stores");
+                if reloader.reload().is_empty() {
+                    tracing::info!("no TLS listener to reload");
+                }
+            }
+        }
+    }
 }
 
 fn init_logging() {

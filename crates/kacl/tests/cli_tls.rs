@@ -322,3 +322,77 @@ fn enabled_protocols_in_the_command_config_are_what_the_cli_offers() {
         "{run:?}"
     );
 }
+
+#[test]
+fn sighup_reloads_rotated_certificates() {
+    // The server starts with a certificate that names only `localhost`, so a client dialling
+    // 127.0.0.1 with host name checks refuses it; the certificate is rotated to one that
+    // names 127.0.0.1 too, and SIGHUP makes the running server use it.
+    let pki = Pki::new("kacl test CA");
+    let files = tempfile::tempdir().unwrap();
+    let server = tls_server(
+        &pki,
+        files.path(),
+        false,
+        &[
+            ("listeners", "SSL://127.0.0.1:0"),
+            ("super.users", "User:ANONYMOUS"),
+        ],
+    );
+    let ca = write(files.path(), "client-ca.pem", &pki.ca_pem());
+    let config = write(
+        files.path(),
+        "ssl.properties",
+        &format!("security.protocol=SSL\nssl.truststore.location={ca}\n"),
+    );
+    let list = || {
+        kacl(&[
+            "acls",
+            "--bootstrap-server",
+            &server.addr,
+            "--command-config",
+            &config,
+            "--list",
+        ])
+    };
+    let run = list();
+    assert_eq!(
+        run.code, 1,
+        "the first certificate does not name 127.0.0.1: {run:?}"
+    );
+
+    write(
+        files.path(),
+        "server.pem",
+        &pki.leaf_pem(&["localhost"], "kacl server", true),
+    );
+    let hup = std::process::Command::new("kill")
+        .args(["-HUP", &server.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(hup.success());
+    let reloaded = (0..200).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(25));
+        server
+            .log()
+            .contains("reloaded the TLS key and trust stores")
+    });
+    assert!(reloaded, "no reload logged:\n{}", server.log());
+    let run = list();
+    assert_eq!(run.code, 0, "the rotated certificate is served: {run:?}");
+
+    // A broken key store on the next SIGHUP is refused; the server keeps serving.
+    write(files.path(), "server.pem", "not a PEM file");
+    std::process::Command::new("kill")
+        .args(["-HUP", &server.pid().to_string()])
+        .status()
+        .unwrap();
+    let refused = (0..200).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(25));
+        server
+            .log()
+            .contains("cannot reload the TLS key and trust stores")
+    });
+    assert!(refused, "no refusal logged:\n{}", server.log());
+    assert_eq!(list().code, 0, "still serving the last good certificate");
+}

@@ -86,6 +86,16 @@ impl TestServer {
         TestServer { child, addr, dir }
     }
 
+    /// The server's process id (for signals).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// What the server has logged so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
+    }
+
     /// Writes a file in the server's temp dir and returns its path.
     pub fn file(&self, name: &str, contents: &str) -> String {
         let path = self.dir.path().join(name);
