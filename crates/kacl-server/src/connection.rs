@@ -27,6 +27,9 @@ use crate::state::{BoundListener, ServerState};
 /// Longest a connection waits for the client to close after a last response.
 pub const CLOSE_LINGER: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// The least room made in the read buffer for a frame's body per read.
+const MIN_READ_ROOM: usize = 16 * 1024;
+
 /// Why a connection stopped reading.
 #[derive(Debug, Error)]
 pub enum ConnectionError {
@@ -102,9 +105,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                         lease: self.lease.take(),
                     }));
                 }
-                // Make room for the whole frame at once.
-                let total = SIZE_PREFIX_LEN + len;
-                self.buffer.reserve(total.saturating_sub(self.buffer.len()));
+                // Room for what is still missing, but never more than has already arrived (at
+                // least MIN_READ_ROOM): a declared size alone, without its bytes, never makes
+                // the server allocate it. The buffer doubles as the body comes in.
+                let missing = (SIZE_PREFIX_LEN + len).saturating_sub(self.buffer.len());
+                self.buffer
+                    .reserve(missing.min(self.buffer.len().max(MIN_READ_ROOM)));
             }
             if self.stream.read_buf(&mut self.buffer).await? == 0 {
                 return if self.buffer.is_empty() {
@@ -240,5 +246,50 @@ pub(crate) async fn wait_for_shutdown(shutdown: &mut watch::Receiver<bool>) {
         if shutdown.changed().await.is_err() {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tokio::io::AsyncWriteExt;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_declared_size_alone_allocates_nothing_large() {
+        let (server_side, mut client) = tokio::io::duplex(1 << 20);
+        let mut connection = Connection::new(server_side, 104_857_600);
+        client
+            .write_all(&100_000_000i32.to_be_bytes())
+            .await
+            .unwrap();
+        client.write_all(&[7u8; 10]).await.unwrap();
+        let waited =
+            tokio::time::timeout(Duration::from_millis(100), connection.read_frame()).await;
+        assert!(waited.is_err(), "the body is still missing");
+        assert!(
+            connection.buffer.capacity() < 1 << 20,
+            "a 100 MB declaration made the buffer {} bytes",
+            connection.buffer.capacity()
+        );
+
+        // As the body arrives the buffer grows with it, and the frame comes out whole.
+        let body = vec![7u8; 3_000_000];
+        let (server_side, mut client) = tokio::io::duplex(1 << 16);
+        let mut connection = Connection::new(server_side, 104_857_600);
+        let sender = tokio::spawn(async move {
+            client
+                .write_all(&(body.len() as i32).to_be_bytes())
+                .await
+                .unwrap();
+            client.write_all(&body).await.unwrap();
+            client
+        });
+        let frame = connection.read_frame().await.unwrap().expect("a frame");
+        assert_eq!(frame.payload.len(), 3_000_000);
+        assert!(frame.payload.iter().all(|b| *b == 7));
+        drop(sender.await.unwrap());
     }
 }
