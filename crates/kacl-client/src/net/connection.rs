@@ -24,6 +24,9 @@ use crate::error::AdminError;
 /// million ACLs is one frame of some 100 MB; anything past this bound is taken as garbage.
 pub const MAX_RESPONSE_BYTES: usize = 1 << 30;
 
+/// The first room made for a response body; more is made as its bytes arrive.
+const FIRST_READ_ROOM: usize = 64 * 1024;
+
 /// How many frames may wait for the writer before `send` waits too.
 const WRITE_QUEUE: usize = 128;
 
@@ -316,13 +319,52 @@ async fn read_frame(
         .ok()
         .filter(|len| *len >= 4 && *len <= MAX_RESPONSE_BYTES)
         .ok_or_else(|| AdminError::decode(format!("response frame size {size} from {addr}")))?;
-    let mut payload = vec![0u8; len];
-    reader.read_exact(&mut payload).await.map_err(|e| {
-        if e.kind() == std::io::ErrorKind::UnexpectedEof {
-            AdminError::network(addr, "the broker closed the connection mid-response")
-        } else {
-            AdminError::network(addr, e)
-        }
-    })?;
+    // The buffer grows with the bytes that arrive (doubling), so a size prefix alone never
+    // makes the client allocate more than FIRST_READ_ROOM.
+    let mut payload = Vec::with_capacity(len.min(FIRST_READ_ROOM));
+    let read = (&mut *reader)
+        .take(len as u64)
+        .read_to_end(&mut payload)
+        .await
+        .map_err(|e| AdminError::network(addr, e))?;
+    if read < len {
+        return Err(AdminError::network(
+            addr,
+            "the broker closed the connection mid-response",
+        ));
+    }
     Ok(payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::AsyncWriteExt;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn frames_arrive_whole_and_a_short_one_is_a_network_error() {
+        let (mut broker, mut client) = tokio::io::duplex(1 << 16);
+        let body: Vec<u8> = (0..3_000_000u32).map(|i| i as u8).collect();
+        let expected = body.clone();
+        let sender = tokio::spawn(async move {
+            broker
+                .write_all(&(body.len() as i32).to_be_bytes())
+                .await
+                .unwrap();
+            broker.write_all(&body).await.unwrap();
+            // A frame that declares 1 GiB, sends 10 bytes and ends.
+            broker.write_all(&(1i32 << 30).to_be_bytes()).await.unwrap();
+            broker.write_all(&[0u8; 10]).await.unwrap();
+        });
+        assert_eq!(read_frame(&mut client, "b:9092").await.unwrap(), expected);
+        sender.await.unwrap();
+        let short = read_frame(&mut client, "b:9092").await.unwrap_err();
+        assert!(
+            short
+                .to_string()
+                .contains("closed the connection mid-response"),
+            "{short}"
+        );
+    }
 }
