@@ -421,3 +421,46 @@ async fn a_listener_overrides_ssl_keys_with_its_own_prefix() {
         "no certificate asked for on SASL_SSL: alice logs in and is no super user"
     );
 }
+
+#[tokio::test]
+async fn a_reload_serves_rotated_files_to_new_connections_and_keeps_open_ones() {
+    let pki = TestPki::new();
+    let (keystore, truststore) = pki.server_files();
+    let (keystore_path, truststore) = (
+        keystore.display().to_string(),
+        truststore.display().to_string(),
+    );
+    let mut props = tls_props(&keystore_path, &truststore, "SSL://127.0.0.1:0", "none");
+    props.push(("super.users", "User:ANONYMOUS"));
+    let server = start(&props).await;
+    let addr = server.addr("SSL");
+    let served = |wire: &Wire<tokio_rustls::client::TlsStream<tokio::net::TcpStream>>| {
+        wire.stream.get_ref().1.peer_certificates().unwrap()[0].clone()
+    };
+    let mut before = pki.connect(addr, None).await.unwrap();
+    let first = served(&before);
+
+    // A new certificate in the same file: not used until the reload.
+    pki.server_files();
+    let unreloaded = pki.connect(addr, None).await.unwrap();
+    assert_eq!(served(&unreloaded), first);
+    let outcomes = server.server.tls_reloader().reload();
+    assert_eq!(outcomes.len(), 1);
+    assert!(outcomes[0].1.is_ok(), "{outcomes:?}");
+    let mut after = pki.connect(addr, None).await.unwrap();
+    let second = served(&after);
+    assert_ne!(second, first, "new handshakes get the rotated certificate");
+    assert_eq!(after.describe_acls().await.error_code, 0);
+    assert_eq!(
+        before.describe_acls().await.error_code,
+        0,
+        "a connection opened before the reload keeps working"
+    );
+
+    // A broken file is refused and the rotated certificate stays in use.
+    std::fs::write(&keystore, "not PEM").unwrap();
+    let outcomes = server.server.tls_reloader().reload();
+    assert!(outcomes[0].1.is_err());
+    let still = pki.connect(addr, None).await.unwrap();
+    assert_eq!(served(&still), second);
+}
