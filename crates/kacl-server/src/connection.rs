@@ -55,6 +55,8 @@ pub struct Connection<S> {
     max_frame: usize,
     /// Where frames lease their bytes from; `None` reads without a bound.
     memory: Option<Arc<RequestMemoryPool>>,
+    /// Whether the next frames lease from `memory` (not before SASL authentication).
+    charge_memory: bool,
     /// The lease of the frame being read, kept across cancelled reads.
     lease: Option<MemoryLease>,
 }
@@ -76,6 +78,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             buffer: BytesMut::with_capacity(4096),
             max_frame,
             memory: None,
+            charge_memory: true,
             lease: None,
         }
     }
@@ -94,7 +97,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             if let Some(prefix) = self.buffer.first_chunk::<SIZE_PREFIX_LEN>() {
                 // The size is known and accepted (a negative or oversized one failed above).
                 let len = usize::try_from(i32::from_be_bytes(*prefix)).unwrap_or(0);
-                if let (None, Some(pool)) = (&self.lease, &self.memory) {
+                if let (None, true, Some(pool)) = (&self.lease, self.charge_memory, &self.memory) {
                     self.lease = Some(pool.lease(len).await);
                 }
                 if complete.is_some() {
@@ -174,17 +177,18 @@ pub async fn serve_session<S>(
     let max_frame_before_authentication = state.config.sasl_server_max_receive_size as usize;
     let idle = state.config.connections_max_idle;
     let mut connection = Connection::new(stream, max_frame);
+    connection.set_memory_pool(state.request_memory.clone());
     let reason: String = loop {
-        // Before authentication frames are bounded by `sasl.server.max.receive.size` instead of
-        // `socket.request.max.bytes` (as in Kafka, even where it is the larger), outside the pool (see
-        // `crate::request_memory`).
+        // Before authentication frames are bounded by `sasl.server.max.receive.size` instead
+        // of `socket.request.max.bytes` (as in Kafka, even where it is the larger), outside the
+        // pool (see `crate::request_memory`).
         let authenticated = session.principal().is_some();
         connection.max_frame = if authenticated {
             max_frame
         } else {
             max_frame_before_authentication
         };
-        connection.set_memory_pool(state.request_memory.clone().filter(|_| authenticated));
+        connection.charge_memory = authenticated;
         let read = async {
             match idle {
                 Some(limit) => tokio::time::timeout(limit, connection.read_frame())

@@ -109,10 +109,13 @@ impl Session {
 
     /// True when an authenticated session has outlived its lifetime (Kafka's
     /// `serverAuthenticationSessionExpired`): its next request, unless it starts a
-    /// re-authentication, closes the connection.
-    pub fn is_expired(&self, now: Instant) -> bool {
+    /// re-authentication, closes the connection. Reads the clock only for a session that has a
+    /// lifetime.
+    pub fn is_expired(&self) -> bool {
         matches!(self.auth, AuthState::Authenticated { .. })
-            && self.session_expires.is_some_and(|expires| now > expires)
+            && self
+                .session_expires
+                .is_some_and(|expires| Instant::now() > expires)
     }
 
     /// True when a SaslHandshake now would begin a re-authentication (Kafka's

@@ -85,8 +85,8 @@ async fn route(state: &Arc<ServerState>, session: &mut Session, payload: &[u8]) 
     let Some(api) = prefix.api().filter(|api| SERVED_APIS.contains(api)) else {
         return Outcome::close(format!("unsupported API key {}", prefix.api_key));
     };
-    let now = Instant::now();
-    if session.is_expired(now) && !(api == ApiKey::SaslHandshake && session.may_reauthenticate(now))
+    if session.is_expired()
+        && !(api == ApiKey::SaslHandshake && session.may_reauthenticate(Instant::now()))
     {
         state.metrics.connection_expired();
         return Outcome::close(format!(

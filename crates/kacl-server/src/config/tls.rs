@@ -113,35 +113,25 @@ pub(crate) fn parse_listener_tls(
             .into_iter()
             .filter(|key| source.peek(&format!("{prefix}{key}")).is_some())
             .collect();
-        let sasl_ssl = listener.protocol == super::SecurityProtocol::SaslSsl;
-        if sasl_ssl && !overridden.contains(&"ssl.client.auth") {
-            // Kafka's ChannelBuilders: no client certificates on SASL_SSL unless the listener
-            // asks for them itself.
-            if global.is_some_and(|g| g.client_auth != ClientAuth::None) {
-                warnings.push(
-                    "Broker configuration 'ssl.client.auth' is applied only to SSL listeners. \
-                     Listener-prefixed configuration can be used to enable SSL client \
-                     authentication for SASL_SSL listeners."
-                        .into(),
-                );
-            }
-            if overridden.is_empty() {
-                if let Some(global) = global {
-                    let tls = TlsConfig {
-                        client_auth: ClientAuth::None,
-                        ..global.clone()
-                    };
-                    by_listener.insert(listener.name.clone(), tls);
-                }
-                continue;
-            }
+        // Kafka's ChannelBuilders: a SASL_SSL listener asks for client certificates only with
+        // its own key, never the global one.
+        let own_client_auth_only = listener.protocol == super::SecurityProtocol::SaslSsl
+            && !overridden.contains(&"ssl.client.auth");
+        if own_client_auth_only && global.is_some_and(|g| g.client_auth != ClientAuth::None) {
+            warnings.push(
+                "Broker configuration 'ssl.client.auth' is applied only to SSL listeners. \
+                 Listener-prefixed configuration can be used to enable SSL client \
+                 authentication for SASL_SSL listeners."
+                    .into(),
+            );
         }
-        if overridden.is_empty() {
+        if overridden.is_empty() && !own_client_auth_only {
             continue;
         }
         // The listener's view: its own values where it has them, the global ones elsewhere.
         let pairs: Vec<(String, String)> = LISTENER_KEYS
             .into_iter()
+            .filter(|key| !(own_client_auth_only && *key == "ssl.client.auth"))
             .filter_map(|key| {
                 let value = match source.take(&format!("{prefix}{key}")) {
                     Some(own) => Some(own.to_owned()),
@@ -150,10 +140,7 @@ pub(crate) fn parse_listener_tls(
                 value.map(|v| (key.to_owned(), v))
             })
             .collect();
-        let mut view = Source::new(pairs.into_iter().filter(|(key, _)| {
-            // A SASL_SSL listener never inherits the global ssl.client.auth.
-            !(sasl_ssl && key == "ssl.client.auth" && !overridden.contains(&"ssl.client.auth"))
-        }));
+        let mut view = Source::new(pairs);
         let rename = |error: ConfigError| match error {
             ConfigError::InvalidValue { key, reason } if overridden.contains(&key.as_str()) => {
                 ConfigError::InvalidValue {
@@ -164,17 +151,23 @@ pub(crate) fn parse_listener_tls(
             other => other,
         };
         let keys = parse_tls_keys(&mut view, warnings).map_err(rename)?;
-        let tls = keys.tls.ok_or_else(|| {
-            ConfigError::invalid(
-                &format!("{prefix}ssl.keystore.location"),
-                format!(
-                    "listener {} overrides ssl.* keys but has no key store, neither its own \
-                     nor a global one",
-                    listener.name
-                ),
-            )
-        })?;
-        by_listener.insert(listener.name.clone(), tls);
+        match keys.tls {
+            Some(tls) => {
+                by_listener.insert(listener.name.clone(), tls);
+            }
+            // No key store at all: the listener check says so.
+            None if overridden.is_empty() => {}
+            None => {
+                return Err(ConfigError::invalid(
+                    &format!("{prefix}ssl.keystore.location"),
+                    format!(
+                        "listener {} overrides ssl.* keys but has no key store, neither its \
+                         own nor a global one",
+                        listener.name
+                    ),
+                ));
+            }
+        }
     }
     Ok(by_listener)
 }
