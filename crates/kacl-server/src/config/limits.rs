@@ -102,7 +102,7 @@ fn per_ip_overrides(value: Option<&str>) -> Result<HashMap<IpAddr, u32>, ConfigE
                 .map(|addr| addr.ip())
                 .ok_or_else(|| invalid(format!("cannot resolve host `{host}`")))?,
         };
-        overrides.insert(address.to_canonical(), count);
+        overrides.insert(address, count);
     }
     Ok(overrides)
 }
