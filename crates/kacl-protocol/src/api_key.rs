@@ -2,7 +2,7 @@
 //! flexible. This table is what the ApiVersions response advertises and what the server checks
 //! every request header against.
 
-use crate::wire::VersionRange;
+use crate::version_range::VersionRange;
 
 /// A Kafka API kacl knows. The discriminant is the wire API key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

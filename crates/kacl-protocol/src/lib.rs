@@ -41,6 +41,7 @@ pub mod header;
 pub mod messages;
 pub mod small_array;
 mod tagged_fields;
+mod version_range;
 pub mod wire;
 
 pub use api_key::ApiKey;
@@ -48,4 +49,5 @@ pub use codec::{DecodeError, EncodeError, Reader, Uuid};
 pub use error::ErrorCode;
 pub use frame::FrameError;
 pub use header::{RequestHeader, RequestPrefix, ResponseHeader};
-pub use wire::{IntoStatic, Message, SmallArray, VersionRange};
+pub use version_range::VersionRange;
+pub use wire::{IntoStatic, Message, SmallArray};

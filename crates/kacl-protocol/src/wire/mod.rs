@@ -28,6 +28,7 @@ use crate::codec::{
     EncodeError, ExactWriter, Reader, Sink, Uuid,
 };
 pub use crate::tagged_fields::TaggedFields;
+pub use crate::version_range::VersionRange;
 
 pub use crate::small_array::SmallArray;
 
@@ -36,44 +37,6 @@ mod arrays;
 /// Deepest nesting of structs a decoder follows. Kafka's schemas nest at most four levels; the
 /// bound keeps any future recursive schema from turning into unbounded recursion.
 pub const MAX_DEPTH: u8 = 16;
-
-/// An inclusive range of versions; empty when `min > max`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct VersionRange {
-    /// Lowest version, inclusive.
-    pub min: i16,
-    /// Highest version, inclusive.
-    pub max: i16,
-}
-
-impl VersionRange {
-    /// No version at all (a message with no flexible versions, a field that is never nullable).
-    pub const NONE: VersionRange = VersionRange { min: 1, max: 0 };
-
-    /// `min..=max`, Kafka's `"min-max"`.
-    #[inline]
-    pub const fn between(min: i16, max: i16) -> Self {
-        Self { min, max }
-    }
-
-    /// `min..`, Kafka's `"min+"`.
-    #[inline]
-    pub const fn starting_at(min: i16) -> Self {
-        Self { min, max: i16::MAX }
-    }
-
-    /// Whether `version` lies in the range.
-    #[inline]
-    pub const fn contains(self, version: i16) -> bool {
-        self.min <= version && version <= self.max
-    }
-
-    /// Whether the range holds no version.
-    #[inline]
-    pub const fn is_empty(self) -> bool {
-        self.min > self.max
-    }
-}
 
 /// What a declaration says about one field, evaluated at compile time by the macro.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
