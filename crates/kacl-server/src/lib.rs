@@ -34,7 +34,6 @@ pub mod state;
 pub mod tls;
 pub mod tls_principal;
 pub mod topic_registry;
-pub mod topics;
 
 pub use server::{RunningServer, Server, ShutdownHandle, StartError, TlsReloader};
 
