@@ -19,14 +19,16 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use kacl_acl::{AclOperation, AuthorizationResult, ResourceType, CLUSTER_NAME};
+use kacl_acl::{AclOperation, ResourceType, CLUSTER_NAME};
 use kacl_protocol::codec::Uuid;
 use kacl_protocol::messages::delete_topics::{
     DeletableTopicResult, DeleteTopicsRequest, DeleteTopicsResponse,
 };
 use kacl_protocol::ErrorCode;
 
+use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
+use crate::topic_registry::TopicTable;
 use crate::topic_registry::{TopicChange, TopicCommit};
 
 /// One entry of the request, as given.
@@ -77,15 +79,9 @@ pub async fn handle(
     let guard = state.topics.begin_write().await;
     let verdicts = {
         let table = state.topics.read();
-        let session = state.authorizer.session(ctx.principal, ctx.client_host);
-        let allows = |op, name: &str| {
-            session.authorize(op, ResourceType::Topic, name) == AuthorizationResult::Allowed
-        };
-        let cluster_delete =
-            session.authorize(AclOperation::Delete, ResourceType::Cluster, CLUSTER_NAME)
-                == AuthorizationResult::Allowed;
-        let describable = |name: &str| cluster_delete || allows(AclOperation::Describe, name);
-        let deletable = |name: &str| cluster_delete || allows(AclOperation::Delete, name);
+        let rights = topic_rights(ctx, &targets, &table);
+        let describable = |name: &str| rights.get(name).is_some_and(|r| r.describe);
+        let deletable = |name: &str| rights.get(name).is_some_and(|r| r.delete);
 
         let mut name_count: HashMap<&str, usize> = HashMap::new();
         let mut id_count: HashMap<[u8; 16], usize> = HashMap::new();
@@ -229,6 +225,65 @@ pub async fn handle(
         responses,
         unknown_tagged_fields: Default::default(),
     }
+}
+
+/// What the principal may do with one topic named by the request.
+#[derive(Debug, Clone, Copy)]
+struct TopicRights {
+    describe: bool,
+    delete: bool,
+}
+
+/// Asks the authorizer once per topic the request names (by name, or by an id the table
+/// resolves), as Kafka's ControllerApis does: DELETE on the cluster without logging a denial,
+/// then for every topic DESCRIBE (denials not logged: the answer hides the topic) and DELETE
+/// (audited). Each decision is asked, and logged, once however often the topic is named.
+fn topic_rights<'t>(
+    ctx: &RequestContext<'_>,
+    targets: &[Target<'t>],
+    table: &'t TopicTable,
+) -> HashMap<&'t str, TopicRights> {
+    let session = ctx.authorizer();
+    let cluster_delete = session.allows(
+        AclOperation::Delete,
+        ResourceType::Cluster,
+        CLUSTER_NAME,
+        AuditPolicy::FILTERING,
+    );
+    let mut rights = HashMap::new();
+    for target in targets {
+        let name = match target {
+            Target::Name(name) => *name,
+            Target::Id(id) => match table.by_id(id) {
+                Some(record) => record.name.as_str(),
+                None => continue,
+            },
+            _ => continue,
+        };
+        rights.entry(name).or_insert_with(|| {
+            if cluster_delete {
+                return TopicRights {
+                    describe: true,
+                    delete: true,
+                };
+            }
+            TopicRights {
+                describe: session.allows(
+                    AclOperation::Describe,
+                    ResourceType::Topic,
+                    name,
+                    AuditPolicy::FILTERING,
+                ),
+                delete: session.allows(
+                    AclOperation::Delete,
+                    ResourceType::Topic,
+                    name,
+                    AuditPolicy::ENFORCED,
+                ),
+            }
+        });
+    }
+    rights
 }
 
 fn result(

@@ -9,7 +9,6 @@
 pub mod acl_filter;
 pub mod alter_user_scram_credentials;
 pub mod api_versions;
-pub mod authorized_ops;
 pub mod create_acls;
 pub mod create_partitions;
 pub mod create_topics;
