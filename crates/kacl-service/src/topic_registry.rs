@@ -28,7 +28,8 @@ pub struct TopicTable {
 }
 
 impl TopicTable {
-    fn from_records(records: Vec<TopicRecord>) -> TopicTable {
+    /// A table of `records` (for tests and plans built without a registry).
+    pub fn from_records(records: Vec<TopicRecord>) -> TopicTable {
         let mut table = TopicTable::default();
         for record in records {
             table.insert(record);
