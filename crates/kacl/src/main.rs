@@ -1,6 +1,6 @@
 //! The `kacl` binary: `serve` runs the server; `acls`, `topics` and `users` are the admin CLI
 //! (flags compatible with `kafka-acls.sh`, `kafka-topics.sh`, `kafka-configs.sh`); `perf` is
-//! the load generator.
+//! the load generator (kacl-perf).
 #![forbid(unsafe_code)]
 
 use clap::{Parser, Subcommand};
@@ -35,7 +35,7 @@ enum Command {
     /// Add, delete, list and describe SCRAM users (kafka-configs.sh --entity-type users).
     Users(Box<cli::users::UsersArgs>),
     /// Load generators: drive ACL workloads and report requests/s and latency percentiles.
-    Perf(perf::args::PerfArgs),
+    Perf(perf::PerfArgs),
 }
 
 fn main() -> std::process::ExitCode {
