@@ -131,18 +131,10 @@ pub async fn handle(
         drop(guard);
         vec![true; increases.len()]
     } else {
-        let shared = state.clone();
         let count = increases.len();
-        let commit = tokio::task::spawn_blocking(move || {
-            shared.topics.commit(
-                guard,
-                shared.store.as_ref(),
-                TopicChange::AddPartitions(increases),
-            )
-        })
-        .await;
-        match commit {
-            Ok(Ok(TopicCommit::PartitionsAdded(outcomes))) => {
+        let change = TopicChange::AddPartitions(increases);
+        match super::commit_topics(state, guard, change).await {
+            Ok(TopicCommit::PartitionsAdded(outcomes)) => {
                 for outcome in &outcomes {
                     if let PartitionsOutcome::Failed(err) = outcome {
                         tracing::error!(%err, "CreatePartitions could not be stored");

@@ -168,22 +168,14 @@ pub async fn handle(
         drop(guard);
         Ok(())
     } else {
-        let shared = state.clone();
         let count = records.len();
-        let commit = tokio::task::spawn_blocking(move || {
-            shared
-                .topics
-                .commit(guard, shared.store.as_ref(), TopicChange::Create(records))
-        })
-        .await;
-        match commit {
-            Ok(Ok(TopicCommit::Created(_))) => {
+        match super::commit_topics(state, guard, TopicChange::Create(records)).await {
+            Ok(TopicCommit::Created(_)) => {
                 tracing::info!(principal = ctx.principal, topics = count, "created topics");
                 Ok(())
             }
-            Ok(Ok(other)) => Err(format!("unexpected commit outcome {other:?}")),
-            Ok(Err(err)) => Err(err.to_string()),
-            Err(err) => Err(err.to_string()),
+            Ok(other) => Err(format!("unexpected commit outcome {other:?}")),
+            Err(err) => Err(err),
         }
     };
     if let Err(err) = &stored {

@@ -28,8 +28,7 @@ use kacl_protocol::ErrorCode;
 
 use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
-use crate::topic_registry::TopicTable;
-use crate::topic_registry::{TopicChange, TopicCommit, TopicWriteGuard};
+use crate::topic_registry::{TopicChange, TopicCommit, TopicTable, TopicWriteGuard};
 
 /// One entry of the request, as given.
 #[derive(Debug, Clone, Copy)]
@@ -236,22 +235,14 @@ async fn commit(
         drop(guard);
         Ok(())
     } else {
-        let shared = state.clone();
         let count = doomed.len();
-        let commit = tokio::task::spawn_blocking(move || {
-            shared
-                .topics
-                .commit(guard, shared.store.as_ref(), TopicChange::Delete(doomed))
-        })
-        .await;
-        match commit {
-            Ok(Ok(TopicCommit::Deleted(_))) => {
+        match super::commit_topics(state, guard, TopicChange::Delete(doomed)).await {
+            Ok(TopicCommit::Deleted(_)) => {
                 tracing::info!(principal = ctx.principal, topics = count, "deleted topics");
                 Ok(())
             }
-            Ok(Ok(other)) => Err(format!("unexpected commit outcome {other:?}")),
-            Ok(Err(err)) => Err(err.to_string()),
-            Err(err) => Err(err.to_string()),
+            Ok(other) => Err(format!("unexpected commit outcome {other:?}")),
+            Err(err) => Err(err),
         }
     };
     if let Err(err) = &stored {

@@ -21,10 +21,14 @@ pub mod metadata;
 pub mod sasl_authenticate;
 pub mod sasl_handshake;
 
+use std::sync::Arc;
+
 use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::{DecodeError, Message};
 
 use crate::outcome::Outcome;
+use crate::state::ServerState;
+use crate::topic_registry::{TopicChange, TopicCommit, TopicWriteGuard};
 
 /// Decodes the body of `frame` as `M`; a malformed body closes the connection, as in Kafka.
 ///
@@ -74,4 +78,19 @@ pub(crate) fn respond_to<'m, M: Message<'m>>(
             M::API_KEY
         )),
     }
+}
+
+/// [`TopicRegistry::commit`](crate::topic_registry::TopicRegistry::commit) on a blocking thread
+/// (the store fsyncs), for the topic handlers: the outcome, or why there is none as text for the
+/// log (the client gets UNKNOWN_SERVER_ERROR, whose text Kafka never sends).
+pub(crate) async fn commit_topics(
+    state: &Arc<ServerState>,
+    guard: TopicWriteGuard,
+    change: TopicChange,
+) -> Result<TopicCommit, String> {
+    let shared = Arc::clone(state);
+    tokio::task::spawn_blocking(move || shared.topics.commit(guard, shared.store.as_ref(), change))
+        .await
+        .map_err(|err| err.to_string())?
+        .map_err(|err| err.to_string())
 }
