@@ -219,7 +219,7 @@ impl RequestContext<'_> {
         self.state.metrics.count_errors(self.api, body);
         let mut out = Vec::new();
         let encoded = encode_response_frame(&mut out, self.correlation_id, self.version, body);
-        self.respond_encoded(out, encoded)
+        Outcome::encoded(self.api, self.version, out, encoded)
     }
 
     /// Like [`RequestContext::respond`] for a body whose last array is written element by
@@ -243,27 +243,7 @@ impl RequestContext<'_> {
             body_len,
             write_elements,
         );
-        self.respond_encoded(out, encoded)
-    }
-
-    /// The encoded frame, or closing the connection if encoding failed.
-    fn respond_encoded(&self, out: Vec<u8>, encoded: Result<(), EncodeError>) -> Outcome {
-        // A body that did not fill the size computed for it is a bug in a size computation,
-        // never the client's doing: debug builds (tests, the fuzzer) stop on it; release
-        // builds close the connection like any other encoding failure.
-        debug_assert!(
-            !matches!(encoded, Err(EncodeError::SizeMismatch { .. })),
-            "{encoded:?}"
-        );
-        match encoded {
-            Ok(()) => Outcome::Respond(out),
-            Err(err) => Outcome::Close {
-                reason: format!(
-                    "cannot encode the {} v{} response: {err}",
-                    self.api, self.version
-                ),
-            },
-        }
+        Outcome::encoded(self.api, self.version, out, encoded)
     }
 
     /// Who is asking, for the audit log.

@@ -71,13 +71,9 @@ pub(crate) fn respond_to<'m, M: Message<'m>>(
     body: &M,
 ) -> Outcome {
     let mut out = Vec::new();
-    match kacl_protocol::frame::encode_response_frame(&mut out, correlation_id, version, body) {
-        Ok(()) => Outcome::Respond(out),
-        Err(err) => Outcome::close(format!(
-            "cannot encode the {} v{version} response: {err}",
-            M::API_KEY
-        )),
-    }
+    let encoded =
+        kacl_protocol::frame::encode_response_frame(&mut out, correlation_id, version, body);
+    Outcome::encoded(M::API_KEY, version, out, encoded)
 }
 
 /// [`TopicRegistry::commit`](crate::topic_registry::TopicRegistry::commit) on a blocking thread
