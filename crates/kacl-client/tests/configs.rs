@@ -558,7 +558,8 @@ async fn alter_configs_replaces_whole_sets_per_broker() {
         results[2].as_ref().unwrap_err().to_string(),
         "TOPIC_AUTHORIZATION_FAILED: Topic authorization failed."
     );
-    let mut seen: Vec<(i32, i16, Vec<(i8, String)>)> = cluster
+    type Sent = (i32, i16, Vec<(i8, String)>);
+    let mut seen: Vec<Sent> = cluster
         .seen(ApiKey::AlterConfigs)
         .into_iter()
         .map(|s| (s.node, s.version, s.resources))
