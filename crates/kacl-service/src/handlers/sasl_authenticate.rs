@@ -1,5 +1,5 @@
 //! SaslAuthenticate (36), v0-2, and the raw tokens that follow SaslHandshake v0: feed each
-//! client token to the mechanism's state machine (`crate::sasl`) and send back its answer.
+//! client token to the mechanism's state machine (`kacl_sasl`) and send back its answer.
 //!
 //! On success the connection's principal becomes `User:<name>` and the reply carries the
 //! mechanism's final bytes (empty for PLAIN, which kafka-python requires) and the session
@@ -24,10 +24,10 @@ use kacl_protocol::{ApiKey, ErrorCode};
 use super::{decode, respond_to};
 use crate::context::{AuthState, Reauthentication, Session};
 use crate::credentials::ScramCredentials;
-use crate::router::Outcome;
-use crate::sasl::{AuthFailure, CredentialLookup, PlainUsers, SaslMechanism, SaslStep};
-use crate::sasl::{ScramCredential, ScramMechanism};
+use crate::outcome::Outcome;
 use crate::state::ServerState;
+use kacl_sasl::{AuthFailure, CredentialLookup, PlainUsers, SaslMechanism, SaslStep};
+use kacl_sasl::{ScramCredential, ScramMechanism};
 
 /// The credentials a listener authenticates against: its PLAIN users and the SCRAM
 /// credentials (held in memory, so a login never waits for the disk).
@@ -163,7 +163,7 @@ fn changed_principal(before: &Reauthentication, now: &str) -> AuthFailure {
 
 /// A refused token during re-authentication: Kafka's generic message says so.
 fn during_reauthentication(mut failure: AuthFailure, mechanism: SaslMechanism) -> AuthFailure {
-    if failure.client_message == crate::sasl::generic_failure_message(mechanism) {
+    if failure.client_message == kacl_sasl::generic_failure_message(mechanism) {
         failure.client_message =
             failure
                 .client_message
