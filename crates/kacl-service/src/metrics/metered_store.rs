@@ -98,7 +98,9 @@ impl MetadataStore for MeteredStore {
         name: &str,
         configs: &std::collections::BTreeMap<String, String>,
     ) -> Result<TopicRecord, StoreError> {
-        self.timed(StoreOperation::Topics, |s| s.set_topic_configs(name, configs))
+        self.timed(StoreOperation::Topics, |s| {
+            s.set_topic_configs(name, configs)
+        })
     }
 
     fn upsert_scram_credential(
