@@ -166,3 +166,124 @@ fn scram_credentials_through_kafka_configs_syntax() {
         "{out:?}"
     );
 }
+
+#[test]
+fn topic_and_broker_configs_in_kafka_configs_format() {
+    let server = TestServer::plaintext();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["configs", "--bootstrap-server", server.addr.as_str()];
+        args.extend_from_slice(extra);
+        kacl(&args)
+    };
+    let created = kacl(&[
+        "topics",
+        "--bootstrap-server",
+        &server.addr,
+        "--create",
+        "--topic",
+        "orders",
+        "--partitions",
+        "1",
+    ]);
+    assert_eq!(created.code, 0, "{created:?}");
+    let topic = ["--entity-type", "topics", "--entity-name", "orders"];
+    let with = |action: &str, extra: &[&str]| {
+        let mut args = vec![action];
+        args.extend_from_slice(&topic);
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+
+    let out = with(
+        "--alter",
+        &[
+            "--add-config",
+            "retention.ms=1000,cleanup.policy=[compact,delete]",
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout, "Completed updating config for topic orders.\n");
+    let out = with("--describe", &[]);
+    assert_eq!(
+        out.stdout,
+        "Dynamic configs for topic orders are:\n  \
+         cleanup.policy=compact,delete sensitive=false \
+         synonyms={DYNAMIC_TOPIC_CONFIG:cleanup.policy=compact,delete, \
+         DEFAULT_CONFIG:log.cleanup.policy=delete}\n  \
+         retention.ms=1000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=1000, \
+         DEFAULT_CONFIG:log.retention.hours=168}\n"
+    );
+    let out = kacl(&[
+        "topics",
+        "--bootstrap-server",
+        &server.addr,
+        "--describe",
+        "--topic",
+        "orders",
+    ]);
+    assert!(
+        out.stdout
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with("\tConfigs: cleanup.policy=compact,delete,retention.ms=1000"),
+        "{out:?}"
+    );
+
+    let out = with("--alter", &["--delete-config", "retention.ms,segment.ms"]);
+    assert_eq!(out.code, 1);
+    assert_eq!(out.stderr, "Error: Invalid config(s): segment.ms\n");
+    let out = with("--alter", &["--delete-config", "retention.ms"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let out = with("--alter", &["--add-config", "retention.ms=-7"]);
+    assert_eq!(
+        out.stderr,
+        "Error: INVALID_CONFIG: Invalid value -7 for configuration retention.ms: Value must be \
+         at least -1\n"
+    );
+    let out = with("--describe", &["--output", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let configs = doc["entities"][0]["configs"].as_array().unwrap();
+    assert_eq!(configs.len(), 1);
+    assert_eq!(configs[0]["source"], "DYNAMIC_TOPIC_CONFIG");
+    let out = with("--describe", &["--all"]);
+    assert!(out
+        .stdout
+        .starts_with("All configs for topic orders are:\n"));
+    assert!(out.stdout.contains("\n  segment.ms=604800000 sensitive=false synonyms={DEFAULT_CONFIG:log.roll.hours=168}\n"), "{out:?}");
+
+    // Brokers: every broker, then the default; --all shows the static ones.
+    let out = run(&["--describe", "--entity-type", "brokers"]);
+    assert_eq!(
+        out.stdout,
+        "Dynamic configs for broker 1 are:\nDefault configs for brokers in the cluster are:\n"
+    );
+    let out = run(&[
+        "--describe",
+        "--all",
+        "--entity-type",
+        "brokers",
+        "--entity-name",
+        "1",
+    ]);
+    assert!(
+        out.stdout.contains(
+            "\n  super.users=User:ANONYMOUS sensitive=false \
+             synonyms={STATIC_BROKER_CONFIG:super.users=User:ANONYMOUS}\n"
+        ),
+        "{out:?}"
+    );
+    let out = run(&[
+        "--alter",
+        "--entity-type",
+        "brokers",
+        "--entity-default",
+        "--add-config",
+        "log.retention.hours=1",
+    ]);
+    assert_eq!(
+        out.stderr,
+        "Error: INVALID_REQUEST: Cannot update these configs dynamically: \
+         Set(log.retention.hours)\n"
+    );
+}
