@@ -7,6 +7,7 @@
 //! are made, and listed together in [`crate::DIFFERENCES_FROM_KAFKA`].
 
 pub mod acl_filter;
+pub mod alter_configs;
 pub mod alter_user_scram_credentials;
 pub mod api_versions;
 pub mod create_acls;
@@ -16,7 +17,9 @@ pub mod delete_acls;
 pub mod delete_topics;
 pub mod describe_acls;
 pub mod describe_cluster;
+pub mod describe_configs;
 pub mod describe_user_scram_credentials;
+pub mod incremental_alter_configs;
 pub mod metadata;
 pub mod sasl_authenticate;
 pub mod sasl_handshake;
