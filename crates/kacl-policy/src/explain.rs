@@ -168,7 +168,8 @@ fn candidate(acl: &AclBinding, q: &Query) -> Candidate {
 
 fn near_miss_candidate(c: &Candidate, q: &Query) -> Option<NearMiss> {
     let e = &c.acl.entry;
-    if c.mismatches.is_empty() {
+    // Only an ALLOW could have granted the access: a DENY that misses is no near miss.
+    if c.mismatches.is_empty() || e.permission_type != AclPermissionType::Allow {
         return None;
     }
     let same_principal = e.principal == q.principal || e.principal == WILDCARD_PRINCIPAL;
