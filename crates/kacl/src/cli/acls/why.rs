@@ -23,10 +23,14 @@ fn match_filter(resource_type: ResourceType, name: &str) -> AclBindingFilter {
     )
 }
 
-/// The ACLs of one principal (of one type, or all types).
-fn principal_filter(principal: &str, resource_type: ResourceType) -> AclBindingFilter {
+/// The ACLs of one principal (of one type, or all types) with one pattern type (or ANY).
+fn principal_filter(
+    principal: &str,
+    resource_type: ResourceType,
+    pattern_type: PatternType,
+) -> AclBindingFilter {
     AclBindingFilter::new(
-        ResourcePatternFilter::new(resource_type, None::<&str>, PatternType::Any),
+        ResourcePatternFilter::new(resource_type, None::<&str>, pattern_type),
         AccessControlEntryFilter::new(
             Some(principal),
             None::<&str>,
@@ -69,8 +73,13 @@ pub fn explain(args: ExplainArgs) -> anyhow::Result<ExitCode> {
         let admin = Admin::connect(config).await?;
         let (config, source) = cluster::authorizer_config(&admin, &flags).await?;
         let candidates = cluster::acls(&admin, match_filter(q.resource_type, &q.name)).await?;
-        let related =
-            cluster::acls(&admin, principal_filter(&q.principal, q.resource_type)).await?;
+        // Near misses among the principal's other ACLs are prefixes that almost match: only
+        // its PREFIXED ACLs of this type are read (a principal may hold very many LITERALs).
+        let related = cluster::acls(
+            &admin,
+            principal_filter(&q.principal, q.resource_type, PatternType::Prefixed),
+        )
+        .await?;
         Ok((
             kacl_policy::explain(&config, &candidates, &related, &q),
             source,
@@ -283,11 +292,10 @@ pub fn effective(args: EffectiveArgs) -> anyhow::Result<ExitCode> {
     let acls = common::block_on(async move {
         let admin = Admin::connect(config).await?;
         let t = resource_type.unwrap_or(ResourceType::Any);
-        let mut acls = cluster::acls(&admin, principal_filter(&p, t)).await?;
+        let mut acls = cluster::acls(&admin, principal_filter(&p, t, PatternType::Any)).await?;
         if p != kacl_acl::WILDCARD_PRINCIPAL {
-            acls.extend(
-                cluster::acls(&admin, principal_filter(kacl_acl::WILDCARD_PRINCIPAL, t)).await?,
-            );
+            let everyone = principal_filter(kacl_acl::WILDCARD_PRINCIPAL, t, PatternType::Any);
+            acls.extend(cluster::acls(&admin, everyone).await?);
         }
         Ok(acls)
     })?;
