@@ -328,43 +328,67 @@ pub fn who_can(
         })
         .map(|b| (*b).clone())
         .collect();
-    let mut pairs: Vec<(String, String)> = applying
+    // Each (principal, host) of a granting ALLOW is decided once; the ACLs behind it are
+    // looked up by the four keys that concern it, so this stays linear in the candidates.
+    let mut by_key: std::collections::HashMap<(&str, &str), Vec<&AclBinding>> =
+        std::collections::HashMap::new();
+    for b in &applying {
+        by_key
+            .entry((b.entry.principal.as_str(), b.entry.host.as_str()))
+            .or_default()
+            .push(b);
+    }
+    let mut pairs: Vec<(&str, &str)> = applying
         .iter()
         .filter(|b| {
             b.entry.permission_type == AclPermissionType::Allow
                 && allow_grants(b.entry.operation, operation).is_some()
         })
-        .map(|b| (b.entry.principal.clone(), b.entry.host.clone()))
+        .map(|b| (b.entry.principal.as_str(), b.entry.host.as_str()))
         .collect();
-    pairs.sort();
+    pairs.sort_unstable();
     pairs.dedup();
+    let session_free = authorizer.acls().read();
     let mut allowed = Vec::new();
     let mut denied = Vec::new();
     for (principal, host) in pairs {
-        let decision = authorizer.explain(&principal, &host, operation, resource_type, name);
+        let result = authorizer
+            .session_in(&session_free, principal, host)
+            .authorize(operation, resource_type, name);
         let matching = |perm: AclPermissionType| -> Vec<String> {
-            applying
-                .iter()
-                .filter(|b| {
-                    let c = candidate(b, &q(&principal, &host));
-                    b.entry.permission_type == perm && c.mismatches.is_empty()
-                })
-                .map(|b| b.to_string())
-                .collect()
+            let principals = [principal, WILDCARD_PRINCIPAL];
+            let hosts = [host, WILDCARD_HOST];
+            let mut out: Vec<String> = Vec::new();
+            for p in principals {
+                for h in hosts {
+                    for b in by_key.get(&(p, h)).into_iter().flatten() {
+                        let concerns = match perm {
+                            AclPermissionType::Deny => deny_refuses(b.entry.operation, operation),
+                            _ => allow_grants(b.entry.operation, operation).is_some(),
+                        };
+                        if b.entry.permission_type == perm && concerns {
+                            out.push(b.to_string());
+                        }
+                    }
+                }
+            }
+            out.sort();
+            out.dedup();
+            out
         };
-        match decision.result {
-            AuthorizationResult::Allowed => allowed.push(Grantee {
-                acls: matching(AclPermissionType::Allow),
-                principal,
-                host,
-            }),
-            AuthorizationResult::Denied => denied.push(Grantee {
-                acls: matching(AclPermissionType::Deny),
-                principal,
-                host,
-            }),
+        let grantee = |acls| Grantee {
+            principal: principal.to_owned(),
+            host: host.to_owned(),
+            acls,
+        };
+        match result {
+            AuthorizationResult::Allowed => {
+                allowed.push(grantee(matching(AclPermissionType::Allow)))
+            }
+            AuthorizationResult::Denied => denied.push(grantee(matching(AclPermissionType::Deny))),
         }
     }
+    drop(session_free);
     WhoCan {
         allowed,
         denied,

@@ -30,7 +30,7 @@ pub fn plan(args: PlanArgs) -> anyhow::Result<ExitCode> {
         Ok(Plan::compute(&doc, &current))
     })?;
     match args.output {
-        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&plan)?),
+        OutputFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&plan)?))?,
         OutputFormat::Text => print_plan(&plan)?,
     }
     Ok(if plan.is_empty() {
@@ -99,10 +99,8 @@ pub fn apply(args: ApplyArgs) -> anyhow::Result<ExitCode> {
         }
         if plan.is_empty() {
             if args.output == OutputFormat::Json {
-                println!(
-                    "{}",
-                    serde_json::json!({"added": 0, "removed": 0, "errors": []})
-                );
+                let done = serde_json::json!({"added": 0, "removed": 0, "errors": []});
+                write_out(&format!("{done}\n"))?;
             }
             return Ok(ExitCode::SUCCESS);
         }
@@ -132,16 +130,16 @@ pub fn apply(args: ApplyArgs) -> anyhow::Result<ExitCode> {
             eprintln!("Error: {error}");
         }
         match args.output {
-            OutputFormat::Json => println!(
-                "{}",
+            OutputFormat::Json => write_out(&format!(
+                "{}\n",
                 serde_json::to_string_pretty(&serde_json::json!({
                     "added": outcome.added,
                     "removed": outcome.removed,
                     "errors": outcome.errors,
                 }))?
-            ),
-            OutputFormat::Text => println!(
-                "Apply complete: {} added, {} removed{}.",
+            ))?,
+            OutputFormat::Text => write_out(&format!(
+                "Apply complete: {} added, {} removed{}.\n",
                 thousands(outcome.added),
                 thousands(outcome.removed),
                 if outcome.errors.is_empty() {
@@ -149,7 +147,7 @@ pub fn apply(args: ApplyArgs) -> anyhow::Result<ExitCode> {
                 } else {
                     format!(", {} failed", thousands(outcome.errors.len()))
                 }
-            ),
+            ))?,
         }
         Ok(if outcome.errors.is_empty() {
             ExitCode::SUCCESS
@@ -294,9 +292,14 @@ fn print_plan(plan: &Plan) -> anyhow::Result<()> {
     write_out(&out)
 }
 
-fn write_out(text: &str) -> anyhow::Result<()> {
+/// Writes `text` to stdout; a reader that went away (`| head`) ends the output quietly.
+pub(super) fn write_out(text: &str) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
-    stdout.write_all(text.as_bytes())?;
-    stdout.flush()?;
-    Ok(())
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
 }

@@ -12,6 +12,7 @@ use kacl_policy::Query;
 use serde_json::json;
 
 use super::cluster::{self, ConfigSource};
+use super::policy::write_out;
 use super::policy_args::{self, EffectiveArgs, ExplainArgs, WhoCanArgs};
 use crate::cli::common::{self, OutputFormat};
 
@@ -118,19 +119,21 @@ pub fn explain(args: ExplainArgs) -> anyhow::Result<ExitCode> {
                 })).collect::<Vec<_>>(),
                 "grant": grant,
             });
-            println!("{}", serde_json::to_string_pretty(&doc)?);
+            write_out(&format!("{}\n", serde_json::to_string_pretty(&doc)?))?;
         }
-        OutputFormat::Text => print_explain(&report, decision, source, grant.as_deref()),
+        OutputFormat::Text => {
+            write_out(&explain_text(&report, decision, source, grant.as_deref()))?
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_explain(
+fn explain_text(
     report: &kacl_policy::Report,
     decision: &str,
     source: ConfigSource,
     grant: Option<&str>,
-) {
+) -> String {
     let q = &report.query;
     let e = &report.explanation;
     let mut out = format!(
@@ -172,8 +175,14 @@ fn print_explain(
         "\nCandidate ACLs (LITERAL name, LITERAL *, PREFIXED prefixes): {}\n",
         report.candidates.len()
     ));
+    // ACLs of other principals are counted, not listed (a LITERAL `*` may carry thousands);
+    // those that differ only in case or by a DN component show under near misses.
+    let mut others = 0usize;
     for c in &report.candidates {
-        if c.mismatches.is_empty() {
+        let p = c.acl.entry.principal.as_str();
+        if p != q.principal && p != kacl_acl::WILDCARD_PRINCIPAL {
+            others += 1;
+        } else if c.mismatches.is_empty() {
             let how = if c.implied {
                 "applies (implied)"
             } else {
@@ -188,6 +197,11 @@ fn print_explain(
             ));
         }
     }
+    if others > 0 {
+        out.push_str(&format!(
+            "  and {others} ACL(s) of other principals (listed with --output json)\n"
+        ));
+    }
     if !report.near_misses.is_empty() {
         out.push_str("\nNear misses:\n");
         for n in &report.near_misses {
@@ -197,7 +211,7 @@ fn print_explain(
     if let Some(grant) = grant {
         out.push_str(&format!("\nTo grant it:\n  {grant}\n"));
     }
-    print!("{out}");
+    out
 }
 
 /// `kacl acls who-can`.
@@ -225,7 +239,7 @@ pub fn who_can(args: WhoCanArgs) -> anyhow::Result<ExitCode> {
                 .iter()
                 .map(AclBinding::to_string)
                 .collect::<Vec<_>>());
-            println!("{}", serde_json::to_string_pretty(&doc)?);
+            write_out(&format!("{}\n", serde_json::to_string_pretty(&doc)?))?;
         }
         OutputFormat::Text => {
             let mut out = format!(
@@ -269,7 +283,7 @@ pub fn who_can(args: WhoCanArgs) -> anyhow::Result<ExitCode> {
                     who.super_users.join(", ")
                 ));
             }
-            print!("{out}");
+            write_out(&out)?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -301,7 +315,7 @@ pub fn effective(args: EffectiveArgs) -> anyhow::Result<ExitCode> {
     })?;
     let rows = kacl_policy::effective(&acls, &principal, args.host.as_deref(), resource_type);
     match args.output {
-        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&rows)?),
+        OutputFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&rows)?))?,
         OutputFormat::Text => {
             let mut out = format!("What {principal} can do (its ACLs and User:*'s):\n");
             if rows.is_empty() {
@@ -316,7 +330,7 @@ pub fn effective(args: EffectiveArgs) -> anyhow::Result<ExitCode> {
                     out.push_str(&format!("    denied: {}\n", r.denied.join(", ")));
                 }
             }
-            print!("{out}");
+            write_out(&out)?;
         }
     }
     Ok(ExitCode::SUCCESS)
