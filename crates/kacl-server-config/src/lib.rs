@@ -241,7 +241,11 @@ impl ServerConfig {
             scram_bootstrap: Vec::new(),
             is_development: true,
             warnings: Vec::new(),
-            static_properties: BTreeMap::new(),
+            // The development seed counts as set, as `development_with` records it.
+            static_properties: BTreeMap::from([
+                ("listeners".to_owned(), DEFAULT_LISTENERS.to_owned()),
+                ("super.users".to_owned(), DEVELOPMENT_SUPER_USER.to_owned()),
+            ]),
         }
     }
 
