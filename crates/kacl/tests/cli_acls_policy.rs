@@ -383,22 +383,38 @@ fn explain_names_each_deciding_rule_as_kafkas_audit_line_does() {
         ],
     );
 
-    assert_eq!(
-        first_line(
-            a,
-            &[
-                "--principal",
-                "User:root",
-                "--operation",
-                "Alter",
-                "--cluster",
-                "--super-users",
-                "User:root"
-            ]
+    // The server's own super.users (User:ANONYMOUS), read through DescribeConfigs.
+    let out = ok(&args(
+        "explain",
+        a,
+        &[
+            "--principal",
+            "User:ANONYMOUS",
+            "--operation",
+            "Alter",
+            "--cluster",
+        ],
+    ));
+    assert!(
+        out.starts_with(
+            "ALLOWED: Principal = User:ANONYMOUS is Allowed operation = ALTER from host = * on \
+             resource = Cluster:LITERAL:kafka-cluster based on rule SuperUser\n\
+             Why: User:ANONYMOUS is listed in super.users.\n\
+             super.users and allow.everyone.if.no.acl.found: from the broker (DescribeConfigs).\n"
         ),
-        "ALLOWED: Principal = User:root is Allowed operation = ALTER from host = * on resource = \
-         Cluster:LITERAL:kafka-cluster based on rule SuperUser"
+        "{out}"
     );
+    // The broker's answer wins over the flags.
+    let root = [
+        "--principal",
+        "User:root",
+        "--operation",
+        "Alter",
+        "--cluster",
+    ];
+    let mut flagged = root.to_vec();
+    flagged.extend(["--super-users", "User:root"]);
+    assert!(first_line(a, &flagged).ends_with("based on rule DefaultDeny"));
     assert_eq!(
         first_line(a, &["--principal", "User:alice", "--operation", "Describe", "--topic", "orders"]),
         "ALLOWED: Principal = User:alice is Allowed operation = DESCRIBE from host = * on resource = \
@@ -413,18 +429,21 @@ fn explain_names_each_deciding_rule_as_kafkas_audit_line_does() {
          resourceName=orders, patternType=PREFIXED, principal=User:alice, host=10.0.0.9, \
          operation=READ, permissionType=DENY))"
     );
+    let open = TestServer::start(&[
+        ("listeners", "PLAINTEXT://127.0.0.1:0"),
+        ("super.users", "User:ANONYMOUS"),
+        ("allow.everyone.if.no.acl.found", "true"),
+    ]);
     assert_eq!(
         first_line(
-            a,
+            &open.addr,
             &[
                 "--principal",
                 "User:bob",
                 "--operation",
                 "Read",
                 "--topic",
-                "free",
-                "--allow-everyone-if-no-acl-found",
-                "true"
+                "free"
             ]
         ),
         "ALLOWED: Principal = User:bob is Allowed operation = READ from host = * on resource = \
@@ -446,8 +465,7 @@ fn explain_names_each_deciding_rule_as_kafkas_audit_line_does() {
         "DENIED: Principal = User:Alice is Denied operation = READ from host = * on resource = \
          Topic:LITERAL:orders based on rule DefaultDeny\n\
          Why: ACLs apply to the resource, but none matches this principal, host and operation.\n\
-         super.users and allow.everyone.if.no.acl.found: from --super-users / \
-         --allow-everyone-if-no-acl-found (the broker did not serve them).\n"
+         super.users and allow.everyone.if.no.acl.found: from the broker (DescribeConfigs).\n"
     ), "{out}");
     assert!(
         out.contains("principal User:alice differs from User:Alice only in case"),
@@ -473,7 +491,7 @@ fn explain_names_each_deciding_rule_as_kafkas_audit_line_does() {
     ));
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("json");
     assert_eq!(doc["decision"], "ALLOWED");
-    assert_eq!(doc["config_source"], "flags");
+    assert_eq!(doc["config_source"], "broker");
     assert_eq!(doc["candidates"].as_array().map(Vec::len), Some(2));
 }
 

@@ -2,7 +2,9 @@
 //! authorizer settings, with where those came from.
 
 use kacl_acl::{AclBinding, AclBindingFilter, AuthorizerConfig};
-use kacl_client::{Admin, DescribeAclsOptions};
+use kacl_client::{
+    Admin, ConfigResource, DescribeAclsOptions, DescribeClusterOptions, DescribeConfigsOptions,
+};
 
 use super::policy_args::AuthorizerArgs;
 
@@ -51,12 +53,41 @@ pub async fn authorizer_config(
     }
 }
 
-/// PLUG-IN POINT for DescribeConfigs (issue 15, `Admin::describe_configs` in kacl-client):
-/// describe the BROKER resource of any broker, read `super.users` (parse it with
-/// `AuthorizerConfig::parse_super_users`) and `allow.everyone.if.no.acl.found` (`true` /
-/// `false`), and return them. `None` (until then, and for a broker that refuses or does not
-/// know DescribeConfigs) makes the caller use the flags and say so.
+/// The broker's own `super.users` and `allow.everyone.if.no.acl.found`, from DescribeConfigs
+/// on the BROKER resource of the first broker DescribeCluster names. `None` (the caller then
+/// uses the flags and says so) when the broker does not serve DescribeConfigs, refuses it, or
+/// does not report `super.users` (Kafka lists only the keys it knows; an unset
+/// `allow.everyone.if.no.acl.found` is Kafka's default, false).
 async fn broker_authorizer_config(admin: &Admin) -> Option<AuthorizerConfig> {
-    let _ = admin;
-    None
+    let cluster = admin
+        .describe_cluster(DescribeClusterOptions::default())
+        .await
+        .ok()?;
+    let broker = cluster.nodes.first()?.id;
+    let options = DescribeConfigsOptions {
+        configuration_keys: Some(vec![SUPER_USERS.into(), ALLOW_EVERYONE.into()]),
+        ..DescribeConfigsOptions::default()
+    };
+    let entries = admin
+        .describe_configs(vec![ConfigResource::broker(broker.to_string())], options)
+        .await
+        .into_iter()
+        .next()?
+        .ok()?;
+    let value = |key: &str| {
+        entries
+            .iter()
+            .find(|e| e.name == key)
+            .map(|e| e.value.clone().unwrap_or_default())
+    };
+    let super_users = AuthorizerConfig::parse_super_users(&value(SUPER_USERS)?).ok()?;
+    let allow_everyone_if_no_acl_found =
+        value(ALLOW_EVERYONE).is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+    Some(AuthorizerConfig {
+        super_users,
+        allow_everyone_if_no_acl_found,
+    })
 }
+
+const SUPER_USERS: &str = "super.users";
+const ALLOW_EVERYONE: &str = "allow.everyone.if.no.acl.found";
