@@ -249,7 +249,7 @@ pub async fn serve_session<S>(
     S: AsyncRead + AsyncWrite + Unpin + Send,
 {
     let peer = session.peer;
-    tracing::info!(%peer, listener = %session.listener.name, "connection opened");
+    tracing::debug!(%peer, listener = %session.listener.name, "connection opened");
     let max_frame = state.config.socket_request_max_bytes as usize;
     let max_frame_before_authentication = state.config.sasl_server_max_receive_size as usize;
     let idle = state.config.connections_max_idle;
@@ -323,7 +323,9 @@ pub async fn serve_session<S>(
             Outcome::Close { reason } => break reason,
         }
     };
-    tracing::info!(%peer, listener = %session.listener.name,
+    // DEBUG, as Kafka logs connections: at INFO a flood of bare connects would flood the log.
+    // `kacl_connections_accepted_total` and `kacl_connections_open` count them.
+    tracing::debug!(%peer, listener = %session.listener.name,
         principal = session.principal().unwrap_or("-"), %reason, "connection closed");
 }
 
