@@ -29,12 +29,12 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 
-use crate::config::ServerConfig;
 use crate::context::Session;
 use crate::handlers::sasl_authenticate;
 use crate::request_memory::{MemoryLease, RequestMemoryPool};
 use crate::router::{self, Outcome};
 use crate::state::{BoundListener, ServerState};
+use kacl_server_config::ServerConfig;
 
 /// Longest a connection waits for the client to close after a last response.
 pub const CLOSE_LINGER: std::time::Duration = std::time::Duration::from_secs(1);
