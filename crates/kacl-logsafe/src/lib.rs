@@ -87,7 +87,14 @@ mod tests {
 
     #[test]
     fn printable_names_pass_unchanged() {
-        for name in ["alice", "User:CN=a,O=b", "orders.topic-1", "*", "", "é-ü 名前"] {
+        for name in [
+            "alice",
+            "User:CN=a,O=b",
+            "orders.topic-1",
+            "*",
+            "",
+            "é-ü 名前",
+        ] {
             assert_eq!(safe(name).to_string(), name);
         }
     }
@@ -111,9 +118,18 @@ mod tests {
     fn long_strings_are_cut_with_a_marker() {
         let long = "n".repeat(400_000);
         let shown = safe(&long).to_string();
-        assert_eq!(shown, format!("{}[... 398976 more bytes]", "n".repeat(1024)));
-        assert_eq!(safe_bounded("abcdé", 4).to_string(), "abcd[... 2 more bytes]");
-        assert_eq!(safe_bounded("abc\n", 3).to_string(), "abc[... 1 more bytes]");
+        assert_eq!(
+            shown,
+            format!("{}[... 398976 more bytes]", "n".repeat(1024))
+        );
+        assert_eq!(
+            safe_bounded("abcdé", 4).to_string(),
+            "abcd[... 2 more bytes]"
+        );
+        assert_eq!(
+            safe_bounded("abc\n", 3).to_string(),
+            "abc[... 1 more bytes]"
+        );
         assert_eq!(format!("{:?}", safe("a\nb")), r#""a\nb""#);
     }
 

@@ -23,6 +23,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Buf, Bytes, BytesMut};
+use kacl_logsafe::safe;
 use kacl_protocol::frame::{frame_payload_len, FrameError, SIZE_PREFIX_LEN};
 use thiserror::Error;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -326,7 +327,8 @@ pub async fn serve_session<S>(
     // DEBUG, as Kafka logs connections: at INFO a flood of bare connects would flood the log.
     // `kacl_connections_accepted_total` and `kacl_connections_open` count them.
     tracing::debug!(%peer, listener = %session.listener.name,
-        principal = session.principal().unwrap_or("-"), %reason, "connection closed");
+        principal = %safe(session.principal().unwrap_or("-")), reason = %safe(&reason),
+        "connection closed");
 }
 
 /// Resolves once the shutdown flag is set (or its sender is gone).
