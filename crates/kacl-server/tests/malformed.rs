@@ -507,11 +507,7 @@ async fn frames_above_the_sasl_limit_are_refused_before_authentication_only() {
     };
     client.call(1, &handshake).await;
     let login = kacl_protocol::messages::sasl_authenticate::SaslAuthenticateRequest {
-        auth_bytes: Cow::Owned(kacl_server::sasl::plain::client_token(
-            "",
-            "admin",
-            "admin-secret",
-        )),
+        auth_bytes: Cow::Owned(kacl_sasl::plain::client_token("", "admin", "admin-secret")),
         ..Default::default()
     };
     let answer = client.call(1, &login).await;

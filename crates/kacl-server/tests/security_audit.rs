@@ -130,7 +130,7 @@ async fn failed_logins_are_logged_without_secrets() {
     let server = sasl_server(&[]).await;
     let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
     assert_eq!(wire.handshake("PLAIN").await.error_code, 0);
-    let token = kacl_server::sasl::plain::client_token("", "alice", "hunter2-not-it");
+    let token = kacl_sasl::plain::client_token("", "alice", "hunter2-not-it");
     let resp = wire.authenticate(&token).await;
     assert_eq!(resp.error_code, 58);
     assert_eq!(

@@ -17,7 +17,6 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use kacl_acl::{AclOperation, AuthorizationResult, ResourceType};
-use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::messages::create_partitions::{
     CreatePartitionsRequest, CreatePartitionsResponse, CreatePartitionsTopic,
     CreatePartitionsTopicResult,
@@ -25,18 +24,15 @@ use kacl_protocol::messages::create_partitions::{
 use kacl_protocol::ErrorCode;
 use kacl_store::PartitionRecord;
 
-use super::decode_in;
 use crate::context::RequestContext;
-use crate::router::Outcome;
 use crate::topic_registry::{PartitionsOutcome, TopicChange, TopicCommit};
 use kacl_topics::{plan_partition_increase, TopicError};
 
 /// Answers one CreatePartitions request.
-pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
-    let request: CreatePartitionsRequest<'_> = match decode_in(ctx, frame) {
-        Ok(request) => request,
-        Err(outcome) => return outcome,
-    };
+pub async fn handle(
+    ctx: &RequestContext<'_>,
+    request: CreatePartitionsRequest<'_>,
+) -> CreatePartitionsResponse<'static> {
     let state = ctx.state;
     let mut occurrences: HashMap<&str, usize> = HashMap::new();
     for topic in &request.topics {
@@ -180,11 +176,11 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
             Err(Refusal::Rule(error)) => result(name, error.code(), Some(error.message())),
         });
     }
-    ctx.respond(&CreatePartitionsResponse {
+    CreatePartitionsResponse {
         throttle_time_ms: 0,
         results,
         unknown_tagged_fields: Default::default(),
-    })
+    }
 }
 
 /// Why a topic's increase is refused.

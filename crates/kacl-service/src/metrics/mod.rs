@@ -17,7 +17,6 @@
 //! [`router::dispatch`]: crate::router::dispatch
 
 mod histogram;
-pub mod http;
 mod metered_store;
 mod render;
 mod response_errors;
@@ -34,6 +33,7 @@ use kacl_protocol::ApiKey;
 use crate::request_memory::RequestMemoryPool;
 pub use histogram::{Histogram, BUCKET_BOUNDS_SECONDS};
 pub use metered_store::MeteredStore;
+pub use render::Gauges;
 pub use response_errors::ResponseErrors;
 
 /// How many APIs the server serves: one slot per entry of [`ApiKey::ALL`].
@@ -126,11 +126,11 @@ impl Metrics {
         }
     }
 
-    /// Records one request frame the router answered (`payload` without its size prefix) and
-    /// how long it took. Frames the router refused before a handler (unreadable header, an API
+    /// Records one request the router answered (its header prefix as the router read it, `None`
+    /// if unreadable) and how long it took. Frames the router refused before a handler (unreadable header, an API
     /// key kacl does not serve, a version outside kacl's range) count as rejected.
-    pub fn request_finished(&self, payload: &[u8], elapsed: Duration) {
-        let routed = RequestPrefix::peek(payload).ok().and_then(|prefix| {
+    pub fn request_finished(&self, prefix: Option<&RequestPrefix>, elapsed: Duration) {
+        let routed = prefix.and_then(|prefix| {
             let api = prefix
                 .api()
                 .filter(|api| api.supports(prefix.api_version))?;
@@ -221,13 +221,13 @@ impl Metrics {
         self.listen_addr.get().copied()
     }
 
-    pub(crate) fn set_listen_addr(&self, addr: SocketAddr) {
+    pub fn set_listen_addr(&self, addr: SocketAddr) {
         let _ = self.listen_addr.set(addr);
     }
 
     /// Exposes the `queued.max.request.bytes` pool's gauges (only a server with a bound has
     /// them).
-    pub(crate) fn set_request_memory(&self, pool: Arc<RequestMemoryPool>) {
+    pub fn set_request_memory(&self, pool: Arc<RequestMemoryPool>) {
         let _ = self.request_memory.set(pool);
     }
 
@@ -314,12 +314,27 @@ mod tests {
             payload.extend_from_slice(&7i32.to_be_bytes());
             payload
         };
-        metrics.request_finished(&frame(29, 3), Duration::from_micros(300));
-        metrics.request_finished(&frame(29, 3), Duration::from_millis(3));
-        metrics.request_finished(&frame(29, 1), Duration::from_millis(3));
-        metrics.request_finished(&frame(29, 9), Duration::ZERO); // unsupported version
-        metrics.request_finished(&frame(0, 0), Duration::ZERO); // Produce: not served
-        metrics.request_finished(&[0, 1], Duration::ZERO); // unreadable header
+        metrics.request_finished(
+            RequestPrefix::peek(&frame(29, 3)).ok().as_ref(),
+            Duration::from_micros(300),
+        );
+        metrics.request_finished(
+            RequestPrefix::peek(&frame(29, 3)).ok().as_ref(),
+            Duration::from_millis(3),
+        );
+        metrics.request_finished(
+            RequestPrefix::peek(&frame(29, 1)).ok().as_ref(),
+            Duration::from_millis(3),
+        );
+        metrics.request_finished(
+            RequestPrefix::peek(&frame(29, 9)).ok().as_ref(),
+            Duration::ZERO,
+        ); // unsupported version
+        metrics.request_finished(
+            RequestPrefix::peek(&frame(0, 0)).ok().as_ref(),
+            Duration::ZERO,
+        ); // Produce: not served
+        metrics.request_finished(RequestPrefix::peek(&[0, 1]).ok().as_ref(), Duration::ZERO); // unreadable header
         assert_eq!(metrics.requests(ApiKey::DescribeAcls, 3), 2);
         assert_eq!(metrics.requests(ApiKey::DescribeAcls, 1), 1);
         assert_eq!(metrics.requests(ApiKey::DescribeAcls, 9), 0);

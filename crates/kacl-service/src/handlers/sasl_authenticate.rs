@@ -1,5 +1,5 @@
 //! SaslAuthenticate (36), v0-2, and the raw tokens that follow SaslHandshake v0: feed each
-//! client token to the mechanism's state machine (`crate::sasl`) and send back its answer.
+//! client token to the mechanism's state machine (`kacl_sasl`) and send back its answer.
 //!
 //! On success the connection's principal becomes `User:<name>` and the reply carries the
 //! mechanism's final bytes (empty for PLAIN, which kafka-python requires) and the session
@@ -25,10 +25,10 @@ use kacl_protocol::{ApiKey, ErrorCode};
 use super::{decode, respond_to};
 use crate::context::{AuthState, Reauthentication, Session};
 use crate::credentials::ScramCredentials;
-use crate::router::Outcome;
-use crate::sasl::{AuthFailure, CredentialLookup, PlainUsers, SaslMechanism, SaslStep};
-use crate::sasl::{ScramCredential, ScramMechanism};
+use crate::outcome::Outcome;
 use crate::state::ServerState;
+use kacl_sasl::{AuthFailure, CredentialLookup, PlainUsers, SaslMechanism, SaslStep};
+use kacl_sasl::{ScramCredential, ScramMechanism};
 
 /// The credentials a listener authenticates against: its PLAIN users and the SCRAM
 /// credentials (held in memory, so a login never waits for the disk).
@@ -63,7 +63,7 @@ enum TokenResult {
     /// The exchange failed: answer with the failure, then close.
     Failed(AuthFailure),
     /// The exchange failed in a way Kafka does not answer: close only.
-    FailedSilently(AuthFailure),
+    FailedSilently,
 }
 
 /// Why the connection closes after a failed exchange. The precise reason (with the client's
@@ -95,7 +95,7 @@ fn step(state: &ServerState, session: &mut Session, token: &[u8]) -> Option<Toke
         let failure = changed_mechanism(before.mechanism, mechanism);
         tracing::warn!(%peer, %listener, %mechanism, reason = %safe(&failure.log_reason),
             "failed re-authentication");
-        return Some(TokenResult::FailedSilently(failure));
+        return Some(TokenResult::FailedSilently);
     }
     let result = match server.step(token, &credentials) {
         Ok(SaslStep::Continue(challenge)) => Ok(TokenResult::Reply {
@@ -169,7 +169,7 @@ fn changed_principal(before: &Reauthentication, now: &str) -> AuthFailure {
 
 /// A refused token during re-authentication: Kafka's generic message says so.
 fn during_reauthentication(mut failure: AuthFailure, mechanism: SaslMechanism) -> AuthFailure {
-    if failure.client_message == crate::sasl::generic_failure_message(mechanism) {
+    if failure.client_message == kacl_sasl::generic_failure_message(mechanism) {
         failure.client_message =
             failure
                 .client_message
@@ -228,7 +228,7 @@ pub fn handle(
             bytes,
             session_lifetime_ms,
         }) => respond(ErrorCode::None, None, bytes, session_lifetime_ms),
-        Some(TokenResult::FailedSilently(_)) => Outcome::RespondThenClose {
+        Some(TokenResult::FailedSilently) => Outcome::RespondThenClose {
             response: Vec::new(),
             delay: state.config.failed_authentication_delay,
             reason: FAILED_AUTHENTICATION.to_owned(),
@@ -266,7 +266,7 @@ pub fn handle_raw_token(state: &Arc<ServerState>, session: &mut Session, token: 
             out.extend_from_slice(&bytes);
             Outcome::Respond(out)
         }
-        Some(TokenResult::Failed(_) | TokenResult::FailedSilently(_)) => {
+        Some(TokenResult::Failed(_) | TokenResult::FailedSilently) => {
             Outcome::RespondThenClose {
                 response: Vec::new(),
                 delay: state.config.failed_authentication_delay,

@@ -9,16 +9,13 @@
 use std::borrow::Cow;
 
 use kacl_acl::{AclOperation, ResourceType, CLUSTER_NAME};
-use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::messages::describe_cluster::{
     DescribeClusterBroker, DescribeClusterRequest, DescribeClusterResponse,
 };
 use kacl_protocol::ErrorCode;
 
 use super::authorized_ops::authorized_operations;
-use super::decode_in;
 use crate::context::RequestContext;
-use crate::router::Outcome;
 
 /// Endpoint type 1: brokers.
 const BROKERS: i8 = 1;
@@ -26,14 +23,13 @@ const BROKERS: i8 = 1;
 const CONTROLLERS: i8 = 2;
 
 /// Answers one DescribeCluster request.
-pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
-    let request: DescribeClusterRequest<'_> = match decode_in(ctx, frame) {
-        Ok(request) => request,
-        Err(outcome) => return outcome,
-    };
+pub fn handle<'c>(
+    ctx: &RequestContext<'c>,
+    request: DescribeClusterRequest<'_>,
+) -> DescribeClusterResponse<'c> {
     let state = ctx.state;
     if !matches!(request.endpoint_type, BROKERS | CONTROLLERS) {
-        return ctx.respond(&DescribeClusterResponse {
+        return DescribeClusterResponse {
             error_code: ErrorCode::UnsupportedEndpointType.code(),
             error_message: Some(Cow::Owned(format!(
                 "Unsupported endpoint type {}",
@@ -42,7 +38,7 @@ pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
             endpoint_type: request.endpoint_type,
             cluster_id: Cow::Borrowed(&state.cluster_id),
             ..Default::default()
-        });
+        };
     }
     let cluster_authorized_operations = if request.include_cluster_authorized_operations {
         if ctx.cluster_allows(AclOperation::Describe) {
@@ -54,7 +50,7 @@ pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
     } else {
         i32::MIN
     };
-    ctx.respond(&DescribeClusterResponse {
+    DescribeClusterResponse {
         throttle_time_ms: 0,
         error_code: 0,
         error_message: None,
@@ -71,5 +67,5 @@ pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
         }],
         cluster_authorized_operations,
         unknown_tagged_fields: Default::default(),
-    })
+    }
 }

@@ -12,7 +12,6 @@
 use std::borrow::Cow;
 
 use kacl_acl::{AclBindingFilter, AclGroup, AclOperation, AclPermissionType};
-use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::messages::describe_acls::{
     AclDescription, DescribeAclsRequest, DescribeAclsResource, DescribeAclsResponse,
 };
@@ -20,16 +19,12 @@ use kacl_protocol::wire::{Cx, Field};
 use kacl_protocol::{EncodeError, ErrorCode, Message};
 
 use super::acl_filter::WireFilter;
-use super::decode_in;
 use crate::context::RequestContext;
-use crate::router::Outcome;
+use crate::outcome::Outcome;
 
-/// Answers one DescribeAcls request.
-pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
-    let request: DescribeAclsRequest<'_> = match decode_in(ctx, frame) {
-        Ok(request) => request,
-        Err(outcome) => return outcome,
-    };
+/// Answers one DescribeAcls request. The one handler that encodes its own answer: the resources
+/// are streamed into the frame (see below), so it returns the [`Outcome`] rather than a response.
+pub fn handle(ctx: &RequestContext<'_>, request: DescribeAclsRequest<'_>) -> Outcome {
     let wire = WireFilter {
         resource_type: request.resource_type_filter,
         resource_name: request.resource_name_filter.as_deref(),

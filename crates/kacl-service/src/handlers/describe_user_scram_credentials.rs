@@ -19,17 +19,14 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use kacl_acl::AclOperation;
-use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::messages::describe_user_scram_credentials::{
     CredentialInfo, DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse,
     DescribeUserScramCredentialsResult,
 };
 use kacl_protocol::ErrorCode;
 
-use super::decode_in;
 use crate::context::RequestContext;
 use crate::credentials::ScramCredentials;
-use crate::router::Outcome;
 
 /// Kafka's message for a user named twice (the user name follows).
 pub const DUPLICATE_USER: &str =
@@ -40,19 +37,18 @@ pub const NO_SUCH_USER: &str = "Attempt to describe a user credential that does 
 pub const CLUSTER_AUTHORIZATION_FAILED: &str = "Cluster authorization failed.";
 
 /// Answers one DescribeUserScramCredentials request.
-pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
-    let request: DescribeUserScramCredentialsRequest<'_> = match decode_in(ctx, frame) {
-        Ok(request) => request,
-        Err(outcome) => return outcome,
-    };
+pub fn handle(
+    ctx: &RequestContext<'_>,
+    request: DescribeUserScramCredentialsRequest<'_>,
+) -> DescribeUserScramCredentialsResponse<'static> {
     let names: Option<Vec<&str>> = request
         .users
         .as_ref()
         .map(|users| users.iter().map(|u| u.name.as_ref()).collect());
     if !ctx.cluster_allows(AclOperation::Describe) {
-        return ctx.respond(&denied(names.as_deref().unwrap_or_default()));
+        return denied(names.as_deref().unwrap_or_default());
     }
-    ctx.respond(&describe(&ctx.state.scram, names.as_deref()))
+    describe(&ctx.state.scram, names.as_deref())
 }
 
 /// The answer for an authorized request: `names` as requested (`None` or empty: all users).

@@ -1,10 +1,10 @@
 //! What every connection shares: the configuration, the ACL index and authorizer, the store
-//! behind the single ACL writer, the topics the store holds, and the listeners as bound.
+//! behind the single ACL writer, the topics the store holds, and the listeners as bound. (What
+//! only the I/O shell needs — TLS acceptors, connection limits — stays in the shell.)
 //!
 //! Reads (authorization, DescribeAcls, Metadata) touch only memory. Writes go through
 //! [`AclWriter`](crate::acl_writer::AclWriter), one at a time.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -13,10 +13,8 @@ use kacl_store::{MetadataStore, TopicRecord};
 
 use crate::acl_writer::AclWriter;
 use crate::credentials::ScramCredentials;
-use crate::limits::ConnectionLimits;
 use crate::metrics::Metrics;
 use crate::request_memory::RequestMemoryPool;
-use crate::tls::TlsAcceptor;
 use crate::topic_registry::TopicRegistry;
 use kacl_server_config::{SecurityProtocol, ServerConfig};
 
@@ -57,12 +55,8 @@ pub struct ServerState {
     /// The SCRAM credentials in memory (logins read them; AlterUserScramCredentials writes
     /// through them to the store).
     pub scram: ScramCredentials,
-    /// `max.connections` and `max.connections.per.ip`, across all listeners.
-    pub connection_limits: ConnectionLimits,
     /// `queued.max.request.bytes` across all connections (`None`: no bound, Kafka's default).
     pub request_memory: Option<Arc<RequestMemoryPool>>,
-    /// The TLS acceptor of each SSL and SASL_SSL listener, by listener name.
-    pub tls: HashMap<String, TlsAcceptor>,
     /// What the server counts, for `/metrics`.
     pub metrics: Arc<Metrics>,
 }
@@ -82,14 +76,13 @@ impl ServerState {
     /// Builds the state around an already loaded ACL index and topic list.
     // Each argument is a separately loaded part of the state; a builder would only rename them.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn new(
+    pub fn new(
         config: ServerConfig,
         store: Arc<dyn MetadataStore>,
         acls: SharedAclIndex,
         topics: Vec<TopicRecord>,
         listeners: Vec<BoundListener>,
         scram: ScramCredentials,
-        tls: HashMap<String, TlsAcceptor>,
         metrics: Arc<Metrics>,
     ) -> ServerState {
         let authorizer = Authorizer::new(
@@ -108,13 +101,7 @@ impl ServerState {
         }
         ServerState {
             request_memory,
-            connection_limits: ConnectionLimits::new(
-                config.max_connections,
-                config.max_connections_per_ip,
-                config.max_connections_per_ip_overrides.clone(),
-            ),
             scram,
-            tls,
             metrics,
             acl_writer: AclWriter::new(store.clone(), acls.clone()),
             topics: TopicRegistry::new(topics),

@@ -23,7 +23,6 @@ use std::collections::HashSet;
 
 use kacl_acl::{AclOperation, AuthorizationResult, ResourceType, CLUSTER_NAME};
 use kacl_protocol::codec::Uuid;
-use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::messages::metadata::{
     MetadataRequest, MetadataResponse, MetadataResponseBroker, MetadataResponsePartition,
     MetadataResponseTopic,
@@ -32,9 +31,8 @@ use kacl_protocol::ErrorCode;
 use kacl_store::TopicRecord;
 
 use super::authorized_ops::authorized_operations;
-use super::decode_in;
 use crate::context::RequestContext;
-use crate::router::Outcome;
+use crate::topic_registry::TopicTable;
 use kacl_topics::{is_internal, validate_topic_name};
 
 /// What the request asked for.
@@ -44,12 +42,13 @@ enum Wanted<'r> {
     Ids(Vec<[u8; 16]>),
 }
 
-/// Answers one Metadata request.
-pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
-    let request: MetadataRequest<'_> = match decode_in(ctx, frame) {
-        Ok(request) => request,
-        Err(outcome) => return outcome,
-    };
+/// Answers one Metadata request from `table`, the topics as the caller holds them locked (the
+/// response borrows their names).
+pub fn handle<'t>(
+    ctx: &RequestContext<'t>,
+    request: &'t MetadataRequest<'t>,
+    table: &'t TopicTable,
+) -> MetadataResponse<'t> {
     let version = ctx.version;
     let wanted = match &request.topics {
         None => Wanted::All,
@@ -59,7 +58,7 @@ pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
                 t.topic_id != Uuid::ZERO
             };
             if version < 12 && list.iter().any(|t| t.name.is_none() || by_id(&t)) {
-                return invalid_request(ctx, &request);
+                return invalid_request(request);
             }
             if list.iter().any(|t| by_id(&t)) {
                 let mut seen = HashSet::new();
@@ -73,7 +72,7 @@ pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
             } else if list.iter().any(|t| t.name.is_none()) {
                 // Deliberate difference from Kafka: a null name with no id is INVALID_REQUEST;
                 // Kafka fails on it with UNKNOWN_SERVER_ERROR.
-                return invalid_request(ctx, &request);
+                return invalid_request(request);
             } else {
                 let mut seen = HashSet::new();
                 Wanted::Names(
@@ -86,7 +85,6 @@ pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
         }
     };
     let include_topic_ops = request.include_topic_authorized_operations && version >= 8;
-    let table = ctx.state.topics.read();
     let session = ctx.state.authorizer.session(ctx.principal, ctx.client_host);
     let may_describe = |name: &str| {
         session.authorize(AclOperation::Describe, ResourceType::Topic, name)
@@ -188,10 +186,7 @@ pub fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
         error_code: 0,
         unknown_tagged_fields: Default::default(),
     };
-    let outcome = ctx.respond(&response);
-    drop(session);
-    drop(table);
-    outcome
+    response
 }
 
 fn topic_metadata(
@@ -259,7 +254,7 @@ fn topic_error<'r>(
 /// Kafka's answer to a request it refuses outright (`MetadataRequest.getErrorResponse`): no
 /// brokers, every requested topic with the error (a null name as ""), and the error at the top
 /// level (v13+).
-fn invalid_request(ctx: &RequestContext<'_>, request: &MetadataRequest<'_>) -> Outcome {
+fn invalid_request<'t>(request: &MetadataRequest<'t>) -> MetadataResponse<'t> {
     let code = ErrorCode::InvalidRequest;
     let topics = request
         .topics
@@ -272,9 +267,9 @@ fn invalid_request(ctx: &RequestContext<'_>, request: &MetadataRequest<'_>) -> O
             ..Default::default()
         })
         .collect();
-    ctx.respond(&MetadataResponse {
+    MetadataResponse {
         topics,
         error_code: code.code(),
         ..Default::default()
-    })
+    }
 }

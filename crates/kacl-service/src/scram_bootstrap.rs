@@ -9,7 +9,7 @@
 pub use kacl_server_config::scram_bootstrap::{BootstrapCredential, BootstrapError, BOOTSTRAP_KEY};
 
 use crate::credentials::{CredentialChange, ScramCredentials};
-use crate::sasl::ScramCredential;
+use kacl_sasl::ScramCredential;
 
 /// Creates the configured credentials if the store holds none; returns how many were created
 /// (0 when credentials already exist). Blocking: reads files, runs PBKDF2, fsyncs.
@@ -70,7 +70,7 @@ mod tests {
     use kacl_store::MemoryStore;
 
     use super::*;
-    use crate::sasl::ScramMechanism;
+    use kacl_sasl::ScramMechanism;
 
     #[test]
     fn applies_only_to_an_empty_store() {

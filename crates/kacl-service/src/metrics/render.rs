@@ -251,7 +251,12 @@ mod tests {
         frame.extend_from_slice(&30i16.to_be_bytes());
         frame.extend_from_slice(&2i16.to_be_bytes());
         frame.extend_from_slice(&1i32.to_be_bytes());
-        metrics.request_finished(&frame, Duration::from_millis(2));
+        metrics.request_finished(
+            kacl_protocol::header::RequestPrefix::peek(&frame)
+                .ok()
+                .as_ref(),
+            Duration::from_millis(2),
+        );
         let response = CreateAclsResponse {
             results: vec![
                 AclCreationResult {

@@ -20,7 +20,6 @@
 use std::borrow::Cow;
 
 use kacl_acl::{AclBinding, AclBindingFilter, AclOperation};
-use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::messages::delete_acls::{
     DeleteAclsFilterResult, DeleteAclsMatchingAcl, DeleteAclsRequest, DeleteAclsResponse,
 };
@@ -28,17 +27,14 @@ use kacl_protocol::ErrorCode;
 
 use super::acl_filter::WireFilter;
 use super::create_acls::{store_failure_code, BATCH_TOO_LARGE};
-use super::decode_in;
 use crate::acl_writer::FilterDeletion;
 use crate::context::RequestContext;
-use crate::router::Outcome;
 
 /// Answers one DeleteAcls request.
-pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
-    let request: DeleteAclsRequest<'_> = match decode_in(ctx, frame) {
-        Ok(request) => request,
-        Err(outcome) => return outcome,
-    };
+pub async fn handle(
+    ctx: &RequestContext<'_>,
+    request: DeleteAclsRequest<'_>,
+) -> DeleteAclsResponse<'static> {
     if !ctx.cluster_allows(AclOperation::Alter) {
         let message = ctx.cluster_denied_message();
         let results = request
@@ -46,7 +42,7 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
             .iter()
             .map(|_| failed(ErrorCode::ClusterAuthorizationFailed, message.clone()))
             .collect();
-        return respond(ctx, results);
+        return response(results);
     }
     let checked: Vec<Result<AclBindingFilter, &'static str>> = request
         .filters
@@ -74,7 +70,6 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
         Ok(Ok(outcomes)) => outcomes,
         Ok(Err(err)) => {
             return all_failed(
-                ctx,
                 &checked,
                 store_failure_code(&err),
                 format!("The ACLs could not be deleted: {err}"),
@@ -82,7 +77,6 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
         }
         Err(err) => {
             return all_failed(
-                ctx,
                 &checked,
                 ErrorCode::UnknownServerError,
                 format!("The ACL writer failed: {err}"),
@@ -133,7 +127,7 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
             ),
         })
         .collect();
-    respond(ctx, results)
+    response(results)
 }
 
 fn matching_acl(binding: AclBinding) -> DeleteAclsMatchingAcl<'static> {
@@ -161,11 +155,10 @@ fn failed(code: ErrorCode, message: String) -> DeleteAclsFilterResult<'static> {
 }
 
 fn all_failed(
-    ctx: &RequestContext<'_>,
     checked: &[Result<AclBindingFilter, &'static str>],
     code: ErrorCode,
     message: String,
-) -> Outcome {
+) -> DeleteAclsResponse<'static> {
     let results = checked
         .iter()
         .map(|check| match check {
@@ -173,13 +166,13 @@ fn all_failed(
             Ok(_) => failed(code, message.clone()),
         })
         .collect();
-    respond(ctx, results)
+    response(results)
 }
 
-fn respond(ctx: &RequestContext<'_>, results: Vec<DeleteAclsFilterResult<'static>>) -> Outcome {
-    ctx.respond(&DeleteAclsResponse {
+fn response(results: Vec<DeleteAclsFilterResult<'static>>) -> DeleteAclsResponse<'static> {
+    DeleteAclsResponse {
         throttle_time_ms: 0,
         filter_results: results,
         unknown_tagged_fields: Default::default(),
-    })
+    }
 }

@@ -1,5 +1,7 @@
-//! One module per API. Each parses its own request body, applies it through the shared state
-//! and encodes its own response; the [router](crate::router) only picks the module.
+//! One module per API. A handler takes the [`RequestContext`](crate::context::RequestContext)
+//! and the typed request and returns the typed response; the [router](crate::router) decodes
+//! and encodes around it. Long handlers split into a pure plan (unit-tested without a store or
+//! socket), the commit, and the response.
 //!
 //! Deliberate differences from Kafka are marked `Deliberate difference from Kafka` where they
 //! are made, and listed together in [`crate::DIFFERENCES_FROM_KAFKA`].
@@ -23,8 +25,7 @@ pub mod sasl_handshake;
 use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::{DecodeError, Message};
 
-use crate::context::RequestContext;
-use crate::router::Outcome;
+use crate::outcome::Outcome;
 
 /// Decodes the body of `frame` as `M`; a malformed body closes the connection, as in Kafka.
 ///
@@ -57,14 +58,6 @@ pub(crate) fn decode<'a, M: Message<'a>>(
         );
     }
     Ok(body)
-}
-
-/// Shorthand used by handlers that have a [`RequestContext`].
-pub(crate) fn decode_in<'a, M: Message<'a>>(
-    ctx: &RequestContext<'_>,
-    frame: &RequestFrame<'a>,
-) -> Result<M, Outcome> {
-    decode(ctx.api, frame)
 }
 
 /// Encodes `body` as the response to a request known only by its correlation id and version

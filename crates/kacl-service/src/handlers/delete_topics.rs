@@ -21,15 +21,12 @@ use std::collections::{HashMap, HashSet};
 
 use kacl_acl::{AclOperation, AuthorizationResult, ResourceType, CLUSTER_NAME};
 use kacl_protocol::codec::Uuid;
-use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::messages::delete_topics::{
     DeletableTopicResult, DeleteTopicsRequest, DeleteTopicsResponse,
 };
 use kacl_protocol::ErrorCode;
 
-use super::decode_in;
 use crate::context::RequestContext;
-use crate::router::Outcome;
 use crate::topic_registry::{TopicChange, TopicCommit};
 
 /// One entry of the request, as given.
@@ -53,11 +50,10 @@ enum Verdict {
 }
 
 /// Answers one DeleteTopics request.
-pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
-    let request: DeleteTopicsRequest<'_> = match decode_in(ctx, frame) {
-        Ok(request) => request,
-        Err(outcome) => return outcome,
-    };
+pub async fn handle(
+    ctx: &RequestContext<'_>,
+    request: DeleteTopicsRequest<'_>,
+) -> DeleteTopicsResponse<'static> {
     let state = ctx.state;
     let targets: Vec<Target<'_>> = if ctx.version >= 6 {
         request
@@ -228,11 +224,11 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
             Verdict::Silent => None,
         })
         .collect();
-    ctx.respond(&DeleteTopicsResponse {
+    DeleteTopicsResponse {
         throttle_time_ms: 0,
         responses,
         unknown_tagged_fields: Default::default(),
-    })
+    }
 }
 
 fn result(

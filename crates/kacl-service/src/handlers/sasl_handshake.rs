@@ -22,9 +22,9 @@ use kacl_protocol::{ApiKey, ErrorCode};
 
 use super::{decode, respond_to};
 use crate::context::{AuthState, Session};
-use crate::router::Outcome;
-use crate::sasl::{SaslMechanism, SaslServer};
+use crate::outcome::Outcome;
 use crate::state::ServerState;
+use kacl_sasl::{SaslMechanism, SaslServer};
 
 /// Answers one SaslHandshake request.
 pub fn handle(

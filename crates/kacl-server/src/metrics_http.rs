@@ -12,9 +12,10 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::{AbortHandle, JoinSet};
 
-use super::render::Gauges;
-use crate::connection::wait_for_shutdown;
-use crate::state::ServerState;
+use kacl_service::metrics::Gauges;
+use kacl_service::ServerState;
+
+use crate::shutdown::wait_for_shutdown;
 
 /// The content type of Prometheus' text format.
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";

@@ -6,16 +6,15 @@
 //! ApiVersions range in that answer; kacl lists every range it serves (a superset clients
 //! read the same way).
 
-use kacl_protocol::frame::{encode_response_frame, RequestFrame};
 use kacl_protocol::messages::api_versions::{ApiVersion, ApiVersionsRequest, ApiVersionsResponse};
 use kacl_protocol::{ApiKey, ErrorCode};
 
-use super::decode;
-use crate::router::{Outcome, SERVED_APIS};
+use super::respond_to;
+use crate::outcome::Outcome;
 
 /// The served APIs and their version ranges.
 fn served_ranges() -> Vec<ApiVersion<'static>> {
-    SERVED_APIS
+    ApiKey::ALL
         .iter()
         .map(|api| ApiVersion {
             api_key: api.key(),
@@ -26,14 +25,6 @@ fn served_ranges() -> Vec<ApiVersion<'static>> {
         .collect()
 }
 
-fn encode(correlation_id: i32, version: i16, body: &ApiVersionsResponse<'_>) -> Outcome {
-    let mut out = Vec::new();
-    match encode_response_frame(&mut out, correlation_id, version, body) {
-        Ok(()) => Outcome::Respond(out),
-        Err(err) => Outcome::close(format!("cannot encode ApiVersions v{version}: {err}")),
-    }
-}
-
 /// The answer to an ApiVersions request of a version kacl does not serve.
 pub fn unsupported_version(correlation_id: i32) -> Outcome {
     let body = ApiVersionsResponse {
@@ -41,7 +32,7 @@ pub fn unsupported_version(correlation_id: i32) -> Outcome {
         api_keys: served_ranges(),
         ..Default::default()
     };
-    encode(correlation_id, 0, &body)
+    respond_to(correlation_id, 0, &body)
 }
 
 /// Kafka's rule for `client_software_name` and `client_software_version` (v3+): letters,
@@ -57,25 +48,18 @@ fn valid_software_field(value: &str) -> bool {
 }
 
 /// Answers a served ApiVersions version.
-pub fn handle(frame: &RequestFrame<'_>) -> Outcome {
-    let request: ApiVersionsRequest<'_> = match decode(ApiKey::ApiVersions, frame) {
-        Ok(request) => request,
-        Err(outcome) => return outcome,
-    };
-    let version = frame.version();
-    let correlation_id = frame.header.correlation_id;
+pub fn handle(version: i16, request: &ApiVersionsRequest<'_>) -> ApiVersionsResponse<'static> {
     if version >= 3
         && !(valid_software_field(&request.client_software_name)
             && valid_software_field(&request.client_software_version))
     {
         // As Kafka: INVALID_REQUEST without the API list.
-        let body = ApiVersionsResponse {
+        return ApiVersionsResponse {
             error_code: ErrorCode::InvalidRequest.code(),
             ..Default::default()
         };
-        return encode(correlation_id, version, &body);
     }
-    let body = ApiVersionsResponse {
+    ApiVersionsResponse {
         error_code: 0,
         api_keys: served_ranges(),
         throttle_time_ms: 0,
@@ -84,8 +68,7 @@ pub fn handle(frame: &RequestFrame<'_>) -> Outcome {
         finalized_features: Vec::new(),
         zk_migration_ready: false,
         unknown_tagged_fields: Default::default(),
-    };
-    encode(correlation_id, version, &body)
+    }
 }
 
 #[cfg(test)]

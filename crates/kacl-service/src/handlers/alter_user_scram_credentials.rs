@@ -31,18 +31,16 @@ use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use kacl_acl::AclOperation;
-use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::messages::alter_user_scram_credentials::{
     AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse,
     AlterUserScramCredentialsResult,
 };
 use kacl_protocol::ErrorCode;
 
-use super::decode_in;
 use crate::context::RequestContext;
 use crate::credentials::{CredentialChange, CredentialView};
-use crate::router::Outcome;
-use crate::sasl::{ScramCredential, ScramMechanism};
+use crate::outcome::Outcome;
+use kacl_sasl::{ScramCredential, ScramMechanism};
 
 /// Kafka's DUPLICATE_RESOURCE text.
 pub const ALTERED_TWICE: &str = "A user credential cannot be altered twice in the same request";
@@ -82,12 +80,12 @@ pub struct Refusal {
     pub message: &'static str,
 }
 
-/// Answers one AlterUserScramCredentials request.
-pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
-    let request: AlterUserScramCredentialsRequest<'_> = match decode_in(ctx, frame) {
-        Ok(request) => request,
-        Err(outcome) => return outcome,
-    };
+/// Answers one AlterUserScramCredentials request; `Err` closes the connection (the credential
+/// writer's thread failed, so nothing can be said about what was stored).
+pub async fn handle(
+    ctx: &RequestContext<'_>,
+    request: AlterUserScramCredentialsRequest<'_>,
+) -> Result<AlterUserScramCredentialsResponse<'static>, Outcome> {
     let deletions: Vec<Deletion> = request
         .deletions
         .iter()
@@ -124,7 +122,7 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
                 )
             })
             .collect();
-        return respond(ctx, results);
+        return Ok(response(results));
     }
 
     let state = ctx.state.clone();
@@ -138,7 +136,9 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
         Ok(done) => done,
         Err(err) => {
             tracing::error!(%err, "the SCRAM credential writer failed");
-            return Outcome::close(format!("the SCRAM credential writer failed: {err}"));
+            return Err(Outcome::close(format!(
+                "the SCRAM credential writer failed: {err}"
+            )));
         }
     };
 
@@ -168,7 +168,7 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
             .into_iter()
             .map(|r| result(r.user, r.code, Some(r.message.to_owned()))),
     );
-    respond(ctx, results)
+    Ok(response(results))
 }
 
 fn log_change(ctx: &RequestContext<'_>, change: &CredentialChange) {
@@ -359,13 +359,12 @@ fn result(
     }
 }
 
-fn respond(
-    ctx: &RequestContext<'_>,
+fn response(
     results: Vec<AlterUserScramCredentialsResult<'static>>,
-) -> Outcome {
-    ctx.respond(&AlterUserScramCredentialsResponse {
+) -> AlterUserScramCredentialsResponse<'static> {
+    AlterUserScramCredentialsResponse {
         throttle_time_ms: 0,
         results,
         unknown_tagged_fields: Default::default(),
-    })
+    }
 }

@@ -20,27 +20,23 @@
 use std::borrow::Cow;
 
 use kacl_acl::{validate_new_acl, AclBinding, AclOperation};
-use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::messages::create_acls::{
     AclCreationResult, CreateAclsRequest, CreateAclsResponse,
 };
 use kacl_protocol::ErrorCode;
 
 use super::acl_filter::creation_binding;
-use super::decode_in;
 use crate::acl_writer::CreateError;
 use crate::context::RequestContext;
-use crate::router::Outcome;
 
 /// Kafka's POLICY_VIOLATION text for an operation above the record limit.
 pub const BATCH_TOO_LARGE: &str = "Unable to perform excessively large batch operation.";
 
 /// Answers one CreateAcls request.
-pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
-    let request: CreateAclsRequest<'_> = match decode_in(ctx, frame) {
-        Ok(request) => request,
-        Err(outcome) => return outcome,
-    };
+pub async fn handle(
+    ctx: &RequestContext<'_>,
+    request: CreateAclsRequest<'_>,
+) -> CreateAclsResponse<'static> {
     if !ctx.cluster_allows(AclOperation::Alter) {
         let message = ctx.cluster_denied_message();
         let results = request
@@ -48,7 +44,7 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
             .iter()
             .map(|_| result(ErrorCode::ClusterAuthorizationFailed, Some(message.clone())))
             .collect();
-        return respond(ctx, results);
+        return response(results);
     }
     let mut results: Vec<Option<AclCreationResult<'static>>> = Vec::new();
     let mut valid: Vec<AclBinding> = Vec::new();
@@ -115,7 +111,7 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
         .into_iter()
         .map(|r| r.unwrap_or_else(|| outcome_for_valid.clone()))
         .collect();
-    respond(ctx, results)
+    response(results)
 }
 
 /// The code for an ACL write the store failed: KAFKA_STORAGE_ERROR when the storage itself
@@ -139,10 +135,10 @@ fn result(code: ErrorCode, message: Option<String>) -> AclCreationResult<'static
     }
 }
 
-fn respond(ctx: &RequestContext<'_>, results: Vec<AclCreationResult<'static>>) -> Outcome {
-    ctx.respond(&CreateAclsResponse {
+fn response(results: Vec<AclCreationResult<'static>>) -> CreateAclsResponse<'static> {
+    CreateAclsResponse {
         throttle_time_ms: 0,
         results,
         unknown_tagged_fields: Default::default(),
-    })
+    }
 }

@@ -31,12 +31,10 @@ use rustls::server::WebPkiClientVerifier;
 use rustls::RootCertStore;
 use thiserror::Error;
 use tokio::net::TcpStream;
-use tokio::sync::watch;
 
-use crate::connection;
-use crate::context::{AuthState, Session, ANONYMOUS};
-use crate::state::{BoundListener, ServerState};
 use kacl_server_config::{ClientAuth, KeyStore, SecurityProtocol, TlsConfig, TrustStore};
+use kacl_service::context::{AuthState, Session, ANONYMOUS};
+use kacl_service::{BoundListener, ServerState};
 
 /// Longest a client may take to finish the TLS handshake.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -211,27 +209,30 @@ fn load_trust_store(trust_store: &TrustStore) -> Result<RootCertStore, TlsError>
     Ok(roots)
 }
 
-/// Runs the TLS handshake on an accepted connection, works out the principal, and serves the
-/// connection inside the TLS session.
-pub async fn serve(
-    acceptor: TlsAcceptor,
+/// A TLS session and the connection's [`Session`], its principal already set on SSL listeners.
+pub type Accepted = (tokio_rustls::server::TlsStream<TcpStream>, Session);
+
+/// Runs the TLS handshake on an accepted connection and works out the principal; `None` (with a
+/// log line) when the handshake fails or the certificate names no principal. The caller serves
+/// the connection inside the returned TLS session.
+pub async fn accept(
+    acceptor: &TlsAcceptor,
     stream: TcpStream,
     peer: SocketAddr,
     listener: BoundListener,
-    state: Arc<ServerState>,
-    shutdown: watch::Receiver<bool>,
-) {
+    state: &ServerState,
+) -> Option<Accepted> {
     let handshake = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await;
     let stream = match handshake {
         Ok(Ok(stream)) => stream,
         Ok(Err(err)) => {
             tracing::info!(%peer, listener = %listener.name, err = %safe(&err.to_string()),
                 "TLS handshake failed");
-            return;
+            return None;
         }
         Err(_) => {
             tracing::info!(%peer, listener = %listener.name, "TLS handshake timed out");
-            return;
+            return None;
         }
     };
     let mut session = Session::new(listener, peer);
@@ -241,7 +242,7 @@ pub async fn serve(
             .peer_certificates()
             .and_then(|chain| chain.first())
             .map(|c| c.as_ref());
-        match ssl_principal(&state, leaf) {
+        match ssl_principal(state, leaf) {
             Ok(principal) => {
                 tracing::debug!(%peer, listener = %session.listener.name,
                     principal = %safe(&principal), "TLS client principal");
@@ -253,11 +254,11 @@ pub async fn serve(
             Err(reason) => {
                 tracing::warn!(%peer, listener = %session.listener.name,
                     reason = %safe(&reason), "failed authentication");
-                return;
+                return None;
             }
         }
     }
-    connection::serve_session(stream, session, state, shutdown).await;
+    Some((stream, session))
 }
 
 /// The principal of an SSL client: `User:ANONYMOUS` without a certificate, else the mapped

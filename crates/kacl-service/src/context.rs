@@ -12,9 +12,9 @@ use kacl_protocol::{ApiKey, EncodeError, Message};
 
 use crate::audit;
 use crate::metrics::ResponseErrors;
-use crate::router::Outcome;
-use crate::sasl::{SaslMechanism, SaslServer};
+use crate::outcome::Outcome;
 use crate::state::{BoundListener, ServerState};
+use kacl_sasl::{SaslMechanism, SaslServer};
 
 /// The principal of every client on a PLAINTEXT listener, as in Kafka.
 pub const ANONYMOUS: &str = "User:ANONYMOUS";

@@ -25,7 +25,6 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use kacl_acl::{AclOperation, AuthorizationResult, ResourceType, CLUSTER_NAME};
 use kacl_protocol::codec::Uuid;
-use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::messages::create_topics::{
     CreatableTopic, CreatableTopicConfigs, CreatableTopicResult, CreateTopicsRequest,
     CreateTopicsResponse,
@@ -33,9 +32,7 @@ use kacl_protocol::messages::create_topics::{
 use kacl_protocol::ErrorCode;
 use kacl_store::{PartitionRecord, TopicRecord};
 
-use super::decode_in;
 use crate::context::RequestContext;
-use crate::router::Outcome;
 use crate::topic_registry::{TopicChange, TopicCommit, TopicTable};
 use kacl_topics::{
     check_new_topic_name, check_request_partition_total, effective_topic_configs, plan_new_topic,
@@ -54,11 +51,10 @@ struct NewTopic {
 }
 
 /// Answers one CreateTopics request.
-pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {
-    let request: CreateTopicsRequest<'_> = match decode_in(ctx, frame) {
-        Ok(request) => request,
-        Err(outcome) => return outcome,
-    };
+pub async fn handle(
+    ctx: &RequestContext<'_>,
+    request: CreateTopicsRequest<'_>,
+) -> CreateTopicsResponse<'static> {
     let state = ctx.state;
 
     let mut occurrences: HashMap<&str, usize> = HashMap::new();
@@ -125,7 +121,7 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
             .iter()
             .map(|t| error_result(&t.name, error.code(), Some(error.message().to_owned())))
             .collect();
-        return respond(ctx, results);
+        return response(results);
     }
 
     let guard = state.topics.begin_write().await;
@@ -212,7 +208,7 @@ pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outco
                 }
             }),
     );
-    respond(ctx, results)
+    response(results)
 }
 
 /// Every controller check on one topic, in Kafka's order; the record to store if it passes.
@@ -306,10 +302,10 @@ fn error_result(name: &str, code: i16, message: Option<String>) -> CreatableTopi
     }
 }
 
-fn respond(ctx: &RequestContext<'_>, topics: Vec<CreatableTopicResult<'static>>) -> Outcome {
-    ctx.respond(&CreateTopicsResponse {
+fn response(topics: Vec<CreatableTopicResult<'static>>) -> CreateTopicsResponse<'static> {
+    CreateTopicsResponse {
         throttle_time_ms: 0,
         topics,
         unknown_tagged_fields: Default::default(),
-    })
+    }
 }

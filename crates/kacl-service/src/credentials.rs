@@ -14,7 +14,7 @@ use std::sync::Arc;
 use kacl_store::{MetadataStore, StoreError};
 use parking_lot::{Mutex, RwLock};
 
-use crate::sasl::{ScramCredential, ScramMechanism};
+use kacl_sasl::{ScramCredential, ScramMechanism};
 
 /// One change to the stored credentials.
 #[derive(Debug, Clone)]
