@@ -158,7 +158,7 @@ pub async fn handle(
         .await;
         match commit {
             Ok(Ok(TopicCommit::Created(_))) => {
-                tracing::info!(principal = ctx.principal, topics = count, "created topics");
+                tracing::info!(principal = %kacl_logsafe::safe(ctx.principal), topics = count, "created topics");
                 Ok(())
             }
             Ok(Ok(other)) => Err(format!("unexpected commit outcome {other:?}")),

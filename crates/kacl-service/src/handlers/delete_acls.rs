@@ -102,7 +102,7 @@ pub async fn handle(
         })
         .sum();
     tracing::info!(
-        principal = ctx.principal,
+        principal = %kacl_logsafe::safe(ctx.principal),
         filters = checked.len(),
         matched = removed,
         "deleted ACLs"

@@ -201,7 +201,7 @@ pub async fn handle(
         .await;
         match commit {
             Ok(Ok(TopicCommit::Deleted(_))) => {
-                tracing::info!(principal = ctx.principal, topics = count, "deleted topics");
+                tracing::info!(principal = %kacl_logsafe::safe(ctx.principal), topics = count, "deleted topics");
                 Ok(())
             }
             Ok(Ok(other)) => Err(format!("unexpected commit outcome {other:?}")),

@@ -266,13 +266,11 @@ pub fn handle_raw_token(state: &Arc<ServerState>, session: &mut Session, token: 
             out.extend_from_slice(&bytes);
             Outcome::Respond(out)
         }
-        Some(TokenResult::Failed(_) | TokenResult::FailedSilently) => {
-            Outcome::RespondThenClose {
-                response: Vec::new(),
-                delay: state.config.failed_authentication_delay,
-                reason: FAILED_AUTHENTICATION.to_owned(),
-            }
-        }
+        Some(TokenResult::Failed(_) | TokenResult::FailedSilently) => Outcome::RespondThenClose {
+            response: Vec::new(),
+            delay: state.config.failed_authentication_delay,
+            reason: FAILED_AUTHENTICATION.to_owned(),
+        },
         None => Outcome::close("raw SASL token outside an exchange"),
     }
 }
