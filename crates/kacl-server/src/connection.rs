@@ -196,7 +196,10 @@ async fn progress<T>(
                 None => std::future::pending().await,
             }
         };
+        // Biased: the step is polled first, so a write that completes at once (the common
+        // case) returns before the timer is ever registered.
         tokio::select! {
+            biased;
             done = &mut step => return Ok(done?),
             _ = stalled => return Err(ConnectionError::WriteStalled),
             _ = wait_for_shutdown(shutdown) => {}
