@@ -7,8 +7,11 @@
 //! with Java escapes (`\n`, `\t`, `\"`, `\\`, octal `\101`); a quoted value also ends at a line
 //! break, as in Java. `;` ends an entry and `=` joins an option to its value.
 //!
-//! The server reads its PLAIN users from the `user_<name>="<password>"` options; clients read
-//! `username` and `password` (PlainLoginModule and ScramLoginModule alike).
+//! The server reads its PLAIN users from the `user_<name>="<password>"` options of a
+//! `PlainLoginModule` entry only, as Kafka's `PlainServerCallbackHandler` looks them up in the
+//! entries of that class; a login module class kacl does not know is refused
+//! ([`JaasModule::kind`]), as Kafka's JAAS login fails at start on a class it cannot load.
+//! Clients read `username` and `password` (PlainLoginModule and ScramLoginModule alike).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -39,6 +42,26 @@ pub enum JaasError {
     /// `sasl.jaas.config` must hold exactly one entry.
     #[error("JAAS config property contains {0} login modules, should be 1 module")]
     NotOneModule(usize),
+    /// A login module class that is neither Kafka's PLAIN nor SCRAM module (JAAS's message
+    /// for a class it cannot load).
+    #[error(
+        "No LoginModule found for {0} (kacl knows {PLAIN_LOGIN_MODULE} and {SCRAM_LOGIN_MODULE})"
+    )]
+    UnknownLoginModule(String),
+}
+
+/// Kafka's PLAIN login module class.
+pub const PLAIN_LOGIN_MODULE: &str = "org.apache.kafka.common.security.plain.PlainLoginModule";
+/// Kafka's SCRAM login module class.
+pub const SCRAM_LOGIN_MODULE: &str = "org.apache.kafka.common.security.scram.ScramLoginModule";
+
+/// The login module classes kacl knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoginModule {
+    /// `org.apache.kafka.common.security.plain.PlainLoginModule`
+    Plain,
+    /// `org.apache.kafka.common.security.scram.ScramLoginModule`
+    Scram,
 }
 
 /// JAAS control flags; kacl records them but, like Kafka with a single module, does not act
@@ -72,8 +95,22 @@ impl JaasModule {
         self.options.get(key).map(String::as_str)
     }
 
-    /// The `user_<name>` options: the PLAIN users a broker accepts, name to password.
+    /// Which known login module this entry names; a class name is compared exactly, as Java
+    /// loads classes by their exact name.
+    pub fn kind(&self) -> Result<LoginModule, JaasError> {
+        match self.login_module.as_str() {
+            PLAIN_LOGIN_MODULE => Ok(LoginModule::Plain),
+            SCRAM_LOGIN_MODULE => Ok(LoginModule::Scram),
+            other => Err(JaasError::UnknownLoginModule(other.to_owned())),
+        }
+    }
+
+    /// The `user_<name>` options of a `PlainLoginModule` entry: the PLAIN users a broker
+    /// accepts, name to password. Other modules' `user_` options are not PLAIN users (none).
     pub fn plain_users(&self) -> BTreeMap<String, String> {
+        if self.kind() != Ok(LoginModule::Plain) {
+            return BTreeMap::new();
+        }
         self.options
             .iter()
             .filter_map(|(key, value)| {
@@ -375,6 +412,30 @@ mod tests {
             JaasError::InvalidControlFlag("x".into()).to_string(),
             "Invalid login module control flag 'x' in JAAS config"
         );
+    }
+
+    #[test]
+    fn the_module_class_is_checked_and_user_options_are_plains_only() {
+        let scram = parse_single_module(&format!(
+            "{SCRAM_LOGIN_MODULE} required user_admin=\"pw1\";"
+        ))
+        .unwrap();
+        assert_eq!(scram.kind(), Ok(LoginModule::Scram));
+        assert!(scram.plain_users().is_empty(), "user_ options are PLAIN's");
+        let plain = parse_single_module(PLAIN_SERVER).unwrap();
+        assert_eq!(plain.kind(), Ok(LoginModule::Plain));
+        for class in [
+            "org.apache.kafka.common.security.Nope",
+            "org.apache.kafka.common.security.plain.plainloginmodule",
+            "x.M",
+        ] {
+            let module = parse_single_module(&format!("{class} required user_a=\"p\";")).unwrap();
+            assert_eq!(
+                module.kind(),
+                Err(JaasError::UnknownLoginModule(class.to_owned()))
+            );
+            assert!(module.plain_users().is_empty());
+        }
     }
 
     #[test]

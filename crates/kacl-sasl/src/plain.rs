@@ -34,10 +34,13 @@ impl PlainUsers {
         }
     }
 
-    /// Users from a `sasl.jaas.config` value (exactly one login module, as Kafka requires).
+    /// Users from a `sasl.jaas.config` value (exactly one login module, as Kafka requires, of
+    /// a class kacl knows; only a `PlainLoginModule` has PLAIN users).
     pub fn from_jaas(jaas_config: &str) -> Result<Self, JaasError> {
+        let module = parse_single_module(jaas_config)?;
+        module.kind()?;
         Ok(PlainUsers {
-            users: parse_single_module(jaas_config)?.plain_users(),
+            users: module.plain_users(),
         })
     }
 
@@ -156,6 +159,25 @@ mod tests {
                user_admin="admin-secret" user_alice="alice-secret";"#,
         )
         .unwrap()
+    }
+
+    #[test]
+    fn an_unknown_login_module_is_refused_and_scrams_user_options_are_not_plain_users() {
+        let nope = "org.apache.kafka.common.security.Nope required user_admin=\"pw1\";";
+        assert_eq!(
+            PlainUsers::from_jaas(nope),
+            Err(JaasError::UnknownLoginModule(
+                "org.apache.kafka.common.security.Nope".into()
+            ))
+        );
+        let scram = PlainUsers::from_jaas(
+            "org.apache.kafka.common.security.scram.ScramLoginModule required user_admin=\"pw1\";",
+        )
+        .unwrap();
+        assert!(scram.is_empty());
+        assert!(PlainServer::new()
+            .step(&client_token("", "admin", "pw1"), &scram)
+            .is_err());
     }
 
     fn run(token: &[u8]) -> Result<SaslStep, AuthFailure> {

@@ -167,6 +167,12 @@ pub struct ServerConfig {
     /// `connection.failed.authentication.delay.ms` (default 100 ms): wait this long before
     /// answering a failed authentication.
     pub failed_authentication_delay: Duration,
+    /// `socket.send.buffer.bytes` (default 102400): each connection's SO_SNDBUF; `None` for
+    /// -1, the OS default (which autotunes up to several MB per connection).
+    pub socket_send_buffer_bytes: Option<u32>,
+    /// `socket.receive.buffer.bytes` (default 102400): each connection's SO_RCVBUF; `None` for
+    /// -1, the OS default.
+    pub socket_receive_buffer_bytes: Option<u32>,
     /// `kacl.acl.max.batch`: most ACL changes in one request (POLICY_VIOLATION above).
     pub acl_max_batch: usize,
     /// `kacl.describe.self.service.enable`.
@@ -233,6 +239,8 @@ impl ServerConfig {
             max_connections_per_ip_overrides: HashMap::new(),
             connections_max_idle: Some(Duration::from_millis(600_000)),
             failed_authentication_delay: Duration::from_millis(100),
+            socket_send_buffer_bytes: Some(102_400),
+            socket_receive_buffer_bytes: Some(102_400),
             acl_max_batch: 10_000,
             describe_self_service: false,
             metrics_listen: None,
@@ -391,6 +399,8 @@ impl ServerConfig {
             connections_max_idle,
             connections_max_reauth,
             failed_authentication_delay,
+            socket_send_buffer_bytes,
+            socket_receive_buffer_bytes,
         } = limits::Limits::parse(&mut source)?;
         let acl_max_batch = source.int("kacl.acl.max.batch", 10_000, 1, i32::MAX.into())? as usize;
         let describe_self_service = source.bool("kacl.describe.self.service.enable", false)?;
@@ -427,6 +437,8 @@ impl ServerConfig {
             connections_max_idle,
             connections_max_reauth,
             failed_authentication_delay,
+            socket_send_buffer_bytes,
+            socket_receive_buffer_bytes,
             acl_max_batch,
             describe_self_service,
             metrics_listen,

@@ -1,7 +1,7 @@
 //! The socket server's limits, with Kafka's keys, defaults and rules: frame sizes before and
 //! after SASL authentication, the request memory pool, decoded request memory, connection
-//! counts (total, per address, per-address overrides), idle time, SASL session lifetime and the
-//! delay of a failed authentication.
+//! counts (total, per address, per-address overrides), idle time, SASL session lifetime, the
+//! delay of a failed authentication, and the sockets' kernel buffer sizes.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, ToSocketAddrs};
@@ -23,6 +23,8 @@ pub(super) struct Limits {
     pub connections_max_idle: Option<Duration>,
     pub connections_max_reauth: Option<Duration>,
     pub failed_authentication_delay: Duration,
+    pub socket_send_buffer_bytes: Option<u32>,
+    pub socket_receive_buffer_bytes: Option<u32>,
 }
 
 impl Limits {
@@ -68,6 +70,11 @@ impl Limits {
                 .filter(|ms| *ms > 0)
                 .map(Duration::from_millis),
             failed_authentication_delay: Duration::from_millis(delay_ms.unsigned_abs()),
+            socket_send_buffer_bytes: socket_buffer_bytes(source, "socket.send.buffer.bytes")?,
+            socket_receive_buffer_bytes: socket_buffer_bytes(
+                source,
+                "socket.receive.buffer.bytes",
+            )?,
         })
     }
 }
@@ -151,6 +158,20 @@ fn queued_max_request_bytes(
     Ok(Some(bytes))
 }
 
+/// `socket.send.buffer.bytes` / `socket.receive.buffer.bytes`: Kafka's INT, 102400 by default,
+/// -1 for the OS default (`None`). Kafka takes any int but fails on each accepted socket for 0
+/// or below -1 (Java refuses such a buffer size); kacl refuses them at start.
+fn socket_buffer_bytes(source: &mut Source, key: &str) -> Result<Option<u32>, ConfigError> {
+    match source.int(key, 102_400, -1, i32::MAX.into())? {
+        -1 => Ok(None),
+        0 => Err(ConfigError::invalid(
+            key,
+            "0 is not a buffer size (use -1 for the OS default)",
+        )),
+        bytes => Ok(Some(bytes as u32)),
+    }
+}
+
 /// `kacl.request.max.decoded.bytes`: 64 KiB (room for any ordinary request) to 64 GiB.
 fn request_max_decoded_bytes(source: &mut Source) -> Result<usize, ConfigError> {
     const KEY: &str = "kacl.request.max.decoded.bytes";
@@ -158,4 +179,27 @@ fn request_max_decoded_bytes(source: &mut Source) -> Result<usize, ConfigError> 
     let bytes = source.int(KEY, default, 64 << 10, 64 << 30)?;
     usize::try_from(bytes)
         .map_err(|_| ConfigError::invalid(KEY, format!("{bytes} does not fit this machine")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::ServerConfig;
+
+    fn parse(properties: &str) -> Result<ServerConfig, super::ConfigError> {
+        ServerConfig::from_properties(properties, &[])
+    }
+
+    #[test]
+    fn socket_buffer_sizes_take_kafkas_default_and_minus_one() {
+        let defaults = parse("").unwrap();
+        assert_eq!(defaults.socket_send_buffer_bytes, Some(102_400));
+        assert_eq!(defaults.socket_receive_buffer_bytes, Some(102_400));
+        let os = parse("socket.send.buffer.bytes=-1\nsocket.receive.buffer.bytes=65536").unwrap();
+        assert_eq!(os.socket_send_buffer_bytes, None);
+        assert_eq!(os.socket_receive_buffer_bytes, Some(65_536));
+        for bad in ["0", "-2", "lots", "2147483648"] {
+            let err = parse(&format!("socket.send.buffer.bytes={bad}")).unwrap_err();
+            assert_eq!(err.key(), Some("socket.send.buffer.bytes"), "{bad}");
+        }
+    }
 }

@@ -7,17 +7,30 @@
 //! [`RequestMemoryPool`] once its size is read and before its body is, and returned once it has
 //! been handled; while the pool is depleted the connection just stops reading.
 //!
+//! A client that never reads its answers is bounded the way Kafka bounds it: the next request
+//! is not read until the previous response has been handed to the kernel (Kafka mutes a channel
+//! with a response in flight), the kernel buffers are `socket.send.buffer.bytes` /
+//! `socket.receive.buffer.bytes` (so one connection holds one response plus ~100 KB), and a
+//! write that makes no progress for `connections.max.idle.ms` closes the connection (Kafka's
+//! selector closes connections idle in either direction). At shutdown a stuck write gets
+//! [`CLOSE_LINGER`] more, not the whole grace period.
+//!
 //! Generic over the byte stream, so TLS can wrap the TCP stream without touching this module.
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::{Buf, Bytes, BytesMut};
+use kacl_logsafe::safe;
 use kacl_protocol::frame::{frame_payload_len, FrameError, SIZE_PREFIX_LEN};
 use thiserror::Error;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpStream;
 use tokio::sync::watch;
 
+use kacl_server_config::ServerConfig;
 use kacl_service::context::Session;
 use kacl_service::request_memory::{MemoryLease, RequestMemoryPool};
 use kacl_service::router;
@@ -43,6 +56,13 @@ pub enum ConnectionError {
     /// No request for `connections.max.idle.ms`.
     #[error("idle for longer than connections.max.idle.ms")]
     Idle,
+    /// A response write made no progress for `connections.max.idle.ms`: the client does not
+    /// read its answers.
+    #[error("the client read nothing of its responses for connections.max.idle.ms")]
+    WriteStalled,
+    /// The server is shutting down and a response write made no progress for [`CLOSE_LINGER`].
+    #[error("server shutting down; the client does not read its response")]
+    StalledAtShutdown,
     /// The socket failed.
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
@@ -138,13 +158,74 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             while matches!(self.stream.read(&mut sink).await, Ok(n) if n > 0) {}
         })
         .await;
-        let _ = self.stream.shutdown().await;
+        // A TLS close_notify is a write too: a client that does not read must not hold it.
+        let _ = tokio::time::timeout(CLOSE_LINGER, self.stream.shutdown()).await;
     }
 
-    /// Writes bytes (a whole response frame) and flushes them.
-    pub async fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.stream.write_all(bytes).await?;
-        self.stream.flush().await
+    /// Writes bytes (a whole response frame) and flushes them, failing once a write makes no
+    /// progress for `stall` (`None`: never), or for [`CLOSE_LINGER`] once `shutdown` is set.
+    pub async fn write_response(
+        &mut self,
+        mut bytes: &[u8],
+        stall: Option<Duration>,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Result<(), ConnectionError> {
+        while !bytes.is_empty() {
+            let written = progress(self.stream.write(bytes), stall, shutdown).await?;
+            if written == 0 {
+                return Err(std::io::Error::from(std::io::ErrorKind::WriteZero).into());
+            }
+            bytes = bytes.get(written..).unwrap_or_default();
+        }
+        progress(self.stream.flush(), stall, shutdown).await
+    }
+}
+
+/// Runs one write step, failing when it makes no progress for `stall`, or for [`CLOSE_LINGER`]
+/// once `shutdown` is set (also when it is set while the step waits).
+async fn progress<T>(
+    step: impl Future<Output = std::io::Result<T>>,
+    stall: Option<Duration>,
+    shutdown: &mut watch::Receiver<bool>,
+) -> Result<T, ConnectionError> {
+    tokio::pin!(step);
+    if !*shutdown.borrow() {
+        let stalled = async {
+            match stall {
+                Some(limit) => tokio::time::sleep(limit).await,
+                None => std::future::pending().await,
+            }
+        };
+        // Biased: the step is polled first, so a write that completes at once (the common
+        // case) returns before the timer is ever registered.
+        tokio::select! {
+            biased;
+            done = &mut step => return Ok(done?),
+            _ = stalled => return Err(ConnectionError::WriteStalled),
+            _ = wait_for_shutdown(shutdown) => {}
+        }
+    }
+    let linger = stall.map_or(CLOSE_LINGER, |limit| limit.min(CLOSE_LINGER));
+    match tokio::time::timeout(linger, step).await {
+        Ok(done) => Ok(done?),
+        Err(_) => Err(ConnectionError::StalledAtShutdown),
+    }
+}
+
+/// Applies `socket.send.buffer.bytes` and `socket.receive.buffer.bytes` to an accepted socket
+/// (a value of -1 leaves the OS default). A fixed size also turns off the kernel's autotuning,
+/// which otherwise lets a client that never reads park megabytes in each connection's buffers.
+pub fn apply_buffer_sizes(stream: &TcpStream, config: &ServerConfig) {
+    let socket = socket2::SockRef::from(stream);
+    if let Some(bytes) = config.socket_send_buffer_bytes {
+        if let Err(err) = socket.set_send_buffer_size(bytes as usize) {
+            tracing::debug!(%err, "cannot set socket.send.buffer.bytes");
+        }
+    }
+    if let Some(bytes) = config.socket_receive_buffer_bytes {
+        if let Err(err) = socket.set_recv_buffer_size(bytes as usize) {
+            tracing::debug!(%err, "cannot set socket.receive.buffer.bytes");
+        }
     }
 }
 
@@ -173,7 +254,7 @@ pub async fn serve_session<S>(
     S: AsyncRead + AsyncWrite + Unpin + Send,
 {
     let peer = session.peer;
-    tracing::info!(%peer, listener = %session.listener.name, "connection opened");
+    tracing::debug!(%peer, listener = %session.listener.name, "connection opened");
     let max_frame = state.config.socket_request_max_bytes as usize;
     let max_frame_before_authentication = state.config.sasl_server_max_receive_size as usize;
     let idle = state.config.connections_max_idle;
@@ -214,8 +295,15 @@ pub async fn serve_session<S>(
         drop(lease);
         match outcome {
             Outcome::Respond(response) => {
-                if let Err(err) = connection.write_all(&response).await {
-                    break format!("cannot write the response: {err}");
+                let written = connection
+                    .write_response(&response, idle, &mut shutdown)
+                    .await;
+                match written {
+                    Ok(()) => {}
+                    Err(ConnectionError::Io(err)) => {
+                        break format!("cannot write the response: {err}")
+                    }
+                    Err(err) => break err.to_string(),
                 }
             }
             Outcome::RespondThenClose {
@@ -226,7 +314,9 @@ pub async fn serve_session<S>(
                 state.metrics.authentication_failed();
                 tokio::time::sleep(delay).await;
                 if !response.is_empty() {
-                    let _ = connection.write_all(&response).await;
+                    let _ = connection
+                        .write_response(&response, idle, &mut shutdown)
+                        .await;
                 }
                 connection.close_after_response().await;
                 break reason;
@@ -234,8 +324,11 @@ pub async fn serve_session<S>(
             Outcome::Close { reason } => break reason,
         }
     };
-    tracing::info!(%peer, listener = %session.listener.name,
-        principal = session.principal().unwrap_or("-"), %reason, "connection closed");
+    // DEBUG, as Kafka logs connections: at INFO a flood of bare connects would flood the log.
+    // `kacl_connections_accepted_total` and `kacl_connections_open` count them.
+    tracing::debug!(%peer, listener = %session.listener.name,
+        principal = %safe(session.principal().unwrap_or("-")), reason = %safe(&reason),
+        "connection closed");
 }
 
 #[cfg(test)]

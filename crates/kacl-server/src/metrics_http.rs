@@ -3,13 +3,14 @@
 //! answer; anything else gets 404 or 405. Prometheus needs nothing more, and a hand-written
 //! loop keeps a web framework out of the server.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
-use tokio::task::JoinSet;
+use tokio::task::{AbortHandle, JoinSet};
 
 use kacl_service::metrics::Gauges;
 use kacl_service::ServerState;
@@ -20,27 +21,54 @@ use crate::shutdown::wait_for_shutdown;
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 /// The longest request head read (request line and headers); more is answered with 431.
 const MAX_REQUEST_HEAD: usize = 8192;
-/// How long a scraper may take to send its request.
-const READ_TIMEOUT: Duration = Duration::from_secs(5);
-/// Scrapes answered at once; connections beyond it are closed on accept.
+/// How long a scraper may take to send its request (Prometheus sends it at once).
+const READ_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long writing the answer may take, and waiting for the scraper to close after it.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+/// Connections served at once (each holds at most an 8 KiB head and one answer).
 const MAX_CONCURRENT_SCRAPES: usize = 16;
 
+/// One open connection: when it was accepted, and whether it is only waiting for its client
+/// (for its request head, or for its close after the answer), so that it may be dropped.
+struct Slot {
+    accepted: Instant,
+    waiting: Arc<AtomicBool>,
+    task: AbortHandle,
+}
+
 /// Serves `/metrics` on `socket` until shutdown.
+///
+/// When every slot is taken, a new connection replaces the oldest one that is only waiting for
+/// its client: idle sockets (however many, from whatever address) cannot keep a scraper out,
+/// which sends its request as soon as it connects. A new connection is closed only when all 16
+/// are rendering or writing an answer.
 pub async fn serve(
     socket: TcpListener,
     state: Arc<ServerState>,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let mut scrapes = JoinSet::new();
+    let mut slots: Vec<Slot> = Vec::with_capacity(MAX_CONCURRENT_SCRAPES);
     loop {
         tokio::select! {
             _ = wait_for_shutdown(&mut shutdown) => break,
-            Some(_) = scrapes.join_next(), if !scrapes.is_empty() => {}
+            Some(done) = scrapes.join_next_with_id(), if !scrapes.is_empty() => {
+                let id = match &done {
+                    Ok((id, ())) => *id,
+                    Err(err) => err.id(),
+                };
+                slots.retain(|slot| slot.task.id() != id);
+            }
             accepted = socket.accept() => match accepted {
-                Ok((stream, _)) if scrapes.len() < MAX_CONCURRENT_SCRAPES => {
-                    scrapes.spawn(answer(stream, state.clone()));
+                Ok((stream, _)) => {
+                    if slots.len() >= MAX_CONCURRENT_SCRAPES && !evict_oldest_waiting(&mut slots) {
+                        tracing::warn!("too many concurrent metrics scrapes; closing one");
+                        continue;
+                    }
+                    let waiting = Arc::new(AtomicBool::new(true));
+                    let task = scrapes.spawn(answer(stream, state.clone(), waiting.clone()));
+                    slots.push(Slot { accepted: Instant::now(), waiting, task });
                 }
-                Ok(_) => tracing::warn!("too many concurrent metrics scrapes; closing one"),
                 Err(err) => {
                     tracing::warn!(%err, "metrics accept failed");
                     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -53,20 +81,43 @@ pub async fn serve(
     while scrapes.join_next().await.is_some() {}
 }
 
-/// Reads one request and answers it.
-async fn answer(mut stream: TcpStream, state: Arc<ServerState>) {
+/// Aborts the oldest connection that is only waiting for its client; false if there is none.
+fn evict_oldest_waiting(slots: &mut Vec<Slot>) -> bool {
+    let oldest = slots
+        .iter()
+        .enumerate()
+        .filter(|(_, slot)| slot.waiting.load(Ordering::Acquire))
+        .min_by_key(|(_, slot)| slot.accepted)
+        .map(|(at, _)| at);
+    match oldest {
+        Some(at) => {
+            slots.swap_remove(at).task.abort();
+            true
+        }
+        None => false,
+    }
+}
+
+/// Reads one request and answers it; `waiting` is cleared while the answer is being made and
+/// written, when dropping the connection would lose work.
+async fn answer(mut stream: TcpStream, state: Arc<ServerState>, waiting: Arc<AtomicBool>) {
     let head = tokio::time::timeout(READ_TIMEOUT, read_head(&mut stream)).await;
+    waiting.store(false, Ordering::Release);
     let response = match head {
         Ok(Ok(Some(head))) => respond(&head, &state),
         Ok(Ok(None)) => plain(431, "Request Header Fields Too Large", ""),
         Ok(Err(_)) | Err(_) => return,
     };
-    let _ = stream.write_all(&response).await;
-    let _ = stream.shutdown().await;
+    let _ = tokio::time::timeout(WRITE_TIMEOUT, async {
+        let _ = stream.write_all(&response).await;
+        let _ = stream.shutdown().await;
+    })
+    .await;
+    waiting.store(true, Ordering::Release);
     // Read what the client still sends until it closes: closing with unread input would make
     // the kernel reset the connection, which can destroy the answer before it is read.
     let mut sink = [0u8; 1024];
-    let _ = tokio::time::timeout(READ_TIMEOUT, async {
+    let _ = tokio::time::timeout(WRITE_TIMEOUT, async {
         while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {}
     })
     .await;

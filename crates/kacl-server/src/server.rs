@@ -492,6 +492,7 @@ async fn accept_loop(
                     }
                 };
                 let _ = stream.set_nodelay(true);
+                connection::apply_buffer_sizes(&stream, &state.config);
                 let counted = state.metrics.connection_opened();
                 let (listener, state, shell, shutdown) =
                     (listener.clone(), state.clone(), shell.clone(), shutdown.clone());

@@ -250,3 +250,33 @@ async fn an_unbindable_metrics_address_refuses_to_start() {
     let error = Server::start(config).await.expect_err("port in use");
     assert!(error.to_string().contains("kacl.metrics.listen"), "{error}");
 }
+
+#[tokio::test]
+async fn idle_sockets_do_not_starve_scrapes() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), &[("kacl.metrics.listen", "127.0.0.1:0")]);
+    let server = Server::start(config).await.unwrap();
+    let addr = server.metrics_addr().expect("metrics listener");
+    // One client holds 24 sockets, more than the 16 slots, sending nothing or half a head.
+    let mut idle = Vec::new();
+    for i in 0..24 {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        if i % 2 == 1 {
+            stream
+                .write_all(b"GET /metrics HTTP/1.1\r\n")
+                .await
+                .unwrap();
+        }
+        idle.push(stream);
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Well before any header timeout, scrapes get their answer, one after another.
+    for _ in 0..3 {
+        let body = tokio::time::timeout(Duration::from_secs(1), scrape(addr))
+            .await
+            .expect("a scrape is answered while idle sockets are open");
+        assert!(body.contains("kacl_"), "{body}");
+    }
+    drop(idle);
+    server.shutdown().await;
+}

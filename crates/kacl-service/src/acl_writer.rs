@@ -44,6 +44,18 @@ pub enum FilterDeletion {
     TooLarge,
 }
 
+/// The most bytes one filter's result takes in a DeleteAcls answer besides its matches (error
+/// code, null message, array length, tagged fields), at any version.
+pub const FILTER_RESULT_BYTES: usize = 16;
+
+/// The most bytes one matching ACL takes in a DeleteAcls answer, at any version, whose
+/// resource name, principal and host together are `strings` bytes long: error code, null
+/// message, resource type, pattern type, operation, permission type, three string lengths
+/// (up to 5 bytes each as compact varints) and tagged fields.
+pub fn match_bytes(strings: usize) -> usize {
+    24 + strings
+}
+
 /// Serializes ACL writes and keeps the index equal to the store.
 pub struct AclWriter {
     store: Arc<dyn MetadataStore>,
@@ -106,6 +118,47 @@ impl AclWriter {
         max_batch: usize,
     ) -> Result<Vec<FilterDeletion>, StoreError> {
         let _serialized = self.lock.lock();
+        self.delete_locked(filters, max_batch)
+    }
+
+    /// [`AclWriter::delete`], unless the answer listing every filter's matches would be larger
+    /// than `max_response_bytes`: then nothing is deleted and the answer's size (an upper
+    /// estimate, [`match_bytes`]) is returned. The size is counted over the index without
+    /// building a binding, under the same lock as the deletion, so it is exact for what would
+    /// be deleted. Each filter lists all its matches, even those another filter matched too, so
+    /// 1,000 ANY filters over 2,000 ACLs would otherwise answer 2,000,000 entries.
+    pub fn delete_within(
+        &self,
+        filters: &[Option<AclBindingFilter>],
+        max_batch: usize,
+        max_response_bytes: usize,
+    ) -> Result<Result<Vec<FilterDeletion>, usize>, StoreError> {
+        let _serialized = self.lock.lock();
+        let mut bytes = 0usize;
+        {
+            let index = self.acls.read();
+            for filter in filters.iter().flatten() {
+                bytes = bytes.saturating_add(FILTER_RESULT_BYTES);
+                index.for_each_group(filter, |group| {
+                    let name = group.pattern.name.len();
+                    for entry in group.entries {
+                        let strings = name + entry.principal.len() + entry.host.len();
+                        bytes = bytes.saturating_add(match_bytes(strings));
+                    }
+                });
+                if bytes > max_response_bytes {
+                    return Ok(Err(bytes));
+                }
+            }
+        }
+        self.delete_locked(filters, max_batch).map(Ok)
+    }
+
+    fn delete_locked(
+        &self,
+        filters: &[Option<AclBindingFilter>],
+        max_batch: usize,
+    ) -> Result<Vec<FilterDeletion>, StoreError> {
         let mut outcomes = Vec::with_capacity(filters.len());
         let mut removals: Vec<AclBinding> = Vec::new();
         {

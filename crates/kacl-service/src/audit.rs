@@ -16,6 +16,7 @@
 //! Nothing secret is ever logged here: principals, hosts and resource names only.
 
 use kacl_acl::{AclBinding, AclOperation, AuthorizationResult, PatternType, ResourceType};
+use kacl_logsafe::{safe, safe_bounded, MAX_CHARS};
 use kacl_protocol::ApiKey;
 
 /// The `tracing` target of every audit line.
@@ -98,11 +99,12 @@ pub fn decision_line(
     };
     format!(
         "Principal = {} is {verdict} operation = {operation} from host = {} on resource = \
-         {}:{}:{resource_name} for request = {} with resourceRefCount = 1",
-        requester.principal,
-        requester.host,
+         {}:{}:{} for request = {} with resourceRefCount = 1",
+        safe(requester.principal),
+        safe(requester.host),
         resource_type.cli_name(),
         PatternType::Literal,
+        safe(resource_name),
         requester.api,
     )
 }
@@ -127,9 +129,14 @@ pub fn acls_removed<'b>(
 /// `Principal = User:admin from host = 127.0.0.1 added ACL (pattern=..., entry=...) for
 /// request = CreateAcls`, the binding in Kafka's `AclBinding.toString()` form.
 pub fn change_line(requester: Requester<'_>, verb: &str, binding: &AclBinding) -> String {
+    // The binding holds a client's resource name, principal and host: escaped as a whole,
+    // with room for three names at their bound.
     format!(
-        "Principal = {} from host = {} {verb} ACL {binding} for request = {}",
-        requester.principal, requester.host, requester.api
+        "Principal = {} from host = {} {verb} ACL {} for request = {}",
+        safe(requester.principal),
+        safe(requester.host),
+        safe_bounded(&binding.to_string(), 3 * MAX_CHARS),
+        requester.api
     )
 }
 
@@ -166,6 +173,30 @@ mod tests {
             AuthorizationResult::Allowed
         )
         .contains("is Allowed operation = DESCRIBE from host = 10.0.0.7 on resource = TransactionalId:LITERAL:tx"));
+    }
+
+    #[test]
+    fn client_strings_cannot_break_an_audit_line() {
+        let hostile = Requester {
+            principal: "User:x\nPrincipal = User:admin",
+            host: "10.0.0.7",
+            api: ApiKey::CreateAcls,
+        };
+        let line = decision_line(
+            hostile,
+            AclOperation::Alter,
+            ResourceType::Topic,
+            "t\u{1b}[2J",
+            AuthorizationResult::Denied,
+        );
+        assert!(!line.contains('\n') && !line.contains('\u{1b}'), "{line}");
+        let binding = AclBinding::new(
+            ResourcePattern::new(ResourceType::Topic, "a\nb", PatternType::Literal),
+            AccessControlEntry::new("User:a", "*", AclOperation::Read, AclPermissionType::Allow),
+        );
+        let line = change_line(hostile, "added", &binding);
+        assert!(!line.contains('\n'), "{line}");
+        assert!(line.contains(r"name=a\nb"), "{line}");
     }
 
     #[test]

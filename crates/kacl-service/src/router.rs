@@ -97,7 +97,7 @@ async fn route(
         api = %api,
         version = prefix.api_version,
         correlation_id = prefix.correlation_id,
-        client_id = frame.header.client_id.as_deref().unwrap_or(""),
+        client_id = %kacl_logsafe::safe(frame.header.client_id.as_deref().unwrap_or("")),
         "request"
     );
     // Served before authentication.

@@ -55,7 +55,7 @@ pub fn apply(
             user: change.user().to_owned(),
             reason: e.to_string(),
         })?;
-        tracing::info!(user = change.user(), mechanism = %change.mechanism(),
+        tracing::info!(user = %kacl_logsafe::safe(change.user()), mechanism = %change.mechanism(),
             "created bootstrap SCRAM credential");
         created += 1;
     }

@@ -40,8 +40,13 @@ enum Command {
     Perf(perf::PerfArgs),
 }
 
+/// The exit code after a closed stdout: 128 + SIGPIPE, what a shell reports for a Unix tool
+/// that the signal ended (`kacl acls --list | head`).
+const CLOSED_STDOUT: u8 = 141;
+
 fn main() -> std::process::ExitCode {
     disable_transparent_huge_pages();
+    exit_quietly_on_closed_stdout();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Serve(args) => serve::run(args),
@@ -53,11 +58,53 @@ fn main() -> std::process::ExitCode {
     };
     match result {
         Ok(code) => code,
+        Err(err) if is_closed_stdout(&err) => std::process::ExitCode::from(CLOSED_STDOUT),
         Err(err) => {
-            eprintln!("Error: {err:#}");
+            eprintln!("Error: {}", describe(&err));
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes, each said once. Library errors often print their source in their
+/// own message as well as returning it as the source (`cannot bind ...: Address already in
+/// use`), so anyhow's `{:#}` would repeat it: a cause already in the text is left out.
+fn describe(err: &anyhow::Error) -> String {
+    let mut text = err.to_string();
+    for cause in err.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
+}
+
+/// A write to stdout failed because its reader went away. Only a bare `io::Error` counts (the
+/// CLI's own `writeln!(stdout)?`): a broken connection to a broker comes wrapped in the
+/// client's error and is reported.
+fn is_closed_stdout(err: &anyhow::Error) -> bool {
+    err.downcast_ref::<std::io::Error>()
+        .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+/// `println!` panics when stdout's reader is gone ("failed printing to stdout: Broken pipe"):
+/// exit quietly then, as Unix tools do, instead of printing the panic.
+fn exit_quietly_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(CLOSED_STDOUT.into());
+        }
+        default(info);
+    }));
 }
 
 /// Turns transparent huge pages off for this process. mimalloc asks for them on its arenas, and

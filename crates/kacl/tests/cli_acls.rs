@@ -76,18 +76,25 @@ fn add_list_remove_in_kafkas_text_format() {
         )
     );
 
-    // Stdin is not a terminal: no prompt, as Kafka's tool cannot prompt either.
+    // Stdin is not a terminal: nobody can confirm, so --remove needs --force and removes
+    // nothing without it.
+    let remove_alice_read = [
+        "--remove",
+        "--allow-principal",
+        "User:alice",
+        "--operation",
+        "Read",
+        "--topic",
+        "orders",
+    ];
+    let refused = kacl(&cmd(&server.addr, &remove_alice_read));
+    assert_eq!(refused.code, 1, "{refused:?}");
+    assert!(refused.stderr.contains("add --force"), "{refused:?}");
+    let doc = json(&cmd(&server.addr, &["--list", "--output", "json"]));
+    assert_eq!(acl_count(&doc), 2, "nothing removed without --force");
     let out = ok(&cmd(
         &server.addr,
-        &[
-            "--remove",
-            "--allow-principal",
-            "User:alice",
-            "--operation",
-            "Read",
-            "--topic",
-            "orders",
-        ],
+        &[&remove_alice_read[..], &["--force"]].concat(),
     ));
     assert_eq!(out, "");
     let doc = json(&cmd(&server.addr, &["--list", "--output", "json"]));

@@ -11,6 +11,7 @@ pub mod credential;
 pub mod messages;
 pub mod salt;
 pub mod server;
+pub mod stand_in;
 
 #[cfg(test)]
 mod tests;

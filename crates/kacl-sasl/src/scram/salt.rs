@@ -6,9 +6,15 @@
 
 /// A random salt: the lowercase base-36 digits of a random 130-bit number (at most 26 bytes).
 pub fn random_salt() -> Vec<u8> {
-    // 130 bits: two high bits above a 128-bit low part; divide (high, low) by 36 repeatedly.
-    let mut low: u128 = rand::random();
-    let mut high = u128::from(rand::random::<u8>() & 0b11);
+    kafka_shaped_salt(rand::random(), rand::random())
+}
+
+/// The lowercase base-36 digits of the 130-bit number whose two high bits are the low bits
+/// of `high` and whose 128 low bits are `low`.
+pub(crate) fn kafka_shaped_salt(high: u8, low: u128) -> Vec<u8> {
+    // Divide (high, low) by 36 repeatedly.
+    let mut low = low;
+    let mut high = u128::from(high & 0b11);
     let mut digits = Vec::new();
     loop {
         let carry = high % 36;

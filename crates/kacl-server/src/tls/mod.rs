@@ -24,6 +24,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use kacl_logsafe::safe;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::WebPkiClientVerifier;
@@ -225,7 +226,8 @@ pub async fn accept(
     let stream = match handshake {
         Ok(Ok(stream)) => stream,
         Ok(Err(err)) => {
-            tracing::info!(%peer, listener = %listener.name, %err, "TLS handshake failed");
+            tracing::info!(%peer, listener = %listener.name, err = %safe(&err.to_string()),
+                "TLS handshake failed");
             return None;
         }
         Err(_) => {
@@ -242,16 +244,16 @@ pub async fn accept(
             .map(|c| c.as_ref());
         match ssl_principal(state, leaf) {
             Ok(principal) => {
-                tracing::debug!(%peer, listener = %session.listener.name, %principal,
-                    "TLS client principal");
+                tracing::debug!(%peer, listener = %session.listener.name,
+                    principal = %safe(&principal), "TLS client principal");
                 session.auth = AuthState::Authenticated {
                     principal,
                     mechanism: None,
                 };
             }
             Err(reason) => {
-                tracing::warn!(%peer, listener = %session.listener.name, %reason,
-                    "failed authentication");
+                tracing::warn!(%peer, listener = %session.listener.name,
+                    reason = %safe(&reason), "failed authentication");
                 return None;
             }
         }

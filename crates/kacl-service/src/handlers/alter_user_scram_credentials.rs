@@ -152,7 +152,7 @@ pub async fn handle(
                 results.push(result(user, ErrorCode::None, None));
             }
             Err(err) => {
-                tracing::error!(%err, user, mechanism = %change.mechanism(),
+                tracing::error!(%err, user = %kacl_logsafe::safe(&user), mechanism = %change.mechanism(),
                     "cannot store the SCRAM credential change");
                 failed.push(result(
                     user,
@@ -174,7 +174,7 @@ pub async fn handle(
 fn log_change(ctx: &RequestContext<'_>, change: &CredentialChange) {
     match change {
         CredentialChange::Delete { user, mechanism } => {
-            tracing::info!(principal = ctx.principal, host = ctx.client_host, user,
+            tracing::info!(principal = %kacl_logsafe::safe(ctx.principal), host = %kacl_logsafe::safe(ctx.client_host), user = %kacl_logsafe::safe(user),
                 %mechanism, "deleted SCRAM credential");
         }
         CredentialChange::Upsert {
@@ -182,7 +182,7 @@ fn log_change(ctx: &RequestContext<'_>, change: &CredentialChange) {
             mechanism,
             credential,
         } => {
-            tracing::info!(principal = ctx.principal, host = ctx.client_host, user,
+            tracing::info!(principal = %kacl_logsafe::safe(ctx.principal), host = %kacl_logsafe::safe(ctx.client_host), user = %kacl_logsafe::safe(user),
                 %mechanism, iterations = credential.iterations, "stored SCRAM credential");
         }
     }

@@ -81,7 +81,7 @@ pub async fn handle(
             Ok(Ok(added)) => {
                 crate::audit::acls_added(ctx.requester(), &added);
                 tracing::info!(
-                    principal = ctx.principal,
+                    principal = %kacl_logsafe::safe(ctx.principal),
                     requested = count,
                     added = added.len(),
                     "created ACLs"
@@ -90,7 +90,7 @@ pub async fn handle(
             }
             Ok(Err(CreateError::TooLarge { new, max })) => {
                 tracing::info!(
-                    principal = ctx.principal,
+                    principal = %kacl_logsafe::safe(ctx.principal),
                     new,
                     max,
                     "CreateAcls above the batch limit"

@@ -141,7 +141,7 @@ pub async fn handle(
                     }
                 }
                 tracing::info!(
-                    principal = ctx.principal,
+                    principal = %kacl_logsafe::safe(ctx.principal),
                     topics = count,
                     "added partitions"
                 );

@@ -171,7 +171,7 @@ pub async fn handle(
         let count = records.len();
         match super::commit_topics(state, guard, TopicChange::Create(records)).await {
             Ok(TopicCommit::Created(_)) => {
-                tracing::info!(principal = ctx.principal, topics = count, "created topics");
+                tracing::info!(principal = %kacl_logsafe::safe(ctx.principal), topics = count, "created topics");
                 Ok(())
             }
             Ok(other) => Err(format!("unexpected commit outcome {other:?}")),

@@ -10,6 +10,11 @@
 //! Deliberate differences from Kafka:
 //! - a filter holding UNKNOWN (code 0) gets `Unknown patternFilter.`/`Unknown entryFilter.`
 //!   (Kafka's answer for out-of-range codes); Kafka closes the connection for code 0;
+//! - the response limit: the answer lists every match of every filter (an ACL matched by
+//!   several filters under each), so a small request can ask for an enormous answer (1,000
+//!   ANY filters over 2,000 ACLs: 2M entries, 45 MB). Before anything is deleted the answer's
+//!   size is counted over the index; above `socket.request.max.bytes` every filter gets
+//!   POLICY_VIOLATION and nothing is deleted. Kafka has no such bound;
 //! - the batch limit (`kacl.acl.max.batch`, Kafka: 10,000 removals): filters are taken in
 //!   order and a filter whose matches would take the request's total above the limit gets
 //!   POLICY_VIOLATION `Unable to perform excessively large batch operation.` and deletes
@@ -64,10 +69,26 @@ pub async fn handle(
         checked.iter().map(|c| c.as_ref().ok().cloned()).collect();
     let state = ctx.state.clone();
     let max_batch = ctx.state.config.acl_max_batch;
-    let deleted =
-        tokio::task::spawn_blocking(move || state.acl_writer.delete(&planned, max_batch)).await;
+    let max_response = ctx.state.config.socket_request_max_bytes as usize;
+    let deleted = tokio::task::spawn_blocking(move || {
+        state
+            .acl_writer
+            .delete_within(&planned, max_batch, max_response)
+    })
+    .await;
     let outcomes = match deleted {
-        Ok(Ok(outcomes)) => outcomes,
+        Ok(Ok(Ok(outcomes))) => outcomes,
+        Ok(Ok(Err(bytes))) => {
+            return all_failed(
+                &checked,
+                ErrorCode::PolicyViolation,
+                format!(
+                    "The response would list about {bytes} bytes of matching ACLs, more than \
+                     socket.request.max.bytes ({max_response}); nothing was deleted. Use fewer \
+                     or narrower filters per request."
+                ),
+            );
+        }
         Ok(Err(err)) => {
             return all_failed(
                 &checked,
@@ -102,7 +123,7 @@ pub async fn handle(
         })
         .sum();
     tracing::info!(
-        principal = ctx.principal,
+        principal = %kacl_logsafe::safe(ctx.principal),
         filters = checked.len(),
         matched = removed,
         "deleted ACLs"

@@ -238,7 +238,7 @@ async fn commit(
         let count = doomed.len();
         match super::commit_topics(state, guard, TopicChange::Delete(doomed)).await {
             Ok(TopicCommit::Deleted(_)) => {
-                tracing::info!(principal = ctx.principal, topics = count, "deleted topics");
+                tracing::info!(principal = %kacl_logsafe::safe(ctx.principal), topics = count, "deleted topics");
                 Ok(())
             }
             Ok(other) => Err(format!("unexpected commit outcome {other:?}")),

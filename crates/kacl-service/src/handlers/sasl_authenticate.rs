@@ -15,6 +15,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
 
+use kacl_logsafe::safe;
 use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::messages::sasl_authenticate::{
     SaslAuthenticateRequest, SaslAuthenticateResponse,
@@ -62,8 +63,12 @@ enum TokenResult {
     /// The exchange failed: answer with the failure, then close.
     Failed(AuthFailure),
     /// The exchange failed in a way Kafka does not answer: close only.
-    FailedSilently(AuthFailure),
+    FailedSilently,
 }
+
+/// Why the connection closes after a failed exchange. The precise reason (with the client's
+/// name) is logged once, by [`step`], not again in the connection's close line.
+const FAILED_AUTHENTICATION: &str = "failed authentication";
 
 /// Feeds one token to the running exchange and updates the session.
 fn step(state: &ServerState, session: &mut Session, token: &[u8]) -> Option<TokenResult> {
@@ -88,9 +93,9 @@ fn step(state: &ServerState, session: &mut Session, token: &[u8]) -> Option<Toke
     if let Some(before) = renewing.as_ref().filter(|r| r.mechanism != mechanism) {
         // Kafka's REAUTH_BAD_MECHANISM: the handshake was answered, the first token closes.
         let failure = changed_mechanism(before.mechanism, mechanism);
-        tracing::warn!(%peer, %listener, %mechanism, reason = %failure.log_reason,
+        tracing::warn!(%peer, %listener, %mechanism, reason = %safe(&failure.log_reason),
             "failed re-authentication");
-        return Some(TokenResult::FailedSilently(failure));
+        return Some(TokenResult::FailedSilently);
     }
     let result = match server.step(token, &credentials) {
         Ok(SaslStep::Continue(challenge)) => Ok(TokenResult::Reply {
@@ -108,7 +113,8 @@ fn step(state: &ServerState, session: &mut Session, token: &[u8]) -> Option<Toke
                 } else {
                     "authenticated"
                 };
-                tracing::info!(%peer, %listener, %mechanism, %principal, "{done}");
+                tracing::info!(%peer, %listener, %mechanism, principal = %safe(&principal),
+                    "{done}");
                 let lifetime = state.config.connections_max_reauth;
                 session.auth = AuthState::Authenticated {
                     principal,
@@ -126,7 +132,7 @@ fn step(state: &ServerState, session: &mut Session, token: &[u8]) -> Option<Toke
         Err(failure) => Err(failure),
     };
     Some(result.unwrap_or_else(|failure| {
-        tracing::warn!(%peer, %listener, %mechanism, reason = %failure.log_reason,
+        tracing::warn!(%peer, %listener, %mechanism, reason = %safe(&failure.log_reason),
             "failed {what}");
         TokenResult::Failed(failure)
     }))
@@ -222,13 +228,13 @@ pub fn handle(
             bytes,
             session_lifetime_ms,
         }) => respond(ErrorCode::None, None, bytes, session_lifetime_ms),
-        Some(TokenResult::FailedSilently(failure)) => Outcome::RespondThenClose {
+        Some(TokenResult::FailedSilently) => Outcome::RespondThenClose {
             response: Vec::new(),
             delay: state.config.failed_authentication_delay,
-            reason: format!("failed authentication: {}", failure.log_reason),
+            reason: FAILED_AUTHENTICATION.to_owned(),
         },
         Some(TokenResult::Failed(failure)) => {
-            let reason = format!("failed authentication: {}", failure.log_reason);
+            let reason = FAILED_AUTHENTICATION.to_owned();
             match respond(
                 ErrorCode::SaslAuthenticationFailed,
                 Some(failure.client_message),
@@ -260,13 +266,11 @@ pub fn handle_raw_token(state: &Arc<ServerState>, session: &mut Session, token: 
             out.extend_from_slice(&bytes);
             Outcome::Respond(out)
         }
-        Some(TokenResult::Failed(failure) | TokenResult::FailedSilently(failure)) => {
-            Outcome::RespondThenClose {
-                response: Vec::new(),
-                delay: state.config.failed_authentication_delay,
-                reason: format!("failed authentication: {}", failure.log_reason),
-            }
-        }
+        Some(TokenResult::Failed(_) | TokenResult::FailedSilently) => Outcome::RespondThenClose {
+            response: Vec::new(),
+            delay: state.config.failed_authentication_delay,
+            reason: FAILED_AUTHENTICATION.to_owned(),
+        },
         None => Outcome::close("raw SASL token outside an exchange"),
     }
 }

@@ -97,7 +97,7 @@ pub struct AclsArgs {
     /// Consumer role: READ, DESCRIBE on topics; READ on groups.
     #[arg(long)]
     pub consumer: bool,
-    /// Do not ask for confirmation before removing.
+    /// Do not ask for confirmation before removing (required when stdin is not a terminal).
     #[arg(long)]
     pub force: bool,
 

@@ -54,6 +54,14 @@ pub fn run(args: AclsArgs) -> anyhow::Result<ExitCode> {
             Action::List => drop(expand::principals(&args.principal)?),
         }
     }
+    // Without a terminal nobody can answer the confirmation: a script whose filter is empty or
+    // wrong must not delete silently (Kafka's tool reads the answer from stdin whatever it is).
+    if matches!(action, Action::Remove) && !args.force && !common::can_prompt() {
+        anyhow::bail!(
+            "--remove asks for confirmation and stdin is not a terminal: add --force to remove \
+             without asking"
+        );
+    }
     common::block_on(async move {
         let admin = Admin::connect(config).await?;
         match (action, &args.from_file) {
@@ -197,7 +205,7 @@ async fn add(
     Ok(())
 }
 
-/// Kafka's `removeAcls`: per resource filter, confirm (unless `--force` or no terminal), then
+/// Kafka's `removeAcls`: per resource filter, confirm (unless `--force`), then
 /// delete the given entries, or every ACL of the filter when no principal was given.
 async fn remove(
     admin: &Admin,
