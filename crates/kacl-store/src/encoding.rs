@@ -23,7 +23,9 @@ use kacl_acl::{
 };
 
 use crate::codec::{DecodeError, Reader, Writer};
-use crate::records::{PartitionRecord, ScramCredential, ScramMechanism, TopicRecord};
+use kacl_sasl::scram::{ScramCredential, ScramMechanism};
+
+use crate::records::{PartitionRecord, TopicRecord};
 
 const TOPIC_RECORD_VERSION: u8 = 1;
 const SCRAM_RECORD_VERSION: u8 = 1;
@@ -203,7 +205,7 @@ pub fn decode_topic(value: &[u8]) -> Result<TopicRecord, DecodeError> {
 pub fn encode_scram_key(user: &str, mechanism: ScramMechanism) -> Vec<u8> {
     let mut w = Writer::with_capacity(user.len() + 3);
     w.str(user);
-    w.u8(code_byte(mechanism.code()));
+    w.u8(code_byte(mechanism.type_code()));
     w.into_bytes()
 }
 
@@ -211,7 +213,7 @@ pub fn encode_scram_key(user: &str, mechanism: ScramMechanism) -> Vec<u8> {
 pub fn decode_scram_key(key: &[u8]) -> Result<(String, ScramMechanism), DecodeError> {
     let mut r = Reader::new(key);
     let user = r.str()?.to_owned();
-    let mechanism = ScramMechanism::from_code(i8::from_ne_bytes([r.u8()?]))
+    let mechanism = ScramMechanism::from_type_code(i8::from_ne_bytes([r.u8()?]))
         .ok_or(DecodeError::BadValue("SCRAM mechanism"))?;
     r.finish()?;
     Ok((user, mechanism))
@@ -230,11 +232,8 @@ pub fn encode_scram_value(credential: &ScramCredential) -> Vec<u8> {
     w.into_bytes()
 }
 
-/// A credential from its stored value and the mechanism from its key.
-pub fn decode_scram_value(
-    mechanism: ScramMechanism,
-    value: &[u8],
-) -> Result<ScramCredential, DecodeError> {
+/// A credential from its stored value.
+pub fn decode_scram_value(value: &[u8]) -> Result<ScramCredential, DecodeError> {
     let mut r = Reader::new(value);
     let version = r.u8()?;
     if version != SCRAM_RECORD_VERSION {
@@ -246,7 +245,6 @@ pub fn decode_scram_value(
     let server_key = r.bytes()?.to_vec();
     r.finish()?;
     Ok(ScramCredential {
-        mechanism,
         salt,
         iterations,
         stored_key,
@@ -346,7 +344,6 @@ mod tests {
     #[test]
     fn scram_records_round_trip() {
         let cred = ScramCredential {
-            mechanism: ScramMechanism::Sha512,
             salt: vec![1; 20],
             iterations: 8192,
             stored_key: vec![2; 64],
@@ -358,7 +355,7 @@ mod tests {
             Ok(("alice".to_string(), ScramMechanism::Sha512))
         );
         let value = encode_scram_value(&cred);
-        assert_eq!(decode_scram_value(ScramMechanism::Sha512, &value), Ok(cred));
+        assert_eq!(decode_scram_value(&value), Ok(cred));
         assert!(decode_scram_key(&[1, b'a', 0]).is_err());
     }
 }

@@ -65,9 +65,6 @@ pub use error::StoreError;
 pub use ids::{kafka_uuid_string, parse_kafka_uuid, random_kafka_uuid};
 pub use memory::MemoryStore;
 pub use ops::FORMAT_VERSION;
-pub use records::{
-    AclCommit, ParseScramMechanismError, PartitionRecord, ScramCredential, ScramMechanism,
-    TopicRecord,
-};
+pub use records::{AclCommit, PartitionRecord, TopicRecord};
 pub use redb_store::{RedbStore, StoreOptions, DB_FILE_NAME, DEFAULT_CACHE_BYTES};
-pub use store::{AclChunkSink, MetadataStore};
+pub use store::{AclChunkSink, MetadataStore, ScramEntry};

@@ -9,13 +9,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use kacl_acl::AclBinding;
+use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 
 use crate::error::StoreError;
 use crate::ids;
 use crate::kv::{KvGet, KvScan, KvWrite, Table, Visitor};
 use crate::ops;
-use crate::records::{AclCommit, PartitionRecord, ScramCredential, ScramMechanism, TopicRecord};
-use crate::store::{AclChunkSink, MetadataStore};
+use crate::records::{AclCommit, PartitionRecord, TopicRecord};
+use crate::store::{AclChunkSink, MetadataStore, ScramEntry};
 
 /// A store that lives as long as the value does.
 #[derive(Debug)]
@@ -129,9 +130,10 @@ impl MetadataStore for MemoryStore {
     fn upsert_scram_credential(
         &self,
         user: &str,
+        mechanism: ScramMechanism,
         credential: &ScramCredential,
     ) -> Result<(), StoreError> {
-        self.write(|t| ops::upsert_scram(t, user, credential))
+        self.write(|t| ops::upsert_scram(t, user, mechanism, credential))
     }
 
     fn delete_scram_credential(
@@ -150,7 +152,7 @@ impl MetadataStore for MemoryStore {
         ops::get_scram(&*self.lock(), user, mechanism)
     }
 
-    fn list_scram_credentials(&self) -> Result<Vec<(String, ScramCredential)>, StoreError> {
+    fn list_scram_credentials(&self) -> Result<Vec<ScramEntry>, StoreError> {
         ops::list_scram(&*self.lock())
     }
 }

@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 
 use kacl_acl::AclBinding;
+use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 
 use crate::encoding::{
     decode_acl_id, decode_acl_key, decode_scram_key, decode_scram_value, decode_topic, decode_u64,
@@ -14,8 +15,8 @@ use crate::encoding::{
 use crate::error::StoreError;
 use crate::ids;
 use crate::kv::{KvGet, KvScan, KvWrite, Table};
-use crate::records::{AclCommit, PartitionRecord, ScramCredential, ScramMechanism, TopicRecord};
-use crate::store::AclChunkSink;
+use crate::records::{AclCommit, PartitionRecord, TopicRecord};
+use crate::store::{AclChunkSink, ScramEntry};
 
 /// The layout version this build reads and writes, kept in the meta table.
 pub const FORMAT_VERSION: u32 = 1;
@@ -263,11 +264,12 @@ fn next_topic_seq(t: &impl KvGet) -> Result<u64, StoreError> {
 pub(crate) fn upsert_scram(
     t: &mut impl KvWrite,
     user: &str,
+    mechanism: ScramMechanism,
     credential: &ScramCredential,
 ) -> Result<(), StoreError> {
     t.insert(
         Table::Scram,
-        &encode_scram_key(user, credential.mechanism),
+        &encode_scram_key(user, mechanism),
         &encode_scram_value(credential),
     )
 }
@@ -290,21 +292,21 @@ pub(crate) fn get_scram(
     let key = encode_scram_key(user, mechanism);
     t.get(Table::Scram, &key)?
         .map(|value| {
-            decode_scram_value(mechanism, &value)
+            decode_scram_value(&value)
                 .map_err(|e| StoreError::corrupt(Table::Scram.name(), &key, e))
         })
         .transpose()
 }
 
-/// Every credential with its user, ordered by user then mechanism.
-pub(crate) fn list_scram(t: &impl KvScan) -> Result<Vec<(String, ScramCredential)>, StoreError> {
+/// Every credential with its user and mechanism, ordered by user then mechanism.
+pub(crate) fn list_scram(t: &impl KvScan) -> Result<Vec<ScramEntry>, StoreError> {
     let mut out = Vec::new();
     t.scan(Table::Scram, &mut |key, value| {
         let corrupt = |e| StoreError::corrupt(Table::Scram.name(), key, e);
         let (user, mechanism) = decode_scram_key(key).map_err(corrupt)?;
-        out.push((user, decode_scram_value(mechanism, value).map_err(corrupt)?));
+        out.push((user, mechanism, decode_scram_value(value).map_err(corrupt)?));
         Ok(())
     })?;
-    out.sort_by(|(ua, ca), (ub, cb)| (ua, ca.mechanism).cmp(&(ub, cb.mechanism)));
+    out.sort_by(|(ua, ma, _), (ub, mb, _)| (ua, ma).cmp(&(ub, mb)));
     Ok(out)
 }

@@ -5,7 +5,8 @@ mod common;
 
 use std::fs;
 
-use kacl_store::{MetadataStore, RedbStore, ScramMechanism, StoreError, DB_FILE_NAME};
+use kacl_sasl::scram::ScramMechanism;
+use kacl_store::{MetadataStore, RedbStore, StoreError, DB_FILE_NAME};
 
 fn open(dir: &tempfile::TempDir) -> RedbStore {
     RedbStore::open(dir.path()).unwrap()
@@ -153,7 +154,11 @@ fn scram_credentials_survive_a_reopen_per_mechanism() {
     {
         let store = open(&dir);
         store
-            .upsert_scram_credential("admin", &common::credential(ScramMechanism::Sha512, 4096))
+            .upsert_scram_credential(
+                "admin",
+                ScramMechanism::Sha512,
+                &common::credential(ScramMechanism::Sha512, 4096),
+            )
             .unwrap();
     }
     let store = open(&dir);

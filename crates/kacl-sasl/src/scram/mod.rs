@@ -16,6 +16,6 @@ pub mod server;
 mod tests;
 
 pub use client::{ScramClient, ScramClientError};
-pub use credential::{ScramCredential, ScramMechanism};
+pub use credential::{ParseScramMechanismError, ScramCredential, ScramMechanism};
 pub use salt::random_salt;
 pub use server::ScramServer;

@@ -14,13 +14,14 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use kacl_acl::AclBinding;
+use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 use redb::{Builder, Durability};
 
 use crate::error::StoreError;
 use crate::ids;
 use crate::ops;
-use crate::records::{AclCommit, PartitionRecord, ScramCredential, ScramMechanism, TopicRecord};
-use crate::store::{AclChunkSink, MetadataStore};
+use crate::records::{AclCommit, PartitionRecord, TopicRecord};
+use crate::store::{AclChunkSink, MetadataStore, ScramEntry};
 
 use handle::{DbHandle, Opener};
 use lock::DirLock;
@@ -266,9 +267,10 @@ impl MetadataStore for RedbStore {
     fn upsert_scram_credential(
         &self,
         user: &str,
+        mechanism: ScramMechanism,
         credential: &ScramCredential,
     ) -> Result<(), StoreError> {
-        self.write(|t| ops::upsert_scram(t, user, credential))
+        self.write(|t| ops::upsert_scram(t, user, mechanism, credential))
     }
 
     fn delete_scram_credential(
@@ -287,7 +289,7 @@ impl MetadataStore for RedbStore {
         self.read(|t| ops::get_scram(t, user, mechanism))
     }
 
-    fn list_scram_credentials(&self) -> Result<Vec<(String, ScramCredential)>, StoreError> {
+    fn list_scram_credentials(&self) -> Result<Vec<ScramEntry>, StoreError> {
         self.read(|t| ops::list_scram(t))
     }
 }
