@@ -26,7 +26,6 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 use crate::credentials::{CredentialChange, ScramCredentials};
-use crate::handlers::alter_user_scram_credentials::MAX_ITERATIONS;
 use crate::sasl::{ScramCredential, ScramMechanism};
 
 /// The configuration key.
@@ -178,10 +177,13 @@ fn parse_entry(entry: &str) -> Result<BootstrapCredential, String> {
                 let n: i64 = value
                     .parse()
                     .map_err(|_| format!("iterations `{value}` is not a number"))?;
-                if n < i64::from(ScramMechanism::MIN_ITERATIONS) || n > i64::from(MAX_ITERATIONS) {
+                if n < i64::from(ScramMechanism::MIN_ITERATIONS)
+                    || n > i64::from(ScramMechanism::MAX_ITERATIONS)
+                {
                     return Err(format!(
-                        "iterations {n} is outside {}..={MAX_ITERATIONS}",
-                        ScramMechanism::MIN_ITERATIONS
+                        "iterations {n} is outside {}..={}",
+                        ScramMechanism::MIN_ITERATIONS,
+                        ScramMechanism::MAX_ITERATIONS
                     ));
                 }
                 iterations = u32::try_from(n).ok();

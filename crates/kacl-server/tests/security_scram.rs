@@ -413,7 +413,7 @@ async fn credentials_survive_a_restart_and_bootstrap_starts_a_scram_only_cluster
         .list_scram_credentials()
         .unwrap();
     assert_eq!(stored.len(), 1);
-    assert!(!String::from_utf8_lossy(&stored[0].1.stored_key).contains("svc-pw"));
+    assert!(!String::from_utf8_lossy(&stored[0].2.stored_key).contains("svc-pw"));
 }
 
 #[tokio::test]

@@ -44,9 +44,6 @@ use crate::credentials::{CredentialChange, CredentialView};
 use crate::router::Outcome;
 use crate::sasl::{ScramCredential, ScramMechanism};
 
-/// Kafka's highest accepted iteration count (`ScramControlManager.MAX_ITERATIONS`).
-pub const MAX_ITERATIONS: i32 = 16384;
-
 /// Kafka's DUPLICATE_RESOURCE text.
 pub const ALTERED_TWICE: &str = "A user credential cannot be altered twice in the same request";
 
@@ -323,7 +320,8 @@ fn check_upsertion(upsertion: &Upsertion) -> Check<CredentialChange> {
     if upsertion.iterations < minimum {
         return Err((ErrorCode::UnacceptableCredential, "Too few iterations"));
     }
-    if upsertion.iterations > MAX_ITERATIONS {
+    let maximum = i32::try_from(ScramMechanism::MAX_ITERATIONS).unwrap_or(i32::MAX);
+    if upsertion.iterations > maximum {
         return Err((ErrorCode::UnacceptableCredential, "Too many iterations"));
     }
     // Deliberate difference from Kafka (see the module documentation).

@@ -5,10 +5,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use kacl_acl::AclBinding;
-use kacl_store::{
-    AclCommit, MetadataStore, PartitionRecord, ScramCredential, ScramMechanism, StoreError,
-    TopicRecord,
-};
+use kacl_sasl::scram::{ScramCredential, ScramMechanism};
+use kacl_store::{AclCommit, MetadataStore, PartitionRecord, ScramEntry, StoreError, TopicRecord};
 
 use super::{Metrics, StoreOperation};
 
@@ -96,10 +94,11 @@ impl MetadataStore for MeteredStore {
     fn upsert_scram_credential(
         &self,
         user: &str,
+        mechanism: ScramMechanism,
         credential: &ScramCredential,
     ) -> Result<(), StoreError> {
         self.timed(StoreOperation::Scram, |s| {
-            s.upsert_scram_credential(user, credential)
+            s.upsert_scram_credential(user, mechanism, credential)
         })
     }
 
@@ -121,7 +120,7 @@ impl MetadataStore for MeteredStore {
         self.inner.scram_credential(user, mechanism)
     }
 
-    fn list_scram_credentials(&self) -> Result<Vec<(String, ScramCredential)>, StoreError> {
+    fn list_scram_credentials(&self) -> Result<Vec<ScramEntry>, StoreError> {
         self.inner.list_scram_credentials()
     }
 }
