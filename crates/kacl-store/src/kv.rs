@@ -13,7 +13,8 @@ pub(crate) enum Table {
     Topics,
     /// (user, mechanism) → SCRAM credential.
     Scram,
-    /// Meta key → value (format version, cluster id, next topic sequence number).
+    /// Meta key → value (format version, cluster id, next topic sequence number, whether the
+    /// SCRAM bootstrap happened).
     Meta,
 }
 
@@ -35,6 +36,9 @@ pub(crate) type Visitor<'a> = dyn FnMut(&[u8], &[u8]) -> Result<(), StoreError> 
 /// Point reads, inside a read or a write transaction.
 pub(crate) trait KvGet {
     fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// True if the table holds no entry.
+    fn is_empty(&self, table: Table) -> Result<bool, StoreError>;
 }
 
 /// Whole-table reads, inside a read transaction.

@@ -155,6 +155,14 @@ impl MetadataStore for MemoryStore {
     fn list_scram_credentials(&self) -> Result<Vec<ScramEntry>, StoreError> {
         ops::list_scram(&*self.lock())
     }
+
+    fn scram_bootstrapped(&self) -> Result<bool, StoreError> {
+        ops::scram_bootstrapped(&*self.lock())
+    }
+
+    fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError> {
+        self.write(|t| ops::bootstrap_scram(t, credentials))
+    }
 }
 
 /// The four tables as sorted maps.
@@ -184,6 +192,10 @@ impl Tables {
 impl KvGet for Tables {
     fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
         Ok(self.map(table).and_then(|map| map.get(key)).cloned())
+    }
+
+    fn is_empty(&self, table: Table) -> Result<bool, StoreError> {
+        Ok(self.map(table).is_none_or(BTreeMap::is_empty))
     }
 }
 
@@ -222,6 +234,19 @@ impl KvGet for Staged<'_> {
             Some(staged) => Ok(staged.clone()),
             None => self.base.get(table, key),
         }
+    }
+
+    fn is_empty(&self, table: Table) -> Result<bool, StoreError> {
+        let staged = |key: &Vec<u8>| self.changes.get(&(table, key.clone()));
+        let base_left = self
+            .base
+            .map(table)
+            .is_some_and(|map| map.keys().any(|key| !matches!(staged(key), Some(None))));
+        let added = self
+            .changes
+            .iter()
+            .any(|((t, _), value)| *t == table && value.is_some());
+        Ok(!base_left && !added)
     }
 }
 

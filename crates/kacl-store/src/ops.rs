@@ -24,6 +24,8 @@ pub const FORMAT_VERSION: u32 = 1;
 const META_FORMAT_VERSION: &[u8] = b"format_version";
 const META_CLUSTER_ID: &[u8] = b"cluster_id";
 const META_NEXT_TOPIC_SEQ: &[u8] = b"next_topic_seq";
+/// Present (value 1) once the store's SCRAM bootstrap happened.
+const META_SCRAM_BOOTSTRAPPED: &[u8] = b"scram_bootstrapped";
 
 /// Checks the format version and returns the cluster id, writing both on first use.
 pub(crate) fn init_meta(t: &mut impl KvWrite) -> Result<String, StoreError> {
@@ -309,4 +311,43 @@ pub(crate) fn list_scram(t: &impl KvScan) -> Result<Vec<ScramEntry>, StoreError>
     })?;
     out.sort_by(|(ua, ma, _), (ub, mb, _)| (ua, ma).cmp(&(ub, mb)));
     Ok(out)
+}
+
+/// True once the SCRAM bootstrap was recorded.
+pub(crate) fn scram_bootstrapped(t: &impl KvGet) -> Result<bool, StoreError> {
+    match t.get(Table::Meta, META_SCRAM_BOOTSTRAPPED)? {
+        None => Ok(false),
+        Some(value) => match decode_u64(&value) {
+            Ok(1) => Ok(true),
+            Ok(_) => Err(StoreError::corrupt(
+                Table::Meta.name(),
+                META_SCRAM_BOOTSTRAPPED,
+                crate::DecodeError::BadValue("SCRAM bootstrap flag"),
+            )),
+            Err(e) => Err(StoreError::corrupt(
+                Table::Meta.name(),
+                META_SCRAM_BOOTSTRAPPED,
+                e,
+            )),
+        },
+    }
+}
+
+/// Stores the bootstrap credentials and the record that the bootstrap happened, unless it
+/// happened before or credentials exist (then only the record); true if stored.
+pub(crate) fn bootstrap_scram(
+    t: &mut impl KvWrite,
+    credentials: &[ScramEntry],
+) -> Result<bool, StoreError> {
+    if scram_bootstrapped(t)? {
+        return Ok(false);
+    }
+    let apply = t.is_empty(Table::Scram)?;
+    if apply {
+        for (user, mechanism, credential) in credentials {
+            upsert_scram(t, user, *mechanism, credential)?;
+        }
+    }
+    t.insert(Table::Meta, META_SCRAM_BOOTSTRAPPED, &encode_u64(1))?;
+    Ok(apply)
 }

@@ -91,4 +91,15 @@ pub trait MetadataStore: Send + Sync {
 
     /// Every credential with its user and mechanism, ordered by user, then mechanism.
     fn list_scram_credentials(&self) -> Result<Vec<ScramEntry>, StoreError>;
+
+    /// True once [`MetadataStore::bootstrap_scram_credentials`] has run on this store.
+    fn scram_bootstrapped(&self) -> Result<bool, StoreError>;
+
+    /// The SCRAM bootstrap of the store (`kacl.scram.bootstrap.credentials`), which happens
+    /// once per store, like Kafka's `kafka-storage.sh format --add-scram`: atomically stores
+    /// `credentials` and records that the bootstrap happened, and returns true. Stores nothing
+    /// and returns false when the bootstrap was recorded before, or when the store already
+    /// holds a SCRAM credential (a store from before the record existed, bootstrapped by the
+    /// old rule or by hand; the record is written then, so the answer stays the same).
+    fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError>;
 }

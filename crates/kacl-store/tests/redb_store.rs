@@ -43,6 +43,14 @@ fn cluster_id() {
 }
 
 #[test]
+fn scram_bootstrap_happens_once_and_the_record_survives_a_reopen() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    common::check_scram_bootstrap(&open(&a), &open(&b));
+    assert!(open(&a).scram_bootstrapped().unwrap());
+    assert!(open(&b).scram_bootstrapped().unwrap());
+}
+
+#[test]
 fn everything_survives_a_reopen() {
     let dir = tempfile::tempdir().unwrap();
     let (cluster_id, acls, topics, creds) = {

@@ -292,4 +292,12 @@ impl MetadataStore for RedbStore {
     fn list_scram_credentials(&self) -> Result<Vec<ScramEntry>, StoreError> {
         self.read(|t| ops::list_scram(t))
     }
+
+    fn scram_bootstrapped(&self) -> Result<bool, StoreError> {
+        self.read(|t| ops::scram_bootstrapped(t))
+    }
+
+    fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError> {
+        self.write(|t| ops::bootstrap_scram(t, credentials))
+    }
 }

@@ -69,6 +69,12 @@ impl KvGet for ReadTables<'_> {
             .map_err(|e| StoreError::from_redb(self.path, e))?;
         Ok(found.map(|guard| guard.value().to_vec()))
     }
+
+    fn is_empty(&self, table: Table) -> Result<bool, StoreError> {
+        self.table(table)
+            .is_empty()
+            .map_err(|e| StoreError::from_redb(self.path, e))
+    }
 }
 
 impl KvScan for ReadTables<'_> {
@@ -143,6 +149,12 @@ impl KvGet for WriteTables<'_> {
             .get(key)
             .map_err(|e| StoreError::from_redb(self.path, e))?;
         Ok(found.map(|guard| guard.value().to_vec()))
+    }
+
+    fn is_empty(&self, table: Table) -> Result<bool, StoreError> {
+        self.table(table)
+            .is_empty()
+            .map_err(|e| StoreError::from_redb(self.path, e))
     }
 }
 

@@ -312,3 +312,36 @@ pub fn check_cluster_id(store: &dyn MetadataStore) {
     assert!(kacl_store::parse_kafka_uuid(&id).is_some());
     assert_eq!(store.cluster_id(), id);
 }
+
+/// The SCRAM bootstrap happens once per store: after it, and on a store that already had
+/// credentials, nothing is stored however often it is asked for.
+pub fn check_scram_bootstrap(fresh: &dyn MetadataStore, with_credentials: &dyn MetadataStore) {
+    use ScramMechanism::Sha512;
+    let entry = ("admin".to_string(), Sha512, credential(Sha512, 4096));
+    assert!(!fresh.scram_bootstrapped().unwrap());
+    assert!(fresh
+        .bootstrap_scram_credentials(std::slice::from_ref(&entry))
+        .unwrap());
+    assert!(fresh.scram_bootstrapped().unwrap());
+    assert_eq!(fresh.list_scram_credentials().unwrap(), vec![entry.clone()]);
+    // Deleted, and asked again: it does not come back.
+    assert!(fresh.delete_scram_credential("admin", Sha512).unwrap());
+    assert!(!fresh
+        .bootstrap_scram_credentials(std::slice::from_ref(&entry))
+        .unwrap());
+    assert!(fresh.list_scram_credentials().unwrap().is_empty());
+
+    // A store with credentials but no record (an older store): recorded, nothing stored.
+    with_credentials
+        .upsert_scram_credential("ops", Sha512, &credential(Sha512, 8192))
+        .unwrap();
+    assert!(!with_credentials.scram_bootstrapped().unwrap());
+    assert!(!with_credentials
+        .bootstrap_scram_credentials(std::slice::from_ref(&entry))
+        .unwrap());
+    assert!(with_credentials.scram_bootstrapped().unwrap());
+    assert_eq!(
+        with_credentials.scram_credential("admin", Sha512).unwrap(),
+        None
+    );
+}
