@@ -175,6 +175,29 @@ impl ScramCredentials {
         (outcomes, extra)
     }
 
+    /// The store's one SCRAM bootstrap (see [`MetadataStore::bootstrap_scram_credentials`]),
+    /// under the writer lock: the credentials reach memory only if the store stored them.
+    /// True if they were stored. Blocking (the store fsyncs).
+    pub fn bootstrap(
+        &self,
+        entries: Vec<(String, ScramMechanism, ScramCredential)>,
+    ) -> Result<bool, StoreError> {
+        let _serialized = self.writer.lock();
+        if !self.store.bootstrap_scram_credentials(&entries)? {
+            return Ok(false);
+        }
+        let mut by_user = self.by_user.write();
+        for (user, mechanism, credential) in entries {
+            by_user.entry(user).or_default()[slot(mechanism)] = Some(credential);
+        }
+        Ok(true)
+    }
+
+    /// True once the store's SCRAM bootstrap happened.
+    pub fn bootstrapped(&self) -> Result<bool, StoreError> {
+        self.store.scram_bootstrapped()
+    }
+
     /// Commits one change to the store, then to memory.
     fn commit(&self, change: &CredentialChange) -> Result<(), StoreError> {
         match change {

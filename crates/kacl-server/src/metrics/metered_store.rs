@@ -123,4 +123,14 @@ impl MetadataStore for MeteredStore {
     fn list_scram_credentials(&self) -> Result<Vec<ScramEntry>, StoreError> {
         self.inner.list_scram_credentials()
     }
+
+    fn scram_bootstrapped(&self) -> Result<bool, StoreError> {
+        self.inner.scram_bootstrapped()
+    }
+
+    fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError> {
+        self.timed(StoreOperation::Scram, |s| {
+            s.bootstrap_scram_credentials(credentials)
+        })
+    }
 }
