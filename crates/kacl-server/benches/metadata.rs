@@ -30,11 +30,11 @@ use kacl_acl::{
 use kacl_protocol::frame::{encode_request_frame, RequestFrame};
 use kacl_protocol::messages::metadata::MetadataRequest;
 use kacl_protocol::{ApiKey, RequestHeader};
-use kacl_server::config::ServerConfig;
 use kacl_server::context::RequestContext;
 use kacl_server::handlers::metadata;
 use kacl_server::router::Outcome;
 use kacl_server::{RunningServer, Server};
+use kacl_server_config::ServerConfig;
 use kacl_store::{MemoryStore, MetadataStore, PartitionRecord, TopicRecord};
 
 const TOPICS: usize = 10_000;

@@ -15,13 +15,13 @@ use kacl_store::MetadataStore;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::watch;
 
-use crate::config::ServerConfig;
 use crate::connection;
 use crate::context::Session;
 use crate::credentials::ScramCredentials;
 use crate::metrics::{MeteredStore, Metrics};
 use crate::server::StartError;
 use crate::state::{BoundListener, ServerState};
+use kacl_server_config::ServerConfig;
 
 /// The client address sessions appear to come from.
 pub const CLIENT_ADDR: SocketAddr =

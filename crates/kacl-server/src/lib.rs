@@ -17,7 +17,6 @@
 
 pub mod acl_writer;
 pub mod audit;
-pub mod config;
 pub mod connection;
 pub mod context;
 pub mod credentials;
@@ -32,9 +31,7 @@ pub mod scram_bootstrap;
 pub mod server;
 pub mod state;
 pub mod tls;
-pub mod tls_principal;
 pub mod topic_registry;
-pub mod topics;
 
 pub use server::{RunningServer, Server, ShutdownHandle, StartError, TlsReloader};
 

@@ -4,7 +4,7 @@
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! use kacl_server::config::ServerConfig;
+//! use kacl_server_config::ServerConfig;
 //! use kacl_server::server::Server;
 //!
 //! let config = ServerConfig::load(None, &["listeners=PLAINTEXT://127.0.0.1:0".into()])?;
@@ -27,13 +27,13 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
 
-use crate::config::{Listener, ServerConfig};
 use crate::connection;
 use crate::credentials::ScramCredentials;
 use crate::metrics::{self, Metrics};
 use crate::scram_bootstrap::{self, BootstrapCredential};
 use crate::state::{BoundListener, ServerState};
 use crate::tls::{self, TlsAcceptor};
+use kacl_server_config::{Listener, ServerConfig};
 
 /// Reloads the key and trust store files of every TLS listener; cheap to clone.
 #[derive(Debug, Clone)]

@@ -12,13 +12,13 @@ use kacl_acl::{Authorizer, AuthorizerConfig, SharedAclIndex};
 use kacl_store::{MetadataStore, TopicRecord};
 
 use crate::acl_writer::AclWriter;
-use crate::config::{SecurityProtocol, ServerConfig};
 use crate::credentials::ScramCredentials;
 use crate::limits::ConnectionLimits;
 use crate::metrics::Metrics;
 use crate::request_memory::RequestMemoryPool;
 use crate::tls::TlsAcceptor;
 use crate::topic_registry::TopicRegistry;
+use kacl_server_config::{SecurityProtocol, ServerConfig};
 
 /// One listener as bound: its name and protocol, the local address the OS gave it, and the
 /// address Metadata advertises for it (placeholders already filled in).

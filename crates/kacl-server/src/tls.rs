@@ -32,10 +32,10 @@ use thiserror::Error;
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 
-use crate::config::{ClientAuth, KeyStore, SecurityProtocol, TlsConfig, TrustStore};
 use crate::connection;
 use crate::context::{AuthState, Session, ANONYMOUS};
 use crate::state::{BoundListener, ServerState};
+use kacl_server_config::{ClientAuth, KeyStore, SecurityProtocol, TlsConfig, TrustStore};
 
 /// Longest a client may take to finish the TLS handshake.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);

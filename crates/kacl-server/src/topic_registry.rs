@@ -14,7 +14,7 @@ use std::sync::Arc;
 use kacl_store::{MetadataStore, PartitionRecord, StoreError, TopicRecord};
 use parking_lot::{RwLock, RwLockReadGuard};
 
-use crate::topics::{has_collision_chars, unify_collision_chars};
+use kacl_topics::{has_collision_chars, unify_collision_chars};
 
 /// Every topic, by name and by id, with the `.`/`_` collision groups Kafka checks new names
 /// against.

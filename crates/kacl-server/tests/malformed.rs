@@ -22,7 +22,7 @@ use kacl_protocol::messages::describe_acls::DescribeAclsResponse;
 use kacl_protocol::messages::metadata::{MetadataRequest, MetadataRequestTopic, MetadataResponse};
 use kacl_protocol::messages::sasl_handshake::{SaslHandshakeRequest, SaslHandshakeResponse};
 use kacl_protocol::{ApiKey, Message};
-use kacl_server::config::DEFAULT_SASL_SERVER_MAX_RECEIVE_SIZE;
+use kacl_server_config::DEFAULT_SASL_SERVER_MAX_RECEIVE_SIZE;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 

@@ -26,8 +26,8 @@ impl ScramMechanism {
     /// Kafka's lower bound for both hashes (`ScramMechanism.minIterations`).
     pub const MIN_ITERATIONS: u32 = 4096;
 
-    /// Kafka's upper bound for both hashes (`ScramControlManager.MAX_ITERATIONS`): what
-    /// AlterUserScramCredentials and the start-up bootstrap accept.
+    /// Kafka's upper bound (`ScramControlManager.MAX_ITERATIONS`): what a broker accepts in
+    /// AlterUserScramCredentials, and so what kacl accepts anywhere a credential is made.
     pub const MAX_ITERATIONS: u32 = 16384;
 
     /// The SASL mechanism name, e.g. `SCRAM-SHA-256`.

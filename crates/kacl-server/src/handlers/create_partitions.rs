@@ -5,7 +5,7 @@
 //! a name given more than once: INVALID_REQUEST `Duplicate topic name.` (one result per name);
 //! no ALTER on the topic: TOPIC_AUTHORIZATION_FAILED (no message), whether it exists or not;
 //! then per topic: missing → UNKNOWN_TOPIC_OR_PARTITION (no message), and the count and
-//! assignment checks of [`crate::topics::plan_partition_increase`]. Unless `validate_only`,
+//! assignment checks of [`kacl_topics::plan_partition_increase`]. Unless `validate_only`,
 //! the increases are stored before the response is sent. Results come in Kafka's order:
 //! duplicates, refused topics, then the checked ones.
 //!
@@ -29,7 +29,7 @@ use super::decode_in;
 use crate::context::RequestContext;
 use crate::router::Outcome;
 use crate::topic_registry::{PartitionsOutcome, TopicChange, TopicCommit};
-use crate::topics::{plan_partition_increase, TopicError};
+use kacl_topics::{plan_partition_increase, TopicError};
 
 /// Answers one CreatePartitions request.
 pub async fn handle(ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Outcome {

@@ -12,7 +12,7 @@
 //!    request with POLICY_VIOLATION;
 //! 4. per topic: existing name (36), `.`/`_` collision (17), name rules (17); null, unknown or
 //!    ill-typed configs (40); then partitions, replication factor and manual assignments
-//!    (37, 38, 39, 42), all through [`crate::topics`];
+//!    (37, 38, 39, 42), all through [`kacl_topics`];
 //! 5. unless `validate_only`, the topics that passed are committed to the store before the
 //!    response is sent.
 //!
@@ -37,7 +37,7 @@ use super::decode_in;
 use crate::context::RequestContext;
 use crate::router::Outcome;
 use crate::topic_registry::{TopicChange, TopicCommit, TopicTable};
-use crate::topics::{
+use kacl_topics::{
     check_new_topic_name, check_request_partition_total, effective_topic_configs, plan_new_topic,
     requested_partition_count, validate_topic_configs, ManualAssignment, TopicDefaults, TopicError,
     CLUSTER_METADATA_TOPIC_NAME,

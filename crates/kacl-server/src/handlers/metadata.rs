@@ -35,7 +35,7 @@ use super::authorized_ops::authorized_operations;
 use super::decode_in;
 use crate::context::RequestContext;
 use crate::router::Outcome;
-use crate::topics::{is_internal, validate_topic_name};
+use kacl_topics::{is_internal, validate_topic_name};
 
 /// What the request asked for.
 enum Wanted<'r> {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::source::Source;
 use super::{ConfigError, Listener};
-use crate::sasl::{PlainUsers, SaslMechanism};
+use kacl_sasl::{PlainUsers, SaslMechanism};
 
 /// The parsed SASL keys; see the fields of [`ServerConfig`](super::ServerConfig) of the same
 /// names.
@@ -42,10 +42,9 @@ fn mechanisms(value: Option<&str>) -> Result<Vec<SaslMechanism>, ConfigError> {
     let mut enabled = Vec::new();
     for name in super::listeners::split_list(value) {
         let mechanism: SaslMechanism =
-            name.parse()
-                .map_err(|e: crate::sasl::UnsupportedMechanism| {
-                    ConfigError::invalid("sasl.enabled.mechanisms", e.to_string())
-                })?;
+            name.parse().map_err(|e: kacl_sasl::UnsupportedMechanism| {
+                ConfigError::invalid("sasl.enabled.mechanisms", e.to_string())
+            })?;
         if !enabled.contains(&mechanism) {
             enabled.push(mechanism);
         }

@@ -460,5 +460,4 @@ where
 }
 
 #[cfg(test)]
-#[path = "configs_tests.rs"]
 mod tests;

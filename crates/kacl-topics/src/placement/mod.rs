@@ -321,5 +321,4 @@ pub fn plan_partition_increase(
 }
 
 #[cfg(test)]
-#[path = "placement_tests.rs"]
 mod tests;

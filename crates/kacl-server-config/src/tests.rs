@@ -650,7 +650,7 @@ fn queued_max_request_bytes() {
 fn tls_protocols_and_cipher_suites() {
     // The parsing itself is kacl_config::tls's (tested there); here: the keys reach it, its
     // warnings reach the server's, its refusals name the key.
-    use crate::config::{TlsOffer, TlsProtocol};
+    use crate::{TlsOffer, TlsProtocol};
     let base = "listeners=SSL://127.0.0.1:0\nssl.keystore.location=/k.pem\n";
     let tls = |extra: &str| parse(&format!("{base}{extra}")).tls.expect("tls").offer;
     assert_eq!(tls(""), TlsOffer::default());
@@ -757,11 +757,8 @@ fn listener_prefixed_ssl_keys_override_the_global_ones() {
     assert_eq!(ssl.client_auth, ClientAuth::Required);
     assert_eq!(internal.client_auth, ClientAuth::None);
     assert_eq!(internal.key_store, ssl.key_store, "inherited");
-    assert_eq!(
-        internal.offer.protocols,
-        [crate::config::TlsProtocol::Tls13]
-    );
-    assert_eq!(ssl.offer, crate::config::TlsOffer::default());
+    assert_eq!(internal.offer.protocols, [crate::TlsProtocol::Tls13]);
+    assert_eq!(ssl.offer, crate::TlsOffer::default());
     assert!(
         c.warnings
             .iter()

@@ -1,5 +1,5 @@
-//! `kacl serve`'s configuration: a Kafka `server.properties` file (Kafka's key names, see
-//! `shared/design.md`) with `--override KEY=VALUE` pairs applied on top, turned into a typed
+//! `kacl serve`'s configuration: a Kafka `server.properties` file (Kafka's key names, listed
+//! in docs/configuration.md) with `--override KEY=VALUE` pairs applied on top, turned into a typed
 //! [`ServerConfig`]. Unknown keys become warnings (Kafka configs carry many keys kacl does not
 //! use); an invalid value is a [`ConfigError`] naming the key, and the server does not start.
 //!
@@ -16,14 +16,16 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use crate::sasl::{PlainUsers, SaslMechanism};
 use crate::tls_principal::SslPrincipalMapper;
+use kacl_sasl::{PlainUsers, SaslMechanism};
 
 mod limits;
 mod listeners;
 mod sasl;
+pub mod scram_bootstrap;
 mod source;
 mod tls;
+pub mod tls_principal;
 
 #[cfg(test)]
 mod tests;
@@ -145,7 +147,7 @@ pub struct ServerConfig {
     /// buffer a large frame.
     pub sasl_server_max_receive_size: u32,
     /// `queued.max.request.bytes`: the request bytes all connections together may hold before
-    /// they stop reading ([`crate::request_memory`]); `None` (Kafka's default -1, or any value
+    /// they stop reading (kacl-server's request memory pool); `None` (Kafka's default -1, or any value
     /// up to 0) for no bound.
     pub queued_max_request_bytes: Option<u64>,
     /// `max.connections` (Kafka's default: 2147483647).
@@ -179,9 +181,9 @@ pub struct ServerConfig {
     /// tagged fields) decoding one request may allocate; a request needing more closes its
     /// connection. Bounds what a frame of tiny elements makes the server allocate.
     pub request_max_decoded_bytes: usize,
-    /// `kacl.scram.bootstrap.credentials`: SCRAM credentials created at start while the store
-    /// holds none (see [`crate::scram_bootstrap`]).
-    pub scram_bootstrap: Vec<crate::scram_bootstrap::BootstrapCredential>,
+    /// `kacl.scram.bootstrap.credentials`: SCRAM credentials created at start, once per store
+    /// (see [`crate::scram_bootstrap`]).
+    pub scram_bootstrap: Vec<scram_bootstrap::BootstrapCredential>,
     /// True when no config file was given: the binary should warn that it runs on
     /// development defaults.
     pub is_development: bool,
@@ -384,9 +386,9 @@ impl ServerConfig {
         let describe_self_service = source.bool("kacl.describe.self.service.enable", false)?;
         let metrics_listen = metrics_listen(source.take("kacl.metrics.listen"))?;
         let store_cache_bytes = store_cache_bytes(&mut source)?;
-        let scram_bootstrap = match source.take(crate::scram_bootstrap::BOOTSTRAP_KEY) {
-            Some(value) => crate::scram_bootstrap::parse(value)
-                .map_err(|e| ConfigError::invalid(crate::scram_bootstrap::BOOTSTRAP_KEY, e))?,
+        let scram_bootstrap = match source.take(scram_bootstrap::BOOTSTRAP_KEY) {
+            Some(value) => scram_bootstrap::parse(value)
+                .map_err(|e| ConfigError::invalid(scram_bootstrap::BOOTSTRAP_KEY, e))?,
             None => Vec::new(),
         };
 
