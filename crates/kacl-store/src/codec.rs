@@ -22,6 +22,8 @@ pub enum DecodeError {
     BadValue(&'static str),
     /// The record was written by a newer format than this build reads.
     UnknownVersion(u8),
+    /// The record's checksum does not match its key and value: it was damaged on disk.
+    ChecksumMismatch,
 }
 
 impl fmt::Display for DecodeError {
@@ -33,6 +35,9 @@ impl fmt::Display for DecodeError {
             DecodeError::TrailingBytes(n) => write!(f, "{n} unexpected trailing bytes"),
             DecodeError::BadValue(what) => write!(f, "invalid {what}"),
             DecodeError::UnknownVersion(v) => write!(f, "unknown record version {v}"),
+            DecodeError::ChecksumMismatch => {
+                f.write_str("checksum mismatch (the record was damaged on disk)")
+            }
         }
     }
 }

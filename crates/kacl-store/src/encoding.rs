@@ -11,6 +11,9 @@
 //! * SCRAM key: `user:str mechanism:u8` (Kafka's code). Value: `version=1
 //!   iterations:varint salt:bytes stored_key:bytes server_key:bytes`.
 //!
+//! On disk each value is followed by its checksum (see [`crate::checksum`]); these functions
+//! encode and decode the payload before it.
+//!
 //! The version of the whole layout is kept in the meta table (see `FORMAT_VERSION`);
 //! the per-record version bytes let one record kind evolve without rewriting the rest.
 //! These functions are public for fuzz targets and tools; decoders never panic.

@@ -19,6 +19,9 @@ pub(crate) enum Table {
 }
 
 impl Table {
+    /// Every table.
+    pub(crate) const ALL: [Table; 4] = [Table::Acls, Table::Topics, Table::Scram, Table::Meta];
+
     /// The table's name on disk and in error messages.
     pub(crate) fn name(self) -> &'static str {
         match self {
@@ -29,6 +32,9 @@ impl Table {
         }
     }
 }
+
+/// An owned key and value.
+pub(crate) type Entry = (Vec<u8>, Vec<u8>);
 
 /// Called with each entry of a scan, key then value.
 pub(crate) type Visitor<'a> = dyn FnMut(&[u8], &[u8]) -> Result<(), StoreError> + 'a;
@@ -56,4 +62,7 @@ pub(crate) trait KvWrite: KvGet {
 
     /// Removes the entry; true if it was there.
     fn remove(&mut self, table: Table, key: &[u8]) -> Result<bool, StoreError>;
+
+    /// Every entry of the table, in key order (for the one-time format migration).
+    fn entries(&self, table: Table) -> Result<Vec<Entry>, StoreError>;
 }

@@ -32,7 +32,7 @@ impl MemoryStore {
         let mut tables = Tables::default();
         let mut staged = Staged::new(&tables);
         // Only a decode error could fail here, and the tables are empty.
-        let cluster_id = ops::init_meta(&mut staged)
+        let cluster_id = ops::init_meta(&mut staged, false)
             .unwrap_or_else(|_| ids::kafka_uuid_string(&ids::random_kafka_uuid()));
         let changes = staged.changes;
         tables.apply(changes);
@@ -261,5 +261,19 @@ impl KvWrite for Staged<'_> {
         let existed = self.get(table, key)?.is_some();
         self.changes.insert((table, key.to_vec()), None);
         Ok(existed)
+    }
+
+    fn entries(&self, table: Table) -> Result<Vec<crate::kv::Entry>, StoreError> {
+        let mut merged: std::collections::BTreeMap<Vec<u8>, Vec<u8>> =
+            self.base.map(table).cloned().unwrap_or_default();
+        for ((t, key), value) in &self.changes {
+            if *t == table {
+                match value {
+                    Some(value) => merged.insert(key.clone(), value.clone()),
+                    None => merged.remove(key),
+                };
+            }
+        }
+        Ok(merged.into_iter().collect())
     }
 }
