@@ -15,6 +15,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod cli;
 mod perf;
 mod serve;
+mod store_cmd;
 
 /// A Kafka-wire-compatible ACL and admin control plane.
 #[derive(Debug, Parser)]
@@ -36,6 +37,8 @@ enum Command {
     Users(Box<cli::users::UsersArgs>),
     /// Load generators: drive ACL workloads and report requests/s and latency percentiles.
     Perf(perf::args::PerfArgs),
+    /// Offline checks of a server's data directory (`kacl store verify --data-dir DIR`).
+    Store(store_cmd::StoreArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -47,6 +50,7 @@ fn main() -> std::process::ExitCode {
         Command::Topics(args) => cli::topics::run(*args),
         Command::Users(args) => cli::users::run(*args),
         Command::Perf(args) => perf::run(args),
+        Command::Store(args) => store_cmd::run(args),
     };
     match result {
         Ok(code) => code,
