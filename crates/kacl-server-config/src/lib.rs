@@ -189,6 +189,9 @@ pub struct ServerConfig {
     pub is_development: bool,
     /// Ignored keys and other non-fatal findings, one sentence each, for the start-up log.
     pub warnings: Vec<String>,
+    /// Every key the file and the overrides set, with its last value, sorted by key: what
+    /// DescribeConfigs reports as STATIC_BROKER_CONFIG (secrets are masked there, not here).
+    pub static_properties: BTreeMap<String, String>,
 }
 
 impl ServerConfig {
@@ -238,6 +241,7 @@ impl ServerConfig {
             scram_bootstrap: Vec::new(),
             is_development: true,
             warnings: Vec::new(),
+            static_properties: BTreeMap::new(),
         }
     }
 
@@ -324,6 +328,8 @@ impl ServerConfig {
         pairs: impl IntoIterator<Item = (String, String)>,
         is_development: bool,
     ) -> Result<ServerConfig, ConfigError> {
+        let pairs: Vec<(String, String)> = pairs.into_iter().collect();
+        let static_properties: BTreeMap<String, String> = pairs.iter().cloned().collect();
         let mut source = Source::new(pairs);
         let mut warnings = Vec::new();
 
@@ -425,6 +431,7 @@ impl ServerConfig {
             scram_bootstrap,
             is_development,
             warnings: Vec::new(),
+            static_properties,
         };
         check_listener_needs(&config, &mut warnings)?;
         warnings.extend(
