@@ -4,7 +4,7 @@
 //! credential. CRC32C is what Kafka puts on its record batches; the `crc32c` crate uses the
 //! CPU's instruction where there is one, and checking needs no allocation.
 
-use crate::codec::DecodeError;
+use crate::codec::RecordDecodeError;
 
 /// Bytes the checksum adds to every value.
 pub const CHECKSUM_LEN: usize = 4;
@@ -18,11 +18,11 @@ pub fn seal(key: &[u8], payload: &[u8]) -> Vec<u8> {
 }
 
 /// The payload of a stored value, once its checksum matches `key` and the payload.
-pub fn unseal<'v>(key: &[u8], stored: &'v [u8]) -> Result<&'v [u8], DecodeError> {
+pub fn unseal<'v>(key: &[u8], stored: &'v [u8]) -> Result<&'v [u8], RecordDecodeError> {
     let split = stored
         .len()
         .checked_sub(CHECKSUM_LEN)
-        .ok_or(DecodeError::Truncated)?;
+        .ok_or(RecordDecodeError::Truncated)?;
     let (payload, sum) = stored.split_at(split);
     let mut found = [0u8; CHECKSUM_LEN];
     found.copy_from_slice(sum);
@@ -30,7 +30,7 @@ pub fn unseal<'v>(key: &[u8], stored: &'v [u8]) -> Result<&'v [u8], DecodeError>
     if u32::from_le_bytes(found) == expected {
         Ok(payload)
     } else {
-        Err(DecodeError::ChecksumMismatch)
+        Err(RecordDecodeError::ChecksumMismatch)
     }
 }
 
@@ -51,14 +51,20 @@ mod tests {
         for bit in 0..sealed.len() * 8 {
             let mut damaged = sealed.clone();
             damaged[bit / 8] ^= 1 << (bit % 8);
-            assert_eq!(unseal(key, &damaged), Err(DecodeError::ChecksumMismatch));
+            assert_eq!(
+                unseal(key, &damaged),
+                Err(RecordDecodeError::ChecksumMismatch)
+            );
         }
         for bit in 0..key.len() * 8 {
             let mut other = key.to_vec();
             other[bit / 8] ^= 1 << (bit % 8);
-            assert_eq!(unseal(&other, &sealed), Err(DecodeError::ChecksumMismatch));
+            assert_eq!(
+                unseal(&other, &sealed),
+                Err(RecordDecodeError::ChecksumMismatch)
+            );
         }
-        assert_eq!(unseal(key, b"abc"), Err(DecodeError::Truncated));
+        assert_eq!(unseal(key, b"abc"), Err(RecordDecodeError::Truncated));
         // CRC32C's check value ("123456789"), so other tools can check a record too.
         assert_eq!(checksum(b"1234", b"56789"), 0xE306_9283);
     }

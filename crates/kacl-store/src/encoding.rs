@@ -25,7 +25,7 @@ use kacl_acl::{
     ResourceType,
 };
 
-use crate::codec::{DecodeError, Reader, Writer};
+use crate::codec::{Reader, RecordDecodeError, Writer};
 use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 
 use crate::records::{PartitionRecord, TopicRecord};
@@ -80,23 +80,23 @@ pub fn encode_acl_key(binding: &AclBinding) -> Vec<u8> {
 
 /// A binding from its key. Codes this build does not know, or that no stored ACL may
 /// hold, are corruption.
-pub fn decode_acl_key(key: &[u8]) -> Result<AclBinding, DecodeError> {
+pub fn decode_acl_key(key: &[u8]) -> Result<AclBinding, RecordDecodeError> {
     let mut r = Reader::new(key);
     let resource_type = known_code(r.u8()?, ResourceType::from_code, ResourceType::code)
-        .ok_or(DecodeError::BadValue("resource type"))?;
+        .ok_or(RecordDecodeError::BadValue("resource type"))?;
     let pattern_type = known_code(r.u8()?, PatternType::from_code, PatternType::code)
-        .ok_or(DecodeError::BadValue("pattern type"))?;
+        .ok_or(RecordDecodeError::BadValue("pattern type"))?;
     let name = r.str()?.to_owned();
     let principal = r.str()?.to_owned();
     let host = r.str()?.to_owned();
     let operation = known_code(r.u8()?, AclOperation::from_code, AclOperation::code)
-        .ok_or(DecodeError::BadValue("operation"))?;
+        .ok_or(RecordDecodeError::BadValue("operation"))?;
     let permission_type = known_code(
         r.u8()?,
         AclPermissionType::from_code,
         AclPermissionType::code,
     )
-    .ok_or(DecodeError::BadValue("permission type"))?;
+    .ok_or(RecordDecodeError::BadValue("permission type"))?;
     r.finish()?;
     let binding = AclBinding::new(
         ResourcePattern {
@@ -112,13 +112,13 @@ pub fn decode_acl_key(key: &[u8]) -> Result<AclBinding, DecodeError> {
         },
     );
     match non_concrete_field(&binding) {
-        Some(_) => Err(DecodeError::BadValue("ACL field (not concrete)")),
+        Some(_) => Err(RecordDecodeError::BadValue("ACL field (not concrete)")),
         None => Ok(binding),
     }
 }
 
 /// An ACL's id from its stored value.
-pub fn decode_acl_id(value: &[u8]) -> Result<[u8; 16], DecodeError> {
+pub fn decode_acl_id(value: &[u8]) -> Result<[u8; 16], RecordDecodeError> {
     let mut r = Reader::new(value);
     let id = r.array16()?;
     r.finish()?;
@@ -162,11 +162,11 @@ pub fn encode_topic(topic: &TopicRecord) -> Vec<u8> {
 }
 
 /// A topic from its stored value.
-pub fn decode_topic(value: &[u8]) -> Result<TopicRecord, DecodeError> {
+pub fn decode_topic(value: &[u8]) -> Result<TopicRecord, RecordDecodeError> {
     let mut r = Reader::new(value);
     let version = r.u8()?;
     if version != TOPIC_RECORD_VERSION {
-        return Err(DecodeError::UnknownVersion(version));
+        return Err(RecordDecodeError::UnknownVersion(version));
     }
     let topic_id = r.array16()?;
     let created_seq = r.varint()?;
@@ -191,7 +191,7 @@ pub fn decode_topic(value: &[u8]) -> Result<TopicRecord, DecodeError> {
         let key = r.str()?.to_owned();
         let value = r.str()?.to_owned();
         if configs.insert(key, value).is_some() {
-            return Err(DecodeError::BadValue("topic config (duplicate key)"));
+            return Err(RecordDecodeError::BadValue("topic config (duplicate key)"));
         }
     }
     r.finish()?;
@@ -213,11 +213,11 @@ pub fn encode_scram_key(user: &str, mechanism: ScramMechanism) -> Vec<u8> {
 }
 
 /// The user and mechanism from a credential's key.
-pub fn decode_scram_key(key: &[u8]) -> Result<(String, ScramMechanism), DecodeError> {
+pub fn decode_scram_key(key: &[u8]) -> Result<(String, ScramMechanism), RecordDecodeError> {
     let mut r = Reader::new(key);
     let user = r.str()?.to_owned();
     let mechanism = ScramMechanism::from_type_code(i8::from_ne_bytes([r.u8()?]))
-        .ok_or(DecodeError::BadValue("SCRAM mechanism"))?;
+        .ok_or(RecordDecodeError::BadValue("SCRAM mechanism"))?;
     r.finish()?;
     Ok((user, mechanism))
 }
@@ -236,11 +236,11 @@ pub fn encode_scram_value(credential: &ScramCredential) -> Vec<u8> {
 }
 
 /// A credential from its stored value.
-pub fn decode_scram_value(value: &[u8]) -> Result<ScramCredential, DecodeError> {
+pub fn decode_scram_value(value: &[u8]) -> Result<ScramCredential, RecordDecodeError> {
     let mut r = Reader::new(value);
     let version = r.u8()?;
     if version != SCRAM_RECORD_VERSION {
-        return Err(DecodeError::UnknownVersion(version));
+        return Err(RecordDecodeError::UnknownVersion(version));
     }
     let iterations = r.u32()?;
     let salt = r.bytes()?.to_vec();
@@ -262,7 +262,7 @@ pub(crate) fn encode_u64(value: u64) -> Vec<u8> {
     w.into_bytes()
 }
 
-pub(crate) fn decode_u64(value: &[u8]) -> Result<u64, DecodeError> {
+pub(crate) fn decode_u64(value: &[u8]) -> Result<u64, RecordDecodeError> {
     let mut r = Reader::new(value);
     let out = r.varint()?;
     r.finish()?;
@@ -310,12 +310,15 @@ mod tests {
         key[0] = 99;
         assert_eq!(
             decode_acl_key(&key),
-            Err(DecodeError::BadValue("resource type"))
+            Err(RecordDecodeError::BadValue("resource type"))
         );
         assert!(decode_acl_key(&[]).is_err());
         let mut long = encode_acl_key(&binding("x", PatternType::Literal));
         long.push(0);
-        assert_eq!(decode_acl_key(&long), Err(DecodeError::TrailingBytes(1)));
+        assert_eq!(
+            decode_acl_key(&long),
+            Err(RecordDecodeError::TrailingBytes(1))
+        );
     }
 
     #[test]
@@ -338,7 +341,10 @@ mod tests {
         };
         let bytes = encode_topic(&topic);
         assert_eq!(decode_topic(&bytes), Ok(topic));
-        assert_eq!(decode_topic(&[2]), Err(DecodeError::UnknownVersion(2)));
+        assert_eq!(
+            decode_topic(&[2]),
+            Err(RecordDecodeError::UnknownVersion(2))
+        );
         for cut in 0..bytes.len() {
             assert!(decode_topic(&bytes[..cut]).is_err(), "cut at {cut}");
         }

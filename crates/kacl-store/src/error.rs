@@ -5,7 +5,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::codec::DecodeError;
+use crate::codec::RecordDecodeError;
 
 /// A failed store operation. After any error the store holds what it held before the
 /// call (see the crate documentation for the one exception, a failed fsync).
@@ -53,7 +53,7 @@ pub enum StoreError {
         /// The record's key, as text when printable, else as hex.
         key: String,
         /// What was wrong with it.
-        reason: DecodeError,
+        reason: RecordDecodeError,
     },
     /// The database file itself is damaged beyond what its own recovery repairs.
     #[error("database file {} is damaged: {detail}", path.display())]
@@ -234,7 +234,11 @@ impl StoreError {
     }
 
     /// A record of `table` under `key` that did not decode.
-    pub(crate) fn corrupt(table: &'static str, key: &[u8], reason: DecodeError) -> StoreError {
+    pub(crate) fn corrupt(
+        table: &'static str,
+        key: &[u8],
+        reason: RecordDecodeError,
+    ) -> StoreError {
         let mut shown = printable_key(key);
         // Name the ACL the damaged record would have been (as read: the key may be the
         // damaged part), so an operator knows what to check after a restore.
@@ -285,12 +289,13 @@ mod tests {
 
     #[test]
     fn corrupt_records_name_table_and_key() {
-        let text = StoreError::corrupt("topics", b"orders", DecodeError::Truncated).to_string();
+        let text =
+            StoreError::corrupt("topics", b"orders", RecordDecodeError::Truncated).to_string();
         assert!(
             text.contains("`topics`") && text.contains("\"orders\""),
             "{text}"
         );
-        let hex = StoreError::corrupt("acls", &[2, 3, 0], DecodeError::Truncated).to_string();
+        let hex = StoreError::corrupt("acls", &[2, 3, 0], RecordDecodeError::Truncated).to_string();
         assert!(hex.contains("0x020300"), "{hex}");
     }
 

@@ -68,7 +68,7 @@ mod redb_store;
 mod store;
 mod verify;
 
-pub use codec::DecodeError;
+pub use codec::RecordDecodeError;
 pub use error::StoreError;
 pub use identity::{Identity, IDENTITY_FILE_NAME};
 pub use ids::{kafka_uuid_string, parse_kafka_uuid, random_kafka_uuid};

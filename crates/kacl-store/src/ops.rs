@@ -91,7 +91,7 @@ fn parse_cluster_id(value: &[u8]) -> Result<String, StoreError> {
             StoreError::corrupt(
                 Table::Meta.name(),
                 META_CLUSTER_ID,
-                crate::DecodeError::BadValue("cluster id"),
+                crate::RecordDecodeError::BadValue("cluster id"),
             )
         })
 }
@@ -135,7 +135,7 @@ pub(crate) fn check_record(
     check_payload(table, key, payload).map_err(corrupt)
 }
 
-fn check_payload(table: Table, key: &[u8], payload: &[u8]) -> Result<(), crate::DecodeError> {
+fn check_payload(table: Table, key: &[u8], payload: &[u8]) -> Result<(), crate::RecordDecodeError> {
     match table {
         Table::Acls => {
             decode_acl_id(payload)?;
@@ -146,7 +146,7 @@ fn check_payload(table: Table, key: &[u8], payload: &[u8]) -> Result<(), crate::
             if topic.name.as_bytes() == key {
                 Ok(())
             } else {
-                Err(crate::DecodeError::BadValue(
+                Err(crate::RecordDecodeError::BadValue(
                     "topic name (differs from its key)",
                 ))
             }
@@ -309,7 +309,7 @@ pub(crate) fn load_topics(t: &impl KvScan) -> Result<Vec<TopicRecord>, StoreErro
         let corrupt = |e| StoreError::corrupt(Table::Topics.name(), key, e);
         let topic = decode_topic(value).map_err(corrupt)?;
         if topic.name.as_bytes() != key {
-            return Err(corrupt(crate::DecodeError::BadValue(
+            return Err(corrupt(crate::RecordDecodeError::BadValue(
                 "topic name (differs from its key)",
             )));
         }
@@ -500,7 +500,7 @@ pub(crate) fn scram_bootstrapped(t: &impl KvGet) -> Result<bool, StoreError> {
             Ok(_) => Err(StoreError::corrupt(
                 Table::Meta.name(),
                 META_SCRAM_BOOTSTRAPPED,
-                crate::DecodeError::BadValue("SCRAM bootstrap flag"),
+                crate::RecordDecodeError::BadValue("SCRAM bootstrap flag"),
             )),
             Err(e) => Err(StoreError::corrupt(
                 Table::Meta.name(),
