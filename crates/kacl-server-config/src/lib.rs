@@ -187,8 +187,8 @@ pub struct ServerConfig {
     /// tagged fields) decoding one request may allocate; a request needing more closes its
     /// connection. Bounds what a frame of tiny elements makes the server allocate.
     pub request_max_decoded_bytes: usize,
-    /// `kacl.scram.bootstrap.credentials`: SCRAM credentials created at start while the store
-    /// holds none (see [`crate::scram_bootstrap`]).
+    /// `kacl.scram.bootstrap.credentials`: SCRAM credentials created at start, once per store
+    /// (see [`crate::scram_bootstrap`]).
     pub scram_bootstrap: Vec<scram_bootstrap::BootstrapCredential>,
     /// True when no config file was given: the binary should warn that it runs on
     /// development defaults.

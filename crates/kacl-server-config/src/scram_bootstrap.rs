@@ -14,11 +14,11 @@
 //! Values may be double-quoted. The server salts each password with fresh random bytes at
 //! start and keeps only the salted credential.
 //!
-//! The entries are applied only while the store holds no SCRAM credential at all, like Kafka's
-//! `--add-scram`, which applies only when the storage is formatted: once the cluster has
-//! credentials they are managed with AlterUserScramCredentials (`kacl users`), and a credential
-//! deleted there does not come back at the next restart. Remove the key (and the password
-//! file) once the cluster is bootstrapped.
+//! The entries are applied once per store, like Kafka's `--add-scram`, which applies only when
+//! the storage is formatted (the store records it; see `kacl_server::scram_bootstrap`): from
+//! then on credentials are managed with AlterUserScramCredentials (`kacl users`), and a
+//! credential deleted there does not come back at the next restart. Remove the key (and the
+//! password file) once the cluster is bootstrapped.
 
 use std::fmt;
 use std::path::PathBuf;

@@ -103,6 +103,19 @@ pub enum StartError {
     Task(String),
 }
 
+impl StartError {
+    /// True when the data directory itself was refused (missing, damaged, or another
+    /// cluster's or node's): `kacl serve` exits with [`kacl_store::EXIT_DATA_DIR_REFUSED`].
+    pub fn refuses_data_dir(&self) -> bool {
+        match self {
+            StartError::Store { source, .. } | StartError::Load(source) => {
+                source.refuses_data_dir()
+            }
+            _ => false,
+        }
+    }
+}
+
 /// The kacl server.
 #[derive(Debug)]
 pub struct Server;
@@ -323,6 +336,7 @@ impl RunningServer {
 fn store_options(config: &ServerConfig) -> StoreOptions {
     StoreOptions {
         cache_bytes: config.store_cache_bytes,
+        node_id: Some(config.node_id),
     }
 }
 
@@ -544,10 +558,11 @@ mod tests {
 
         let defaults = ServerConfig::from_properties("", &[])?;
         assert_eq!(
-            store_options(&defaults),
-            StoreOptions::default(),
+            store_options(&defaults).cache_bytes,
+            StoreOptions::default().cache_bytes,
             "no key: the store's own default"
         );
+        assert_eq!(store_options(&defaults).node_id, Some(1));
         Ok(())
     }
 }

@@ -413,7 +413,53 @@ async fn credentials_survive_a_restart_and_bootstrap_starts_a_scram_only_cluster
         .list_scram_credentials()
         .unwrap();
     assert_eq!(stored.len(), 1);
-    assert!(!String::from_utf8_lossy(&stored[0].1.stored_key).contains("svc-pw"));
+    assert!(!String::from_utf8_lossy(&stored[0].2.stored_key).contains("svc-pw"));
+}
+
+#[tokio::test]
+async fn a_deleted_bootstrap_credential_stays_deleted_even_when_it_was_the_last() {
+    let data = tempfile::tempdir().unwrap();
+    let props = [
+        ("listeners", "SASL_PLAINTEXT://127.0.0.1:0"),
+        ("sasl.enabled.mechanisms", "SCRAM-SHA-512"),
+        ("super.users", "User:root"),
+        (
+            "kacl.scram.bootstrap.credentials",
+            "SCRAM-SHA-512=[name=root,password=boot-secret]",
+        ),
+    ];
+    let server = start_in(data, &props).await;
+    let mut root = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    assert_eq!(
+        root.scram_login(SHA512, "root", "boot-secret")
+            .await
+            .error_code,
+        0
+    );
+    // The store's only credential goes; its login fails at once.
+    let resp = root.alter_scram(vec![deletion("root", 2)], vec![]).await;
+    assert_eq!(resp.results[0].error_code, 0);
+    drop(root);
+    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    assert_eq!(
+        wire.scram_login(SHA512, "root", "boot-secret")
+            .await
+            .error_code,
+        58
+    );
+
+    let TestServer { server, dir: data } = server;
+    server.shutdown().await;
+    let server = start_in(data, &props).await;
+    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    assert_eq!(
+        wire.scram_login(SHA512, "root", "boot-secret")
+            .await
+            .error_code,
+        58,
+        "the store was bootstrapped once; the key is not applied again"
+    );
+    assert_eq!(server.server.state().scram.user_count(), 0);
 }
 
 #[tokio::test]

@@ -242,8 +242,25 @@ async fn partitions_show_this_node_as_leader_and_replica() {
         assert_eq!(partition.isr_nodes, vec![3]);
         assert!(partition.offline_replicas.is_empty());
     }
-    // The same data directory served under another node.id: the replicas are elsewhere.
-    let server = restart(server, &[("node.id", "4")]).await;
+    // The same data directory under another node.id is refused, as Kafka refuses a log
+    // directory whose meta.properties names another node.
+    let TestServer { server, dir } = server;
+    server.shutdown().await;
+    let refused = kacl_server::Server::start(config(dir.path(), &[("node.id", "4")])).await;
+    assert!(
+        matches!(&refused, Err(e) if e.refuses_data_dir() && e.to_string().contains("node.id 3")),
+        "{:?}",
+        refused.err()
+    );
+    // Moved to node 4 deliberately (its identity file dropped, as for a directory from before
+    // kacl kept one), it is served, and the replicas are elsewhere.
+    std::fs::remove_file(dir.path().join(kacl_store::IDENTITY_FILE_NAME)).unwrap();
+    let server = TestServer {
+        server: kacl_server::Server::start(config(dir.path(), &[("node.id", "4")]))
+            .await
+            .expect("served as node 4"),
+        dir,
+    };
     let mut client = server.client().await;
     let resp = all_topics(&mut client).await;
     let partition = &resp.topics[0].partitions[0];

@@ -107,16 +107,8 @@ impl ScramCredentials {
     /// Reads every stored credential (blocking: call at start, off the async threads).
     pub fn load(store: Arc<dyn MetadataStore>) -> Result<ScramCredentials, StoreError> {
         let mut by_user: BTreeMap<String, UserCredentials> = BTreeMap::new();
-        for (user, stored) in store.list_scram_credentials()? {
-            let Some(mechanism) = ScramMechanism::from_type_code(stored.mechanism.code()) else {
-                continue;
-            };
-            by_user.entry(user).or_default()[slot(mechanism)] = Some(ScramCredential {
-                salt: stored.salt,
-                iterations: stored.iterations,
-                stored_key: stored.stored_key,
-                server_key: stored.server_key,
-            });
+        for (user, mechanism, credential) in store.list_scram_credentials()? {
+            by_user.entry(user).or_default()[slot(mechanism)] = Some(credential);
         }
         Ok(ScramCredentials {
             store,
@@ -183,17 +175,34 @@ impl ScramCredentials {
         (outcomes, extra)
     }
 
+    /// The store's one SCRAM bootstrap (see [`MetadataStore::bootstrap_scram_credentials`]),
+    /// under the writer lock: the credentials reach memory only if the store stored them.
+    /// True if they were stored. Blocking (the store fsyncs).
+    pub fn bootstrap(
+        &self,
+        entries: Vec<(String, ScramMechanism, ScramCredential)>,
+    ) -> Result<bool, StoreError> {
+        let _serialized = self.writer.lock();
+        if !self.store.bootstrap_scram_credentials(&entries)? {
+            return Ok(false);
+        }
+        let mut by_user = self.by_user.write();
+        for (user, mechanism, credential) in entries {
+            by_user.entry(user).or_default()[slot(mechanism)] = Some(credential);
+        }
+        Ok(true)
+    }
+
+    /// True once the store's SCRAM bootstrap happened.
+    pub fn bootstrapped(&self) -> Result<bool, StoreError> {
+        self.store.scram_bootstrapped()
+    }
+
     /// Commits one change to the store, then to memory.
     fn commit(&self, change: &CredentialChange) -> Result<(), StoreError> {
-        let Some(stored_mechanism) =
-            kacl_store::ScramMechanism::from_code(change.mechanism().type_code())
-        else {
-            // The two enums share Kafka's codes; this cannot happen.
-            return Ok(());
-        };
         match change {
             CredentialChange::Delete { user, mechanism } => {
-                self.store.delete_scram_credential(user, stored_mechanism)?;
+                self.store.delete_scram_credential(user, *mechanism)?;
                 let mut by_user = self.by_user.write();
                 if let Some(slots) = by_user.get_mut(user) {
                     slots[slot(*mechanism)] = None;
@@ -207,14 +216,8 @@ impl ScramCredentials {
                 mechanism,
                 credential,
             } => {
-                let stored = kacl_store::ScramCredential {
-                    mechanism: stored_mechanism,
-                    salt: credential.salt.clone(),
-                    iterations: credential.iterations,
-                    stored_key: credential.stored_key.clone(),
-                    server_key: credential.server_key.clone(),
-                };
-                self.store.upsert_scram_credential(user, &stored)?;
+                self.store
+                    .upsert_scram_credential(user, *mechanism, credential)?;
                 self.by_user.write().entry(user.clone()).or_default()[slot(*mechanism)] =
                     Some(credential.clone());
             }

@@ -9,7 +9,7 @@ use std::fmt;
 
 /// Why a stored record could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DecodeError {
+pub enum RecordDecodeError {
     /// The record ended inside a value.
     Truncated,
     /// A varint was longer than its type allows, or not in its shortest form.
@@ -22,17 +22,22 @@ pub enum DecodeError {
     BadValue(&'static str),
     /// The record was written by a newer format than this build reads.
     UnknownVersion(u8),
+    /// The record's checksum does not match its key and value: it was damaged on disk.
+    ChecksumMismatch,
 }
 
-impl fmt::Display for DecodeError {
+impl fmt::Display for RecordDecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            DecodeError::Truncated => f.write_str("record is truncated"),
-            DecodeError::BadVarint => f.write_str("malformed varint"),
-            DecodeError::InvalidUtf8 => f.write_str("string is not UTF-8"),
-            DecodeError::TrailingBytes(n) => write!(f, "{n} unexpected trailing bytes"),
-            DecodeError::BadValue(what) => write!(f, "invalid {what}"),
-            DecodeError::UnknownVersion(v) => write!(f, "unknown record version {v}"),
+            RecordDecodeError::Truncated => f.write_str("record is truncated"),
+            RecordDecodeError::BadVarint => f.write_str("malformed varint"),
+            RecordDecodeError::InvalidUtf8 => f.write_str("string is not UTF-8"),
+            RecordDecodeError::TrailingBytes(n) => write!(f, "{n} unexpected trailing bytes"),
+            RecordDecodeError::BadValue(what) => write!(f, "invalid {what}"),
+            RecordDecodeError::UnknownVersion(v) => write!(f, "unknown record version {v}"),
+            RecordDecodeError::ChecksumMismatch => {
+                f.write_str("checksum mismatch (the record was damaged on disk)")
+            }
         }
     }
 }
@@ -97,81 +102,84 @@ impl<'a> Reader<'a> {
         Reader { rest: bytes }
     }
 
-    pub(crate) fn u8(&mut self) -> Result<u8, DecodeError> {
-        let (&first, rest) = self.rest.split_first().ok_or(DecodeError::Truncated)?;
+    pub(crate) fn u8(&mut self) -> Result<u8, RecordDecodeError> {
+        let (&first, rest) = self
+            .rest
+            .split_first()
+            .ok_or(RecordDecodeError::Truncated)?;
         self.rest = rest;
         Ok(first)
     }
 
-    pub(crate) fn raw(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {
+    pub(crate) fn raw(&mut self, len: usize) -> Result<&'a [u8], RecordDecodeError> {
         if len > self.rest.len() {
-            return Err(DecodeError::Truncated);
+            return Err(RecordDecodeError::Truncated);
         }
         let (head, rest) = self.rest.split_at(len);
         self.rest = rest;
         Ok(head)
     }
 
-    pub(crate) fn array16(&mut self) -> Result<[u8; 16], DecodeError> {
+    pub(crate) fn array16(&mut self) -> Result<[u8; 16], RecordDecodeError> {
         let mut out = [0u8; 16];
         out.copy_from_slice(self.raw(16)?);
         Ok(out)
     }
 
-    pub(crate) fn varint(&mut self) -> Result<u64, DecodeError> {
+    pub(crate) fn varint(&mut self) -> Result<u64, RecordDecodeError> {
         let mut value: u64 = 0;
         for index in 0..10u32 {
             let byte = self.u8()?;
             let shift = index * 7;
             let bits = u64::from(byte & 0x7f);
             if shift == 63 && bits > 1 {
-                return Err(DecodeError::BadVarint);
+                return Err(RecordDecodeError::BadVarint);
             }
             value |= bits << shift;
             if byte & 0x80 == 0 {
                 // A zero final byte after the first means a padded, non-canonical form.
                 if index > 0 && byte == 0 {
-                    return Err(DecodeError::BadVarint);
+                    return Err(RecordDecodeError::BadVarint);
                 }
                 return Ok(value);
             }
         }
-        Err(DecodeError::BadVarint)
+        Err(RecordDecodeError::BadVarint)
     }
 
-    pub(crate) fn u32(&mut self) -> Result<u32, DecodeError> {
-        u32::try_from(self.varint()?).map_err(|_| DecodeError::BadVarint)
+    pub(crate) fn u32(&mut self) -> Result<u32, RecordDecodeError> {
+        u32::try_from(self.varint()?).map_err(|_| RecordDecodeError::BadVarint)
     }
 
-    pub(crate) fn i32(&mut self) -> Result<i32, DecodeError> {
+    pub(crate) fn i32(&mut self) -> Result<i32, RecordDecodeError> {
         let zigzag = self.u32()?;
         Ok(((zigzag >> 1) as i32) ^ -((zigzag & 1) as i32))
     }
 
     /// A count of items that each take at least one byte: a larger count is corruption.
-    pub(crate) fn count(&mut self) -> Result<usize, DecodeError> {
-        let count = usize::try_from(self.varint()?).map_err(|_| DecodeError::Truncated)?;
+    pub(crate) fn count(&mut self) -> Result<usize, RecordDecodeError> {
+        let count = usize::try_from(self.varint()?).map_err(|_| RecordDecodeError::Truncated)?;
         if count > self.rest.len() {
-            return Err(DecodeError::Truncated);
+            return Err(RecordDecodeError::Truncated);
         }
         Ok(count)
     }
 
-    pub(crate) fn bytes(&mut self) -> Result<&'a [u8], DecodeError> {
+    pub(crate) fn bytes(&mut self) -> Result<&'a [u8], RecordDecodeError> {
         let len = self.count()?;
         self.raw(len)
     }
 
-    pub(crate) fn str(&mut self) -> Result<&'a str, DecodeError> {
-        std::str::from_utf8(self.bytes()?).map_err(|_| DecodeError::InvalidUtf8)
+    pub(crate) fn str(&mut self) -> Result<&'a str, RecordDecodeError> {
+        std::str::from_utf8(self.bytes()?).map_err(|_| RecordDecodeError::InvalidUtf8)
     }
 
     /// Fails unless the whole record was read.
-    pub(crate) fn finish(self) -> Result<(), DecodeError> {
+    pub(crate) fn finish(self) -> Result<(), RecordDecodeError> {
         if self.rest.is_empty() {
             Ok(())
         } else {
-            Err(DecodeError::TrailingBytes(self.rest.len()))
+            Err(RecordDecodeError::TrailingBytes(self.rest.len()))
         }
     }
 }
@@ -209,15 +217,21 @@ mod tests {
     fn non_canonical_and_overlong_varints_are_rejected() {
         assert_eq!(
             Reader::new(&[0x80, 0x00]).varint(),
-            Err(DecodeError::BadVarint)
+            Err(RecordDecodeError::BadVarint)
         );
         assert_eq!(
             Reader::new(&[0xff; 11]).varint(),
-            Err(DecodeError::BadVarint)
+            Err(RecordDecodeError::BadVarint)
         );
         let too_big = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02];
-        assert_eq!(Reader::new(&too_big).varint(), Err(DecodeError::BadVarint));
-        assert_eq!(Reader::new(&[0x80]).varint(), Err(DecodeError::Truncated));
+        assert_eq!(
+            Reader::new(&too_big).varint(),
+            Err(RecordDecodeError::BadVarint)
+        );
+        assert_eq!(
+            Reader::new(&[0x80]).varint(),
+            Err(RecordDecodeError::Truncated)
+        );
     }
 
     #[test]
@@ -225,17 +239,20 @@ mod tests {
         let mut w = Writer::default();
         w.varint(u64::MAX >> 1);
         let bytes = w.into_bytes();
-        assert_eq!(Reader::new(&bytes).bytes(), Err(DecodeError::Truncated));
+        assert_eq!(
+            Reader::new(&bytes).bytes(),
+            Err(RecordDecodeError::Truncated)
+        );
     }
 
     #[test]
     fn strings_must_be_utf8_and_records_fully_consumed() {
         assert_eq!(
             Reader::new(&[2, 0xff, 0xfe]).str(),
-            Err(DecodeError::InvalidUtf8)
+            Err(RecordDecodeError::InvalidUtf8)
         );
         let mut r = Reader::new(&[1, b'a', 9]);
         assert_eq!(r.str(), Ok("a"));
-        assert_eq!(r.finish(), Err(DecodeError::TrailingBytes(1)));
+        assert_eq!(r.finish(), Err(RecordDecodeError::TrailingBytes(1)));
     }
 }

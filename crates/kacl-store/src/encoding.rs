@@ -11,6 +11,9 @@
 //! * SCRAM key: `user:str mechanism:u8` (Kafka's code). Value: `version=1
 //!   iterations:varint salt:bytes stored_key:bytes server_key:bytes`.
 //!
+//! On disk each value is followed by its checksum (see [`crate::checksum`]); these functions
+//! encode and decode the payload before it.
+//!
 //! The version of the whole layout is kept in the meta table (see `FORMAT_VERSION`);
 //! the per-record version bytes let one record kind evolve without rewriting the rest.
 //! These functions are public for fuzz targets and tools; decoders never panic.
@@ -22,8 +25,10 @@ use kacl_acl::{
     ResourceType,
 };
 
-use crate::codec::{DecodeError, Reader, Writer};
-use crate::records::{PartitionRecord, ScramCredential, ScramMechanism, TopicRecord};
+use crate::codec::{Reader, RecordDecodeError, Writer};
+use kacl_sasl::scram::{ScramCredential, ScramMechanism};
+
+use crate::records::{PartitionRecord, TopicRecord};
 
 const TOPIC_RECORD_VERSION: u8 = 1;
 const SCRAM_RECORD_VERSION: u8 = 1;
@@ -75,23 +80,23 @@ pub fn encode_acl_key(binding: &AclBinding) -> Vec<u8> {
 
 /// A binding from its key. Codes this build does not know, or that no stored ACL may
 /// hold, are corruption.
-pub fn decode_acl_key(key: &[u8]) -> Result<AclBinding, DecodeError> {
+pub fn decode_acl_key(key: &[u8]) -> Result<AclBinding, RecordDecodeError> {
     let mut r = Reader::new(key);
     let resource_type = known_code(r.u8()?, ResourceType::from_code, ResourceType::code)
-        .ok_or(DecodeError::BadValue("resource type"))?;
+        .ok_or(RecordDecodeError::BadValue("resource type"))?;
     let pattern_type = known_code(r.u8()?, PatternType::from_code, PatternType::code)
-        .ok_or(DecodeError::BadValue("pattern type"))?;
+        .ok_or(RecordDecodeError::BadValue("pattern type"))?;
     let name = r.str()?.to_owned();
     let principal = r.str()?.to_owned();
     let host = r.str()?.to_owned();
     let operation = known_code(r.u8()?, AclOperation::from_code, AclOperation::code)
-        .ok_or(DecodeError::BadValue("operation"))?;
+        .ok_or(RecordDecodeError::BadValue("operation"))?;
     let permission_type = known_code(
         r.u8()?,
         AclPermissionType::from_code,
         AclPermissionType::code,
     )
-    .ok_or(DecodeError::BadValue("permission type"))?;
+    .ok_or(RecordDecodeError::BadValue("permission type"))?;
     r.finish()?;
     let binding = AclBinding::new(
         ResourcePattern {
@@ -107,13 +112,13 @@ pub fn decode_acl_key(key: &[u8]) -> Result<AclBinding, DecodeError> {
         },
     );
     match non_concrete_field(&binding) {
-        Some(_) => Err(DecodeError::BadValue("ACL field (not concrete)")),
+        Some(_) => Err(RecordDecodeError::BadValue("ACL field (not concrete)")),
         None => Ok(binding),
     }
 }
 
 /// An ACL's id from its stored value.
-pub fn decode_acl_id(value: &[u8]) -> Result<[u8; 16], DecodeError> {
+pub fn decode_acl_id(value: &[u8]) -> Result<[u8; 16], RecordDecodeError> {
     let mut r = Reader::new(value);
     let id = r.array16()?;
     r.finish()?;
@@ -157,11 +162,11 @@ pub fn encode_topic(topic: &TopicRecord) -> Vec<u8> {
 }
 
 /// A topic from its stored value.
-pub fn decode_topic(value: &[u8]) -> Result<TopicRecord, DecodeError> {
+pub fn decode_topic(value: &[u8]) -> Result<TopicRecord, RecordDecodeError> {
     let mut r = Reader::new(value);
     let version = r.u8()?;
     if version != TOPIC_RECORD_VERSION {
-        return Err(DecodeError::UnknownVersion(version));
+        return Err(RecordDecodeError::UnknownVersion(version));
     }
     let topic_id = r.array16()?;
     let created_seq = r.varint()?;
@@ -186,7 +191,7 @@ pub fn decode_topic(value: &[u8]) -> Result<TopicRecord, DecodeError> {
         let key = r.str()?.to_owned();
         let value = r.str()?.to_owned();
         if configs.insert(key, value).is_some() {
-            return Err(DecodeError::BadValue("topic config (duplicate key)"));
+            return Err(RecordDecodeError::BadValue("topic config (duplicate key)"));
         }
     }
     r.finish()?;
@@ -203,16 +208,16 @@ pub fn decode_topic(value: &[u8]) -> Result<TopicRecord, DecodeError> {
 pub fn encode_scram_key(user: &str, mechanism: ScramMechanism) -> Vec<u8> {
     let mut w = Writer::with_capacity(user.len() + 3);
     w.str(user);
-    w.u8(code_byte(mechanism.code()));
+    w.u8(code_byte(mechanism.type_code()));
     w.into_bytes()
 }
 
 /// The user and mechanism from a credential's key.
-pub fn decode_scram_key(key: &[u8]) -> Result<(String, ScramMechanism), DecodeError> {
+pub fn decode_scram_key(key: &[u8]) -> Result<(String, ScramMechanism), RecordDecodeError> {
     let mut r = Reader::new(key);
     let user = r.str()?.to_owned();
-    let mechanism = ScramMechanism::from_code(i8::from_ne_bytes([r.u8()?]))
-        .ok_or(DecodeError::BadValue("SCRAM mechanism"))?;
+    let mechanism = ScramMechanism::from_type_code(i8::from_ne_bytes([r.u8()?]))
+        .ok_or(RecordDecodeError::BadValue("SCRAM mechanism"))?;
     r.finish()?;
     Ok((user, mechanism))
 }
@@ -230,15 +235,12 @@ pub fn encode_scram_value(credential: &ScramCredential) -> Vec<u8> {
     w.into_bytes()
 }
 
-/// A credential from its stored value and the mechanism from its key.
-pub fn decode_scram_value(
-    mechanism: ScramMechanism,
-    value: &[u8],
-) -> Result<ScramCredential, DecodeError> {
+/// A credential from its stored value.
+pub fn decode_scram_value(value: &[u8]) -> Result<ScramCredential, RecordDecodeError> {
     let mut r = Reader::new(value);
     let version = r.u8()?;
     if version != SCRAM_RECORD_VERSION {
-        return Err(DecodeError::UnknownVersion(version));
+        return Err(RecordDecodeError::UnknownVersion(version));
     }
     let iterations = r.u32()?;
     let salt = r.bytes()?.to_vec();
@@ -246,7 +248,6 @@ pub fn decode_scram_value(
     let server_key = r.bytes()?.to_vec();
     r.finish()?;
     Ok(ScramCredential {
-        mechanism,
         salt,
         iterations,
         stored_key,
@@ -261,7 +262,7 @@ pub(crate) fn encode_u64(value: u64) -> Vec<u8> {
     w.into_bytes()
 }
 
-pub(crate) fn decode_u64(value: &[u8]) -> Result<u64, DecodeError> {
+pub(crate) fn decode_u64(value: &[u8]) -> Result<u64, RecordDecodeError> {
     let mut r = Reader::new(value);
     let out = r.varint()?;
     r.finish()?;
@@ -309,12 +310,15 @@ mod tests {
         key[0] = 99;
         assert_eq!(
             decode_acl_key(&key),
-            Err(DecodeError::BadValue("resource type"))
+            Err(RecordDecodeError::BadValue("resource type"))
         );
         assert!(decode_acl_key(&[]).is_err());
         let mut long = encode_acl_key(&binding("x", PatternType::Literal));
         long.push(0);
-        assert_eq!(decode_acl_key(&long), Err(DecodeError::TrailingBytes(1)));
+        assert_eq!(
+            decode_acl_key(&long),
+            Err(RecordDecodeError::TrailingBytes(1))
+        );
     }
 
     #[test]
@@ -337,7 +341,10 @@ mod tests {
         };
         let bytes = encode_topic(&topic);
         assert_eq!(decode_topic(&bytes), Ok(topic));
-        assert_eq!(decode_topic(&[2]), Err(DecodeError::UnknownVersion(2)));
+        assert_eq!(
+            decode_topic(&[2]),
+            Err(RecordDecodeError::UnknownVersion(2))
+        );
         for cut in 0..bytes.len() {
             assert!(decode_topic(&bytes[..cut]).is_err(), "cut at {cut}");
         }
@@ -346,7 +353,6 @@ mod tests {
     #[test]
     fn scram_records_round_trip() {
         let cred = ScramCredential {
-            mechanism: ScramMechanism::Sha512,
             salt: vec![1; 20],
             iterations: 8192,
             stored_key: vec![2; 64],
@@ -358,7 +364,7 @@ mod tests {
             Ok(("alice".to_string(), ScramMechanism::Sha512))
         );
         let value = encode_scram_value(&cred);
-        assert_eq!(decode_scram_value(ScramMechanism::Sha512, &value), Ok(cred));
+        assert_eq!(decode_scram_value(&value), Ok(cred));
         assert!(decode_scram_key(&[1, b'a', 0]).is_err());
     }
 }

@@ -5,7 +5,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::codec::DecodeError;
+use crate::codec::RecordDecodeError;
 
 /// A failed store operation. After any error the store holds what it held before the
 /// call (see the crate documentation for the one exception, a failed fsync).
@@ -53,7 +53,7 @@ pub enum StoreError {
         /// The record's key, as text when printable, else as hex.
         key: String,
         /// What was wrong with it.
-        reason: DecodeError,
+        reason: RecordDecodeError,
     },
     /// The database file itself is damaged beyond what its own recovery repairs.
     #[error("database file {} is damaged: {detail}", path.display())]
@@ -62,6 +62,50 @@ pub enum StoreError {
         path: PathBuf,
         /// The storage engine's description.
         detail: String,
+    },
+    /// The directory's identity (`meta.properties`) says a store was created here, but the
+    /// database is missing, empty or holds no cluster id: it was lost or replaced. Starting
+    /// would create a new, empty cluster, so the directory is refused.
+    #[error(
+        "the data directory {} was initialized for cluster {cluster_id} (see meta.properties), \
+         but {detail}; refusing to start with an empty store. Restore the directory from a \
+         backup (docs/operations.md, \"Damaged disks and recovery\")", path.display()
+    )]
+    StoreMissing {
+        /// The data directory.
+        path: PathBuf,
+        /// The cluster the identity names.
+        cluster_id: String,
+        /// What is wrong with the database.
+        detail: &'static str,
+    },
+    /// `meta.properties` cannot be read or parsed.
+    #[error("the identity file {} is damaged: {detail}", path.display())]
+    Identity {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        detail: String,
+    },
+    /// `meta.properties` disagrees with the database or the configuration (another cluster's
+    /// database, another node's directory).
+    #[error("refusing the data directory: {} does not match: {detail}", path.display())]
+    IdentityMismatch {
+        /// The identity file.
+        path: PathBuf,
+        /// What disagrees.
+        detail: String,
+    },
+    /// A table yielded a different number of records than it says it holds: its B-tree is
+    /// damaged, and a load would be short (or long).
+    #[error("table `{table}` is damaged: it holds {expected} records but {found} could be read")]
+    CountMismatch {
+        /// The table.
+        table: &'static str,
+        /// The count the table records.
+        expected: u64,
+        /// The records the scan produced.
+        found: u64,
     },
     /// The data directory was written by a newer (or unknown) kacl.
     #[error(
@@ -125,6 +169,34 @@ impl StoreError {
         )
     }
 
+    /// True when the data directory must not be served (refused at start with its own exit
+    /// code): damaged or missing data, or a directory of another cluster, node or format.
+    pub fn refuses_data_dir(&self) -> bool {
+        matches!(
+            self,
+            StoreError::StoreMissing { .. }
+                | StoreError::Identity { .. }
+                | StoreError::IdentityMismatch { .. }
+                | StoreError::CountMismatch { .. }
+                | StoreError::Corrupt { .. }
+                | StoreError::CorruptDatabase { .. }
+                | StoreError::UnsupportedFormat { .. }
+        )
+    }
+
+    /// A [`StoreError::StoreMissing`] from the store's logic, with its directory and the
+    /// cluster its identity names.
+    pub(crate) fn in_dir(self, dir: &Path, identity_cluster: &str) -> StoreError {
+        match self {
+            StoreError::StoreMissing { detail, .. } => StoreError::StoreMissing {
+                path: dir.to_path_buf(),
+                cluster_id: identity_cluster.to_owned(),
+                detail,
+            },
+            other => other,
+        }
+    }
+
     /// An I/O error on `path`, classified as full, read-only or other.
     pub(crate) fn from_io(path: &Path, source: io::Error) -> StoreError {
         let path = path.to_path_buf();
@@ -162,10 +234,22 @@ impl StoreError {
     }
 
     /// A record of `table` under `key` that did not decode.
-    pub(crate) fn corrupt(table: &'static str, key: &[u8], reason: DecodeError) -> StoreError {
+    pub(crate) fn corrupt(
+        table: &'static str,
+        key: &[u8],
+        reason: RecordDecodeError,
+    ) -> StoreError {
+        let mut shown = printable_key(key);
+        // Name the ACL the damaged record would have been (as read: the key may be the
+        // damaged part), so an operator knows what to check after a restore.
+        if table == "acls" {
+            if let Ok(binding) = crate::encoding::decode_acl_key(key) {
+                shown.push_str(&format!(" (ACL as read: {binding})"));
+            }
+        }
         StoreError::Corrupt {
             table,
-            key: printable_key(key),
+            key: shown,
             reason,
         }
     }
@@ -205,12 +289,13 @@ mod tests {
 
     #[test]
     fn corrupt_records_name_table_and_key() {
-        let text = StoreError::corrupt("topics", b"orders", DecodeError::Truncated).to_string();
+        let text =
+            StoreError::corrupt("topics", b"orders", RecordDecodeError::Truncated).to_string();
         assert!(
             text.contains("`topics`") && text.contains("\"orders\""),
             "{text}"
         );
-        let hex = StoreError::corrupt("acls", &[2, 3, 0], DecodeError::Truncated).to_string();
+        let hex = StoreError::corrupt("acls", &[2, 3, 0], RecordDecodeError::Truncated).to_string();
         assert!(hex.contains("0x020300"), "{hex}");
     }
 

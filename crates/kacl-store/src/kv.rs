@@ -13,11 +13,15 @@ pub(crate) enum Table {
     Topics,
     /// (user, mechanism) → SCRAM credential.
     Scram,
-    /// Meta key → value (format version, cluster id, next topic sequence number).
+    /// Meta key → value (format version, cluster id, next topic sequence number, whether the
+    /// SCRAM bootstrap happened).
     Meta,
 }
 
 impl Table {
+    /// Every table.
+    pub(crate) const ALL: [Table; 4] = [Table::Acls, Table::Topics, Table::Scram, Table::Meta];
+
     /// The table's name on disk and in error messages.
     pub(crate) fn name(self) -> &'static str {
         match self {
@@ -29,12 +33,18 @@ impl Table {
     }
 }
 
+/// An owned key and value.
+pub(crate) type Entry = (Vec<u8>, Vec<u8>);
+
 /// Called with each entry of a scan, key then value.
 pub(crate) type Visitor<'a> = dyn FnMut(&[u8], &[u8]) -> Result<(), StoreError> + 'a;
 
 /// Point reads, inside a read or a write transaction.
 pub(crate) trait KvGet {
     fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// True if the table holds no entry.
+    fn is_empty(&self, table: Table) -> Result<bool, StoreError>;
 }
 
 /// Whole-table reads, inside a read transaction.
@@ -52,4 +62,7 @@ pub(crate) trait KvWrite: KvGet {
 
     /// Removes the entry; true if it was there.
     fn remove(&mut self, table: Table, key: &[u8]) -> Result<bool, StoreError>;
+
+    /// Every entry of the table, in key order (for the one-time format migration).
+    fn entries(&self, table: Table) -> Result<Vec<Entry>, StoreError>;
 }

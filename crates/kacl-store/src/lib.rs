@@ -12,7 +12,12 @@
 //! `acls` (the binding's canonical 7-tuple → its 16-byte UUID), `topics` (name →
 //! record), `scram_credentials` ((user, mechanism) → salted credential, never a
 //! password) and `meta` (format version, cluster id, next topic sequence number). The
-//! record formats are documented in [`encoding`].
+//! record formats are documented in [`encoding`]; since format version 2 every value ends
+//! with a CRC32C over its key and value ([`checksum`]), checked whenever it is read, and a
+//! scan checks its count against the table's. Beside them, `meta.properties` (Kafka's file
+//! and keys) names the cluster, node and format the directory holds: a directory whose
+//! database is missing, empty or another cluster's is refused, not started as a new cluster.
+//! A version 1 store is migrated in one transaction when first opened.
 //!
 //! # Durability
 //!
@@ -49,9 +54,11 @@
 //! pages of the start-up scan.
 #![forbid(unsafe_code)]
 
+pub mod checksum;
 mod codec;
 pub mod encoding;
 mod error;
+mod identity;
 mod ids;
 mod kv;
 mod memory;
@@ -59,15 +66,20 @@ mod ops;
 mod records;
 mod redb_store;
 mod store;
+mod verify;
 
-pub use codec::DecodeError;
+pub use codec::RecordDecodeError;
 pub use error::StoreError;
+pub use identity::{Identity, IDENTITY_FILE_NAME};
 pub use ids::{kafka_uuid_string, parse_kafka_uuid, random_kafka_uuid};
 pub use memory::MemoryStore;
 pub use ops::FORMAT_VERSION;
-pub use records::{
-    AclCommit, ParseScramMechanismError, PartitionRecord, ScramCredential, ScramMechanism,
-    TopicRecord,
-};
+pub use records::{AclCommit, PartitionRecord, TopicRecord};
 pub use redb_store::{RedbStore, StoreOptions, DB_FILE_NAME, DEFAULT_CACHE_BYTES};
-pub use store::{AclChunkSink, MetadataStore};
+pub use store::{AclChunkSink, MetadataStore, ScramEntry};
+pub use verify::{verify, VerifyReport};
+
+/// The exit code of `kacl serve` when it refuses its data directory (a store that is missing,
+/// damaged, or of another cluster or node; see [`StoreError::refuses_data_dir`]), so that a
+/// supervisor can tell it from other start failures (1) and not restart it in a loop.
+pub const EXIT_DATA_DIR_REFUSED: u8 = 3;

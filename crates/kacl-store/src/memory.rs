@@ -9,13 +9,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use kacl_acl::AclBinding;
+use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 
 use crate::error::StoreError;
 use crate::ids;
 use crate::kv::{KvGet, KvScan, KvWrite, Table, Visitor};
 use crate::ops;
-use crate::records::{AclCommit, PartitionRecord, ScramCredential, ScramMechanism, TopicRecord};
-use crate::store::{AclChunkSink, MetadataStore};
+use crate::records::{AclCommit, PartitionRecord, TopicRecord};
+use crate::store::{AclChunkSink, MetadataStore, ScramEntry};
 
 /// A store that lives as long as the value does.
 #[derive(Debug)]
@@ -31,7 +32,7 @@ impl MemoryStore {
         let mut tables = Tables::default();
         let mut staged = Staged::new(&tables);
         // Only a decode error could fail here, and the tables are empty.
-        let cluster_id = ops::init_meta(&mut staged)
+        let cluster_id = ops::init_meta(&mut staged, false)
             .unwrap_or_else(|_| ids::kafka_uuid_string(&ids::random_kafka_uuid()));
         let changes = staged.changes;
         tables.apply(changes);
@@ -137,9 +138,10 @@ impl MetadataStore for MemoryStore {
     fn upsert_scram_credential(
         &self,
         user: &str,
+        mechanism: ScramMechanism,
         credential: &ScramCredential,
     ) -> Result<(), StoreError> {
-        self.write(|t| ops::upsert_scram(t, user, credential))
+        self.write(|t| ops::upsert_scram(t, user, mechanism, credential))
     }
 
     fn delete_scram_credential(
@@ -158,8 +160,16 @@ impl MetadataStore for MemoryStore {
         ops::get_scram(&*self.lock(), user, mechanism)
     }
 
-    fn list_scram_credentials(&self) -> Result<Vec<(String, ScramCredential)>, StoreError> {
+    fn list_scram_credentials(&self) -> Result<Vec<ScramEntry>, StoreError> {
         ops::list_scram(&*self.lock())
+    }
+
+    fn scram_bootstrapped(&self) -> Result<bool, StoreError> {
+        ops::scram_bootstrapped(&*self.lock())
+    }
+
+    fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError> {
+        self.write(|t| ops::bootstrap_scram(t, credentials))
     }
 }
 
@@ -190,6 +200,10 @@ impl Tables {
 impl KvGet for Tables {
     fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
         Ok(self.map(table).and_then(|map| map.get(key)).cloned())
+    }
+
+    fn is_empty(&self, table: Table) -> Result<bool, StoreError> {
+        Ok(self.map(table).is_none_or(BTreeMap::is_empty))
     }
 }
 
@@ -229,6 +243,19 @@ impl KvGet for Staged<'_> {
             None => self.base.get(table, key),
         }
     }
+
+    fn is_empty(&self, table: Table) -> Result<bool, StoreError> {
+        let staged = |key: &Vec<u8>| self.changes.get(&(table, key.clone()));
+        let base_left = self
+            .base
+            .map(table)
+            .is_some_and(|map| map.keys().any(|key| !matches!(staged(key), Some(None))));
+        let added = self
+            .changes
+            .iter()
+            .any(|((t, _), value)| *t == table && value.is_some());
+        Ok(!base_left && !added)
+    }
 }
 
 impl KvWrite for Staged<'_> {
@@ -242,5 +269,19 @@ impl KvWrite for Staged<'_> {
         let existed = self.get(table, key)?.is_some();
         self.changes.insert((table, key.to_vec()), None);
         Ok(existed)
+    }
+
+    fn entries(&self, table: Table) -> Result<Vec<crate::kv::Entry>, StoreError> {
+        let mut merged: std::collections::BTreeMap<Vec<u8>, Vec<u8>> =
+            self.base.map(table).cloned().unwrap_or_default();
+        for ((t, key), value) in &self.changes {
+            if *t == table {
+                match value {
+                    Some(value) => merged.insert(key.clone(), value.clone()),
+                    None => merged.remove(key),
+                };
+            }
+        }
+        Ok(merged.into_iter().collect())
     }
 }

@@ -5,7 +5,9 @@
 use std::collections::HashSet;
 
 use kacl_acl::AclBinding;
+use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 
+use crate::checksum;
 use crate::encoding::{
     decode_acl_id, decode_acl_key, decode_scram_key, decode_scram_value, decode_topic, decode_u64,
     encode_acl_key, encode_scram_key, encode_scram_value, encode_topic, encode_u64,
@@ -14,54 +16,215 @@ use crate::encoding::{
 use crate::error::StoreError;
 use crate::ids;
 use crate::kv::{KvGet, KvScan, KvWrite, Table};
-use crate::records::{AclCommit, PartitionRecord, ScramCredential, ScramMechanism, TopicRecord};
-use crate::store::AclChunkSink;
+use crate::records::{AclCommit, PartitionRecord, TopicRecord};
+use crate::store::{AclChunkSink, ScramEntry};
 
-/// The layout version this build reads and writes, kept in the meta table.
-pub const FORMAT_VERSION: u32 = 1;
+/// The layout version this build reads and writes, kept in the meta table. Version 2 added a
+/// checksum to every record (see `checksum`); a version 1 store is rewritten to version 2, in
+/// one transaction, the first time this build opens it.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The last layout without checksums, which is migrated.
+const UNSEALED_FORMAT_VERSION: u64 = 1;
 
 const META_FORMAT_VERSION: &[u8] = b"format_version";
 const META_CLUSTER_ID: &[u8] = b"cluster_id";
 const META_NEXT_TOPIC_SEQ: &[u8] = b"next_topic_seq";
+/// Present (value 1) once the store's SCRAM bootstrap happened.
+const META_SCRAM_BOOTSTRAPPED: &[u8] = b"scram_bootstrapped";
 
-/// Checks the format version and returns the cluster id, writing both on first use.
-pub(crate) fn init_meta(t: &mut impl KvWrite) -> Result<String, StoreError> {
+/// Checks the format version and returns the cluster id, writing both on first use, and
+/// migrates a version 1 store. With `initialized`, the directory's identity says a store was
+/// created here, so a store without them was lost or replaced: refused, never re-created.
+pub(crate) fn init_meta(t: &mut impl KvWrite, initialized: bool) -> Result<String, StoreError> {
+    // The format version is the one record kept without a checksum, since it says whether
+    // records have one. Any flipped bit in it still reads as an unknown version or a bad
+    // varint, and is refused.
     match t.get(Table::Meta, META_FORMAT_VERSION)? {
-        Some(value) => {
-            let found = decode_u64(&value)
-                .map_err(|e| StoreError::corrupt(Table::Meta.name(), META_FORMAT_VERSION, e))?;
-            if found != u64::from(FORMAT_VERSION) {
+        Some(value) => match format_version(&value)? {
+            UNSEALED_FORMAT_VERSION => migrate_to_sealed(t)?,
+            found if found == u64::from(FORMAT_VERSION) => {}
+            found => {
                 return Err(StoreError::UnsupportedFormat {
                     found: u32::try_from(found).unwrap_or(u32::MAX),
                     supported: FORMAT_VERSION,
-                });
+                })
             }
-        }
+        },
+        None if initialized => return Err(missing_meta()),
         None => t.insert(
             Table::Meta,
             META_FORMAT_VERSION,
             &encode_u64(u64::from(FORMAT_VERSION)),
         )?,
     }
-    match t.get(Table::Meta, META_CLUSTER_ID)? {
-        Some(value) => {
-            let text = String::from_utf8(value)
-                .ok()
-                .filter(|text| ids::parse_kafka_uuid(text).is_some());
-            text.ok_or_else(|| {
-                StoreError::corrupt(
-                    Table::Meta.name(),
-                    META_CLUSTER_ID,
-                    crate::DecodeError::BadValue("cluster id"),
-                )
-            })
-        }
+    match get(t, Table::Meta, META_CLUSTER_ID)? {
+        Some(value) => parse_cluster_id(&value),
+        None if initialized => Err(missing_meta()),
         None => {
             let cluster_id = ids::kafka_uuid_string(&ids::random_kafka_uuid());
-            t.insert(Table::Meta, META_CLUSTER_ID, cluster_id.as_bytes())?;
+            insert(t, Table::Meta, META_CLUSTER_ID, cluster_id.as_bytes())?;
             Ok(cluster_id)
         }
     }
+}
+
+/// A database without its meta records, where the identity says there was one.
+fn missing_meta() -> StoreError {
+    StoreError::StoreMissing {
+        path: std::path::PathBuf::new(),
+        cluster_id: String::new(),
+        detail: "the database holds no cluster id (it is new or was replaced)",
+    }
+}
+
+fn format_version(value: &[u8]) -> Result<u64, StoreError> {
+    decode_u64(value).map_err(|e| StoreError::corrupt(Table::Meta.name(), META_FORMAT_VERSION, e))
+}
+
+fn parse_cluster_id(value: &[u8]) -> Result<String, StoreError> {
+    std::str::from_utf8(value)
+        .ok()
+        .filter(|text| ids::parse_kafka_uuid(text).is_some())
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            StoreError::corrupt(
+                Table::Meta.name(),
+                META_CLUSTER_ID,
+                crate::RecordDecodeError::BadValue("cluster id"),
+            )
+        })
+}
+
+/// The format version and cluster id, read only (for `verify`).
+pub(crate) fn read_meta(t: &impl KvGet) -> Result<(u32, Option<String>), StoreError> {
+    let Some(value) = t.get(Table::Meta, META_FORMAT_VERSION)? else {
+        return Err(missing_meta());
+    };
+    let version = format_version(&value)?;
+    let cluster_id = match version {
+        UNSEALED_FORMAT_VERSION => t.get(Table::Meta, META_CLUSTER_ID)?,
+        v if v == u64::from(FORMAT_VERSION) => get(t, Table::Meta, META_CLUSTER_ID)?,
+        found => {
+            return Err(StoreError::UnsupportedFormat {
+                found: u32::try_from(found).unwrap_or(u32::MAX),
+                supported: FORMAT_VERSION,
+            })
+        }
+    };
+    let cluster_id = cluster_id.map(|v| parse_cluster_id(&v)).transpose()?;
+    Ok((u32::try_from(version).unwrap_or(u32::MAX), cluster_id))
+}
+
+/// Checks one stored record as a load would: its checksum (when `sealed`) and its decoding.
+pub(crate) fn check_record(
+    table: Table,
+    key: &[u8],
+    value: &[u8],
+    sealed: bool,
+) -> Result<(), StoreError> {
+    let corrupt = |e| StoreError::corrupt(table.name(), key, e);
+    if table == Table::Meta && key == META_FORMAT_VERSION {
+        return format_version(value).map(drop);
+    }
+    let payload = if sealed {
+        checksum::unseal(key, value).map_err(corrupt)?
+    } else {
+        value
+    };
+    check_payload(table, key, payload).map_err(corrupt)
+}
+
+fn check_payload(table: Table, key: &[u8], payload: &[u8]) -> Result<(), crate::RecordDecodeError> {
+    match table {
+        Table::Acls => {
+            decode_acl_id(payload)?;
+            decode_acl_key(key).map(drop)
+        }
+        Table::Topics => {
+            let topic = decode_topic(payload)?;
+            if topic.name.as_bytes() == key {
+                Ok(())
+            } else {
+                Err(crate::RecordDecodeError::BadValue(
+                    "topic name (differs from its key)",
+                ))
+            }
+        }
+        Table::Scram => {
+            decode_scram_key(key)?;
+            decode_scram_value(payload).map(drop)
+        }
+        Table::Meta => Ok(()),
+    }
+}
+
+/// Rewrites every record of a version 1 store with its checksum, after checking that each
+/// decodes (a damaged record is refused, not sealed as if it were good).
+fn migrate_to_sealed(t: &mut impl KvWrite) -> Result<(), StoreError> {
+    for table in Table::ALL {
+        for (key, value) in t.entries(table)? {
+            if table == Table::Meta && key == META_FORMAT_VERSION {
+                continue;
+            }
+            check_payload(table, &key, &value)
+                .map_err(|e| StoreError::corrupt(table.name(), &key, e))?;
+            insert(t, table, &key, &value)?;
+        }
+    }
+    t.insert(
+        Table::Meta,
+        META_FORMAT_VERSION,
+        &encode_u64(u64::from(FORMAT_VERSION)),
+    )
+}
+
+/// A record's payload, its checksum checked.
+fn get(t: &impl KvGet, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+    let Some(mut value) = t.get(table, key)? else {
+        return Ok(None);
+    };
+    let len = checksum::unseal(key, &value)
+        .map_err(|e| StoreError::corrupt(table.name(), key, e))?
+        .len();
+    value.truncate(len);
+    Ok(Some(value))
+}
+
+/// Writes a record with its checksum.
+fn insert(
+    t: &mut impl KvWrite,
+    table: Table,
+    key: &[u8],
+    payload: &[u8],
+) -> Result<(), StoreError> {
+    t.insert(table, key, &checksum::seal(key, payload))
+}
+
+/// Every record's key and payload in key order, each checksum checked (without allocating),
+/// and the count checked against the table's own: a damaged B-tree that loses or repeats
+/// records is refused, not loaded short.
+fn scan(
+    t: &impl KvScan,
+    table: Table,
+    visit: &mut crate::kv::Visitor<'_>,
+) -> Result<(), StoreError> {
+    let mut seen = 0u64;
+    t.scan(table, &mut |key, value| {
+        seen += 1;
+        let payload =
+            checksum::unseal(key, value).map_err(|e| StoreError::corrupt(table.name(), key, e))?;
+        visit(key, payload)
+    })?;
+    let len = t.len(table)?;
+    if seen != len {
+        return Err(StoreError::CountMismatch {
+            table: table.name(),
+            expected: len,
+            found: seen,
+        });
+    }
+    Ok(())
 }
 
 /// Every stored binding, in key order.
@@ -100,7 +263,7 @@ fn scan_acls(
     t: &impl KvScan,
     visit: &mut dyn FnMut(AclBinding) -> Result<(), StoreError>,
 ) -> Result<(), StoreError> {
-    t.scan(Table::Acls, &mut |key, value| {
+    scan(t, Table::Acls, &mut |key, value| {
         let corrupt = |e| StoreError::corrupt(Table::Acls.name(), key, e);
         decode_acl_id(value).map_err(corrupt)?;
         visit(decode_acl_key(key).map_err(corrupt)?)
@@ -132,7 +295,7 @@ pub(crate) fn commit_acl_changes(
     for binding in adds {
         let key = encode_acl_key(binding);
         if t.get(Table::Acls, &key)?.is_none() {
-            t.insert(Table::Acls, &key, &new_id())?;
+            insert(t, Table::Acls, &key, &new_id())?;
             commit.added.push(binding.clone());
         }
     }
@@ -142,11 +305,11 @@ pub(crate) fn commit_acl_changes(
 /// Every topic, in creation order.
 pub(crate) fn load_topics(t: &impl KvScan) -> Result<Vec<TopicRecord>, StoreError> {
     let mut out = Vec::new();
-    t.scan(Table::Topics, &mut |key, value| {
+    scan(t, Table::Topics, &mut |key, value| {
         let corrupt = |e| StoreError::corrupt(Table::Topics.name(), key, e);
         let topic = decode_topic(value).map_err(corrupt)?;
         if topic.name.as_bytes() != key {
-            return Err(corrupt(crate::DecodeError::BadValue(
+            return Err(corrupt(crate::RecordDecodeError::BadValue(
                 "topic name (differs from its key)",
             )));
         }
@@ -181,14 +344,15 @@ pub(crate) fn create_topics(
             ..topic.clone()
         };
         next_seq += 1;
-        t.insert(
+        insert(
+            t,
             Table::Topics,
             stored.name.as_bytes(),
             &encode_topic(&stored),
         )?;
         created.push(stored);
     }
-    t.insert(Table::Meta, META_NEXT_TOPIC_SEQ, &encode_u64(next_seq))?;
+    insert(t, Table::Meta, META_NEXT_TOPIC_SEQ, &encode_u64(next_seq))?;
     Ok(created)
 }
 
@@ -212,9 +376,8 @@ pub(crate) fn add_partitions(
     name: &str,
     new_partitions: &[PartitionRecord],
 ) -> Result<TopicRecord, StoreError> {
-    let value = t
-        .get(Table::Topics, name.as_bytes())?
-        .ok_or_else(|| StoreError::UnknownTopic {
+    let value =
+        get(t, Table::Topics, name.as_bytes())?.ok_or_else(|| StoreError::UnknownTopic {
             name: name.to_string(),
         })?;
     let mut topic = decode_topic(&value)
@@ -222,7 +385,7 @@ pub(crate) fn add_partitions(
     check_numbering(name, topic.partitions.len(), new_partitions)?;
     if !new_partitions.is_empty() {
         topic.partitions.extend_from_slice(new_partitions);
-        t.insert(Table::Topics, name.as_bytes(), &encode_topic(&topic))?;
+        insert(t, Table::Topics, name.as_bytes(), &encode_topic(&topic))?;
     }
     Ok(topic)
 }
@@ -233,15 +396,14 @@ pub(crate) fn set_topic_configs(
     name: &str,
     configs: &std::collections::BTreeMap<String, String>,
 ) -> Result<TopicRecord, StoreError> {
-    let value = t
-        .get(Table::Topics, name.as_bytes())?
-        .ok_or_else(|| StoreError::UnknownTopic {
+    let value =
+        get(t, Table::Topics, name.as_bytes())?.ok_or_else(|| StoreError::UnknownTopic {
             name: name.to_string(),
         })?;
     let mut topic = decode_topic(&value)
         .map_err(|e| StoreError::corrupt(Table::Topics.name(), name.as_bytes(), e))?;
     topic.configs = configs.clone();
-    t.insert(Table::Topics, name.as_bytes(), &encode_topic(&topic))?;
+    insert(t, Table::Topics, name.as_bytes(), &encode_topic(&topic))?;
     Ok(topic)
 }
 
@@ -270,7 +432,7 @@ fn check_numbering(
 }
 
 fn next_topic_seq(t: &impl KvGet) -> Result<u64, StoreError> {
-    match t.get(Table::Meta, META_NEXT_TOPIC_SEQ)? {
+    match get(t, Table::Meta, META_NEXT_TOPIC_SEQ)? {
         Some(value) => decode_u64(&value)
             .map_err(|e| StoreError::corrupt(Table::Meta.name(), META_NEXT_TOPIC_SEQ, e)),
         None => Ok(0),
@@ -281,11 +443,13 @@ fn next_topic_seq(t: &impl KvGet) -> Result<u64, StoreError> {
 pub(crate) fn upsert_scram(
     t: &mut impl KvWrite,
     user: &str,
+    mechanism: ScramMechanism,
     credential: &ScramCredential,
 ) -> Result<(), StoreError> {
-    t.insert(
+    insert(
+        t,
         Table::Scram,
-        &encode_scram_key(user, credential.mechanism),
+        &encode_scram_key(user, mechanism),
         &encode_scram_value(credential),
     )
 }
@@ -306,23 +470,62 @@ pub(crate) fn get_scram(
     mechanism: ScramMechanism,
 ) -> Result<Option<ScramCredential>, StoreError> {
     let key = encode_scram_key(user, mechanism);
-    t.get(Table::Scram, &key)?
+    get(t, Table::Scram, &key)?
         .map(|value| {
-            decode_scram_value(mechanism, &value)
+            decode_scram_value(&value)
                 .map_err(|e| StoreError::corrupt(Table::Scram.name(), &key, e))
         })
         .transpose()
 }
 
-/// Every credential with its user, ordered by user then mechanism.
-pub(crate) fn list_scram(t: &impl KvScan) -> Result<Vec<(String, ScramCredential)>, StoreError> {
+/// Every credential with its user and mechanism, ordered by user then mechanism.
+pub(crate) fn list_scram(t: &impl KvScan) -> Result<Vec<ScramEntry>, StoreError> {
     let mut out = Vec::new();
-    t.scan(Table::Scram, &mut |key, value| {
+    scan(t, Table::Scram, &mut |key, value| {
         let corrupt = |e| StoreError::corrupt(Table::Scram.name(), key, e);
         let (user, mechanism) = decode_scram_key(key).map_err(corrupt)?;
-        out.push((user, decode_scram_value(mechanism, value).map_err(corrupt)?));
+        out.push((user, mechanism, decode_scram_value(value).map_err(corrupt)?));
         Ok(())
     })?;
-    out.sort_by(|(ua, ca), (ub, cb)| (ua, ca.mechanism).cmp(&(ub, cb.mechanism)));
+    out.sort_by(|(ua, ma, _), (ub, mb, _)| (ua, ma).cmp(&(ub, mb)));
     Ok(out)
+}
+
+/// True once the SCRAM bootstrap was recorded.
+pub(crate) fn scram_bootstrapped(t: &impl KvGet) -> Result<bool, StoreError> {
+    match get(t, Table::Meta, META_SCRAM_BOOTSTRAPPED)? {
+        None => Ok(false),
+        Some(value) => match decode_u64(&value) {
+            Ok(1) => Ok(true),
+            Ok(_) => Err(StoreError::corrupt(
+                Table::Meta.name(),
+                META_SCRAM_BOOTSTRAPPED,
+                crate::RecordDecodeError::BadValue("SCRAM bootstrap flag"),
+            )),
+            Err(e) => Err(StoreError::corrupt(
+                Table::Meta.name(),
+                META_SCRAM_BOOTSTRAPPED,
+                e,
+            )),
+        },
+    }
+}
+
+/// Stores the bootstrap credentials and the record that the bootstrap happened, unless it
+/// happened before or credentials exist (then only the record); true if stored.
+pub(crate) fn bootstrap_scram(
+    t: &mut impl KvWrite,
+    credentials: &[ScramEntry],
+) -> Result<bool, StoreError> {
+    if scram_bootstrapped(t)? {
+        return Ok(false);
+    }
+    let apply = t.is_empty(Table::Scram)?;
+    if apply {
+        for (user, mechanism, credential) in credentials {
+            upsert_scram(t, user, *mechanism, credential)?;
+        }
+    }
+    insert(t, Table::Meta, META_SCRAM_BOOTSTRAPPED, &encode_u64(1))?;
+    Ok(apply)
 }

@@ -4,7 +4,9 @@
 use kacl_acl::AclBinding;
 
 use crate::error::StoreError;
-use crate::records::{AclCommit, PartitionRecord, ScramCredential, ScramMechanism, TopicRecord};
+use kacl_sasl::scram::{ScramCredential, ScramMechanism};
+
+use crate::records::{AclCommit, PartitionRecord, TopicRecord};
 
 /// Durable cluster metadata: ACLs, topics, SCRAM credentials and the cluster id.
 ///
@@ -14,6 +16,9 @@ use crate::records::{AclCommit, PartitionRecord, ScramCredential, ScramMechanism
 /// blocking (the server runs them on a blocking-capable thread).
 /// Receives one chunk of stored ACLs; an error stops the load and is returned by it.
 pub type AclChunkSink<'a> = dyn FnMut(Vec<AclBinding>) -> Result<(), StoreError> + 'a;
+
+/// One stored SCRAM credential: its user, its hash, the credential.
+pub type ScramEntry = (String, ScramMechanism, ScramCredential);
 
 pub trait MetadataStore: Send + Sync {
     /// The cluster id, generated on first open and the same ever after: 22 characters
@@ -70,10 +75,11 @@ pub trait MetadataStore: Send + Sync {
         configs: &std::collections::BTreeMap<String, String>,
     ) -> Result<TopicRecord, StoreError>;
 
-    /// Stores a user's credential for its mechanism, replacing any earlier one.
+    /// Stores a user's credential for a mechanism, replacing any earlier one.
     fn upsert_scram_credential(
         &self,
         user: &str,
+        mechanism: ScramMechanism,
         credential: &ScramCredential,
     ) -> Result<(), StoreError>;
 
@@ -91,6 +97,17 @@ pub trait MetadataStore: Send + Sync {
         mechanism: ScramMechanism,
     ) -> Result<Option<ScramCredential>, StoreError>;
 
-    /// Every credential with its user, ordered by user, then mechanism.
-    fn list_scram_credentials(&self) -> Result<Vec<(String, ScramCredential)>, StoreError>;
+    /// Every credential with its user and mechanism, ordered by user, then mechanism.
+    fn list_scram_credentials(&self) -> Result<Vec<ScramEntry>, StoreError>;
+
+    /// True once [`MetadataStore::bootstrap_scram_credentials`] has run on this store.
+    fn scram_bootstrapped(&self) -> Result<bool, StoreError>;
+
+    /// The SCRAM bootstrap of the store (`kacl.scram.bootstrap.credentials`), which happens
+    /// once per store, like Kafka's `kafka-storage.sh format --add-scram`: atomically stores
+    /// `credentials` and records that the bootstrap happened, and returns true. Stores nothing
+    /// and returns false when the bootstrap was recorded before, or when the store already
+    /// holds a SCRAM credential (a store from before the record existed, bootstrapped by the
+    /// old rule or by hand; the record is written then, so the answer stays the same).
+    fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError>;
 }

@@ -25,6 +25,11 @@ fn scram() {
 }
 
 #[test]
+fn scram_bootstrap_happens_once() {
+    common::check_scram_bootstrap(&MemoryStore::new(), &MemoryStore::new());
+}
+
+#[test]
 fn cluster_id() {
     let a = MemoryStore::new();
     common::check_cluster_id(&a);

@@ -5,7 +5,8 @@ mod common;
 
 use std::fs;
 
-use kacl_store::{MetadataStore, RedbStore, ScramMechanism, StoreError, DB_FILE_NAME};
+use kacl_sasl::scram::ScramMechanism;
+use kacl_store::{MetadataStore, RedbStore, StoreError, DB_FILE_NAME};
 
 fn open(dir: &tempfile::TempDir) -> RedbStore {
     RedbStore::open(dir.path()).unwrap()
@@ -39,6 +40,14 @@ fn scram() {
 fn cluster_id() {
     let dir = tempfile::tempdir().unwrap();
     common::check_cluster_id(&open(&dir));
+}
+
+#[test]
+fn scram_bootstrap_happens_once_and_the_record_survives_a_reopen() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    common::check_scram_bootstrap(&open(&a), &open(&b));
+    assert!(open(&a).scram_bootstrapped().unwrap());
+    assert!(open(&b).scram_bootstrapped().unwrap());
 }
 
 #[test]
@@ -153,7 +162,11 @@ fn scram_credentials_survive_a_reopen_per_mechanism() {
     {
         let store = open(&dir);
         store
-            .upsert_scram_credential("admin", &common::credential(ScramMechanism::Sha512, 4096))
+            .upsert_scram_credential(
+                "admin",
+                ScramMechanism::Sha512,
+                &common::credential(ScramMechanism::Sha512, 4096),
+            )
             .unwrap();
     }
     let store = open(&dir);

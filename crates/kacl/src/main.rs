@@ -15,6 +15,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod cli;
 mod perf;
 mod serve;
+mod store_cmd;
 
 /// A Kafka-wire-compatible ACL and admin control plane.
 #[derive(Debug, Parser)]
@@ -38,6 +39,8 @@ enum Command {
     Users(Box<cli::users::UsersArgs>),
     /// Load generators: drive ACL workloads and report requests/s and latency percentiles.
     Perf(perf::PerfArgs),
+    /// Offline checks of a server's data directory (`kacl store verify --data-dir DIR`).
+    Store(store_cmd::StoreArgs),
 }
 
 /// The exit code after a closed stdout: 128 + SIGPIPE, what a shell reports for a Unix tool
@@ -55,6 +58,7 @@ fn main() -> std::process::ExitCode {
         Command::Configs(args) => cli::configs::run(*args),
         Command::Users(args) => cli::users::run(*args),
         Command::Perf(args) => perf::run(args),
+        Command::Store(args) => store_cmd::run(args),
     };
     match result {
         Ok(code) => code,

@@ -45,7 +45,18 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(serve(config))?;
+    if let Err(err) = runtime.block_on(serve(config)) {
+        // A refused data directory gets its own exit code, so a supervisor can stop
+        // restarting a server that will refuse again (docs/operations.md).
+        if err
+            .downcast_ref::<kacl_server::StartError>()
+            .is_some_and(kacl_server::StartError::refuses_data_dir)
+        {
+            eprintln!("Error: {err:#}");
+            return Ok(ExitCode::from(kacl_store::EXIT_DATA_DIR_REFUSED));
+        }
+        return Err(err);
+    }
     Ok(ExitCode::SUCCESS)
 }
 

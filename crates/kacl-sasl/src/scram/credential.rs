@@ -2,6 +2,7 @@
 //! the password) and the hash functions behind both SCRAM variants.
 
 use std::fmt;
+use std::str::FromStr;
 
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256, Sha512};
@@ -108,6 +109,23 @@ impl fmt::Display for ScramMechanism {
     }
 }
 
+/// A name that is neither `SCRAM-SHA-256` nor `SCRAM-SHA-512`.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("unknown SCRAM mechanism `{0}` (expected SCRAM-SHA-256 or SCRAM-SHA-512)")]
+pub struct ParseScramMechanismError(pub String);
+
+/// Parses the SASL mechanism name ignoring ASCII case, for operators' input (configuration,
+/// command lines); [`ScramMechanism::from_name`] is the exact match the wire needs.
+impl FromStr for ScramMechanism {
+    type Err = ParseScramMechanismError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ScramMechanism::ALL
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| ParseScramMechanismError(s.to_string()))
+    }
+}
+
 fn hmac_of<M: Mac + hmac::digest::KeyInit>(key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
     // HMAC takes keys of every length (long keys are hashed), so this cannot fail; were it to,
     // the empty output matches no stored key or signature, so authentication fails closed.
@@ -206,12 +224,13 @@ impl ScramCredential {
     }
 }
 
-/// Shows the salt length and iterations only.
+/// Shows the salt length and iterations only, so logs never carry the keys.
 impl fmt::Debug for ScramCredential {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ScramCredential")
             .field("salt_len", &self.salt.len())
             .field("iterations", &self.iterations)
+            .field("keys", &"<redacted>")
             .finish_non_exhaustive()
     }
 }
@@ -290,11 +309,39 @@ mod tests {
     }
 
     #[test]
+    fn mechanism_codes_and_names_round_trip() {
+        for m in ScramMechanism::ALL {
+            assert_eq!(ScramMechanism::from_type_code(m.type_code()), Some(m));
+            assert_eq!(m.name().parse::<ScramMechanism>(), Ok(m));
+        }
+        assert_eq!(ScramMechanism::from_type_code(0), None);
+        assert_eq!(
+            "scram-sha-512".parse::<ScramMechanism>(),
+            Ok(ScramMechanism::Sha512)
+        );
+        assert!("PLAIN".parse::<ScramMechanism>().is_err());
+    }
+
+    #[test]
     fn debug_hides_keys() {
         let c =
             ScramCredential::from_password(ScramMechanism::Sha256, "pw", b"salt", 4096).unwrap();
         let shown = format!("{c:?}");
         assert!(shown.contains("iterations: 4096"));
         assert!(!shown.contains("stored_key"));
+    }
+
+    #[test]
+    fn debug_output_hides_the_keys() {
+        let cred = ScramCredential {
+            salt: vec![1, 2, 3],
+            iterations: 4096,
+            stored_key: b"SECRET-STORED".to_vec(),
+            server_key: b"SECRET-SERVER".to_vec(),
+        };
+        let shown = format!("{cred:?}");
+        assert!(!shown.contains("83, 69, 67"), "{shown}");
+        assert!(shown.contains("redacted"));
+        assert!(shown.contains("4096"));
     }
 }

@@ -17,6 +17,6 @@ pub mod stand_in;
 mod tests;
 
 pub use client::{ScramClient, ScramClientError};
-pub use credential::{ScramCredential, ScramMechanism};
+pub use credential::{ParseScramMechanismError, ScramCredential, ScramMechanism};
 pub use salt::random_salt;
 pub use server::ScramServer;

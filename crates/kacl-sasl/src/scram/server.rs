@@ -48,7 +48,10 @@ struct Pending {
     gs2_header: String,
     client_first_bare: String,
     server_first: String,
+    /// The combined nonce of the server-first-message.
     nonce: String,
+    /// The client's part, from the client-first-message.
+    client_nonce: String,
     username: String,
     credential: ScramCredential,
     /// False when `credential` is the stand-in for an unknown user.
@@ -178,6 +181,7 @@ impl ScramServer {
             client_first_bare: first.bare,
             server_first: server_first_text.clone(),
             nonce: server_first.nonce,
+            client_nonce: first.client_nonce,
             username: first.username,
             credential,
             known_user,
@@ -205,7 +209,7 @@ impl ScramServer {
                 "channel-bindings-dont-match",
             ));
         }
-        if last.nonce != pending.nonce {
+        if !final_nonce_accepted(&last.nonce, &pending.nonce, &pending.client_nonce) {
             return Err(self.fail_final(
                 format!("Invalid client nonce in the final client message (user `{user}`)"),
                 "other-error",
@@ -241,6 +245,22 @@ impl ScramServer {
             .into_bytes();
         Ok(SaslStep::complete(pending.username.clone(), reply))
     }
+}
+
+/// RFC 5802 wants the client-final nonce to equal the combined one. librdkafka before 2.6.1
+/// (librdkafka PR #4895) sends its own nonce once more in front, `r=<cnonce><cnonce snonce>`,
+/// and signs what it sent, so that shape is accepted too; the proof is then checked over the
+/// auth message built from the client's own bytes, as always.
+///
+/// Deliberate difference from Kafka: Kafka 3.8.1 to 3.9 accept any final nonce that ends with
+/// the combined one (`endsWith`), Kafka 4 only an equal one. kacl accepts exactly the two
+/// shapes real clients send, so a nonce with some other prefix is still refused as a wrong
+/// nonce.
+fn final_nonce_accepted(final_nonce: &str, combined: &str, client_nonce: &str) -> bool {
+    final_nonce == combined
+        || final_nonce
+            .strip_suffix(combined)
+            .is_some_and(|prefix| prefix == client_nonce)
 }
 
 fn random_nonce() -> String {

@@ -422,3 +422,178 @@ proptest! {
         }
     }
 }
+
+/// What librdkafka 2.0 (any release before 2.6.1) sends, rebuilt from its SCRAM code with
+/// fixed nonces and salt: client-first `n,,n=<user>,r=<cnonce>`, and a client-final whose
+/// nonce repeats the client's part in front of the combined nonce, proven over exactly those
+/// bytes. The keys are derived here with the hash crates directly, not through this crate.
+struct Librdkafka20 {
+    mechanism: ScramMechanism,
+    client_first_bare: String,
+    salted_password: Vec<u8>,
+}
+
+/// librdkafka's nonce alphabet is 0x2d..=0x7e (no comma); 32 characters.
+const RDKAFKA_CNONCE: &str = "q-9Z~x:Kd/;4@]Uw^t_e8Pb>Lm<YcR2?";
+const SERVER_NONCE: &str = "1hVz8pQqk3Fw0cS9TnL4mYbR";
+const FIXED_SALT: &[u8] = b"librdkafka-capture-salt-16b";
+
+impl Librdkafka20 {
+    fn new(mechanism: ScramMechanism, user: &str, password: &str) -> Librdkafka20 {
+        let mut salted_password = vec![0u8; mechanism.hash_len()];
+        match mechanism {
+            ScramMechanism::Sha256 => pbkdf2::pbkdf2_hmac::<sha2::Sha256>(
+                password.as_bytes(),
+                FIXED_SALT,
+                4096,
+                &mut salted_password,
+            ),
+            ScramMechanism::Sha512 => pbkdf2::pbkdf2_hmac::<sha2::Sha512>(
+                password.as_bytes(),
+                FIXED_SALT,
+                4096,
+                &mut salted_password,
+            ),
+        }
+        Librdkafka20 {
+            mechanism,
+            client_first_bare: format!("n={user},r={RDKAFKA_CNONCE}"),
+            salted_password,
+        }
+    }
+
+    fn client_first(&self) -> Vec<u8> {
+        format!("n,,{}", self.client_first_bare).into_bytes()
+    }
+
+    fn hmac(&self, key: &[u8], data: &[u8]) -> Vec<u8> {
+        use hmac::{Hmac, Mac};
+        match self.mechanism {
+            ScramMechanism::Sha256 => {
+                let mut mac = Hmac::<sha2::Sha256>::new_from_slice(key).unwrap();
+                mac.update(data);
+                mac.finalize().into_bytes().to_vec()
+            }
+            ScramMechanism::Sha512 => {
+                let mut mac = Hmac::<sha2::Sha512>::new_from_slice(key).unwrap();
+                mac.update(data);
+                mac.finalize().into_bytes().to_vec()
+            }
+        }
+    }
+
+    fn hash(&self, data: &[u8]) -> Vec<u8> {
+        use sha2::Digest;
+        match self.mechanism {
+            ScramMechanism::Sha256 => sha2::Sha256::digest(data).to_vec(),
+            ScramMechanism::Sha512 => sha2::Sha512::digest(data).to_vec(),
+        }
+    }
+
+    /// The client-final for `sent_nonce`, its proof computed over `signed_nonce`'s
+    /// auth message (the same for an honest client), and the server signature to expect.
+    fn client_final(
+        &self,
+        server_first: &str,
+        sent_nonce: &str,
+        signed_nonce: &str,
+    ) -> (String, Vec<u8>) {
+        let without_proof = |nonce: &str| format!("c=biws,r={nonce}");
+        let auth_message = format!(
+            "{},{server_first},{}",
+            self.client_first_bare,
+            without_proof(signed_nonce)
+        );
+        let client_key = self.hmac(&self.salted_password, b"Client Key");
+        let stored_key = self.hash(&client_key);
+        let signature = self.hmac(&stored_key, auth_message.as_bytes());
+        let proof: Vec<u8> = client_key
+            .iter()
+            .zip(&signature)
+            .map(|(k, s)| k ^ s)
+            .collect();
+        let server_key = self.hmac(&self.salted_password, b"Server Key");
+        let server_signature = self.hmac(&server_key, auth_message.as_bytes());
+        let verifier = format!("v={}", STANDARD.encode(server_signature)).into_bytes();
+        (
+            format!("{},p={}", without_proof(sent_nonce), STANDARD.encode(proof)),
+            verifier,
+        )
+    }
+}
+
+fn librdkafka_store(mechanism: ScramMechanism) -> Store {
+    let mut store = Store::default();
+    let credential =
+        ScramCredential::from_password(mechanism, "alice-secret", FIXED_SALT, 4096).unwrap();
+    store.0.insert((mechanism, "alice".into()), credential);
+    store
+}
+
+#[test]
+fn librdkafka_before_2_6_1_logs_in_with_its_doubled_nonce() {
+    for mechanism in ScramMechanism::ALL {
+        let store = librdkafka_store(mechanism);
+        let client = Librdkafka20::new(mechanism, "alice", "alice-secret");
+        let mut server = ScramServer::with_server_nonce(mechanism, SERVER_NONCE);
+        let first = challenge(server.step(&client.client_first(), &store).unwrap());
+        let server_first = text(&first).to_owned();
+        let combined = format!("{RDKAFKA_CNONCE}{SERVER_NONCE}");
+        assert!(server_first.starts_with(&format!("r={combined},")));
+        let doubled = format!("{RDKAFKA_CNONCE}{combined}");
+        let (last, verifier) = client.client_final(&server_first, &doubled, &doubled);
+        assert_eq!(
+            server.step(last.as_bytes(), &store).unwrap(),
+            SaslStep::Complete {
+                username: "alice".into(),
+                principal: "User:alice".into(),
+                reply: verifier,
+            },
+            "{mechanism}"
+        );
+    }
+}
+
+#[test]
+fn the_doubled_nonce_is_signed_as_sent_and_other_prefixes_are_refused() {
+    let mechanism = ScramMechanism::Sha512;
+    let store = librdkafka_store(mechanism);
+    let client = Librdkafka20::new(mechanism, "alice", "alice-secret");
+    let combined = format!("{RDKAFKA_CNONCE}{SERVER_NONCE}");
+    let doubled = format!("{RDKAFKA_CNONCE}{combined}");
+    let other_prefix = format!("X{combined}");
+    for (sent, signed, expected) in [
+        // The doubled nonce, but proven over the RFC's auth message: not what was sent.
+        (&doubled, &combined, "e=invalid-proof"),
+        // A prefix other than the client's nonce, even honestly signed.
+        (&other_prefix, &other_prefix, "e=other-error"),
+        // The client's nonce twice more.
+        (
+            &format!("{RDKAFKA_CNONCE}{doubled}"),
+            &format!("{RDKAFKA_CNONCE}{doubled}"),
+            "e=other-error",
+        ),
+    ] {
+        let mut server = ScramServer::with_server_nonce(mechanism, SERVER_NONCE);
+        let first = challenge(server.step(&client.client_first(), &store).unwrap());
+        let (last, _) = client.client_final(text(&first), sent, signed);
+        let failure = server.step(last.as_bytes(), &store).unwrap_err();
+        assert_eq!(
+            failure.server_final.as_deref(),
+            Some(expected.as_bytes()),
+            "sent {sent}"
+        );
+        assert_eq!(
+            failure.client_message,
+            generic_failure_message(mechanism.sasl())
+        );
+    }
+    // And the same client with the fixed (2.6.1) nonce logs in as before.
+    let mut server = ScramServer::with_server_nonce(mechanism, SERVER_NONCE);
+    let first = challenge(server.step(&client.client_first(), &store).unwrap());
+    let (last, _) = client.client_final(text(&first), &combined, &combined);
+    assert!(matches!(
+        server.step(last.as_bytes(), &store),
+        Ok(SaslStep::Complete { .. })
+    ));
+}

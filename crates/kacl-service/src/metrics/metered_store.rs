@@ -5,10 +5,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use kacl_acl::AclBinding;
-use kacl_store::{
-    AclCommit, MetadataStore, PartitionRecord, ScramCredential, ScramMechanism, StoreError,
-    TopicRecord,
-};
+use kacl_sasl::scram::{ScramCredential, ScramMechanism};
+use kacl_store::{AclCommit, MetadataStore, PartitionRecord, ScramEntry, StoreError, TopicRecord};
 
 use super::{Metrics, StoreOperation};
 
@@ -106,10 +104,11 @@ impl MetadataStore for MeteredStore {
     fn upsert_scram_credential(
         &self,
         user: &str,
+        mechanism: ScramMechanism,
         credential: &ScramCredential,
     ) -> Result<(), StoreError> {
         self.timed(StoreOperation::Scram, |s| {
-            s.upsert_scram_credential(user, credential)
+            s.upsert_scram_credential(user, mechanism, credential)
         })
     }
 
@@ -131,7 +130,17 @@ impl MetadataStore for MeteredStore {
         self.inner.scram_credential(user, mechanism)
     }
 
-    fn list_scram_credentials(&self) -> Result<Vec<(String, ScramCredential)>, StoreError> {
+    fn list_scram_credentials(&self) -> Result<Vec<ScramEntry>, StoreError> {
         self.inner.list_scram_credentials()
+    }
+
+    fn scram_bootstrapped(&self) -> Result<bool, StoreError> {
+        self.inner.scram_bootstrapped()
+    }
+
+    fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError> {
+        self.timed(StoreOperation::Scram, |s| {
+            s.bootstrap_scram_credentials(credentials)
+        })
     }
 }

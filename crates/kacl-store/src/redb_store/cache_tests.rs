@@ -63,7 +63,13 @@ fn a_full_scan_stays_within_the_configured_cache() {
         .len();
 
     let small = 256 * 1024;
-    let (read, cached) = scan_with(dir.path(), StoreOptions { cache_bytes: small });
+    let (read, cached) = scan_with(
+        dir.path(),
+        StoreOptions {
+            cache_bytes: small,
+            ..StoreOptions::default()
+        },
+    );
     assert_eq!(read, count);
     assert!(
         cached <= small + PAGE,
@@ -88,7 +94,10 @@ fn a_full_scan_stays_within_the_configured_cache() {
 fn no_cache_at_all_still_reads_and_writes() {
     let dir = tempfile::tempdir().expect("tempdir");
     fill(dir.path(), 3_000);
-    let none = StoreOptions { cache_bytes: 0 };
+    let none = StoreOptions {
+        cache_bytes: 0,
+        ..StoreOptions::default()
+    };
     let (read, cached) = scan_with(dir.path(), none);
     assert_eq!((read, cached), (3_000, 0));
 

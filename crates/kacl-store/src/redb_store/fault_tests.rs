@@ -171,14 +171,15 @@ fn every_write_kind_fails_cleanly_while_the_disk_is_full() {
     full.store(true, Ordering::SeqCst);
     assert!(store.create_topics(std::slice::from_ref(&topic)).is_err());
     assert!(store.delete_topics(&["t".into()]).is_err());
-    let cred = crate::ScramCredential {
-        mechanism: crate::ScramMechanism::Sha256,
+    let cred = kacl_sasl::ScramCredential {
         salt: vec![1],
         iterations: 4096,
         stored_key: vec![2],
         server_key: vec![3],
     };
-    assert!(store.upsert_scram_credential("u", &cred).is_err());
+    assert!(store
+        .upsert_scram_credential("u", kacl_sasl::ScramMechanism::Sha256, &cred)
+        .is_err());
     full.store(false, Ordering::SeqCst);
     assert!(store.load_topics().expect("topics").is_empty());
     assert!(store.list_scram_credentials().expect("scram").is_empty());

@@ -11,20 +11,24 @@ mod scratch;
 mod tables;
 
 use std::fs;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use kacl_acl::AclBinding;
+use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 use redb::{Builder, Durability};
 
 use crate::error::StoreError;
+use crate::identity::{self, Identity};
 use crate::ids;
 use crate::ops;
-use crate::records::{AclCommit, PartitionRecord, ScramCredential, ScramMechanism, TopicRecord};
-use crate::store::{AclChunkSink, MetadataStore};
+use crate::records::{AclCommit, PartitionRecord, TopicRecord};
+use crate::store::{AclChunkSink, MetadataStore, ScramEntry};
 
 use handle::{DbHandle, Opener};
 use lock::DirLock;
-use tables::{ReadTables, WriteTables};
+pub(crate) use tables::ReadTables;
+use tables::WriteTables;
 
 /// The database file's name inside the data directory.
 pub const DB_FILE_NAME: &str = "kacl.redb";
@@ -44,12 +48,17 @@ pub struct StoreOptions {
     /// The most memory redb may use to cache database pages, in bytes (read cache and
     /// the write buffer of a transaction together). 0 caches nothing.
     pub cache_bytes: usize,
+    /// The node that owns the directory (the server's `node.id`): written into
+    /// `meta.properties` when the store is created, and a directory of another node is
+    /// refused, as Kafka does. `None` neither writes nor checks it.
+    pub node_id: Option<i32>,
 }
 
 impl Default for StoreOptions {
     fn default() -> Self {
         StoreOptions {
             cache_bytes: DEFAULT_CACHE_BYTES,
+            node_id: None,
         }
     }
 }
@@ -75,10 +84,15 @@ impl std::fmt::Debug for RedbStore {
 }
 
 impl RedbStore {
-    /// Opens the store in `dir`, creating the directory and the database on first use.
+    /// Opens the store in `dir`, creating the directory, the database and its identity file
+    /// (`meta.properties`) on first use, and migrating a store of an older format.
     ///
     /// Fails with [`StoreError::Locked`] if another store holds the directory, with
-    /// [`StoreError::UnsupportedFormat`] if a newer kacl wrote it. After a crash, redb
+    /// [`StoreError::UnsupportedFormat`] if a newer kacl wrote it, and refuses a directory
+    /// whose identity says a store was created there when the database is missing, empty or
+    /// of another cluster ([`StoreError::StoreMissing`], [`StoreError::IdentityMismatch`]),
+    /// or which belongs to another node. A damaged database file is an error, never a panic
+    /// (the storage engine's panics are caught here). After a crash, redb
     /// recovers the last committed state here, in about a millisecond whatever the size
     /// (every commit records redb's allocator state, see the crate documentation).
     /// Uses the default [`StoreOptions`].
@@ -119,8 +133,35 @@ impl RedbStore {
         fs::create_dir_all(dir).map_err(|e| StoreError::from_io(dir, e))?;
         let lock = DirLock::acquire(dir)?;
         let db_path = dir.join(DB_FILE_NAME);
-        let file_existed = db_path.exists();
-        let db = DbHandle::open(opener, &db_path)?;
+        let file_len = fs::metadata(&db_path).ok().map(|m| m.len());
+        let file_existed = file_len.is_some();
+        let identity = identity::read(dir)?;
+        if let Some(found) = &identity {
+            if file_len.unwrap_or(0) == 0 {
+                return Err(StoreError::StoreMissing {
+                    path: PathBuf::new(),
+                    cluster_id: String::new(),
+                    detail: if file_existed {
+                        "the database file is empty (0 bytes)"
+                    } else {
+                        "the database file does not exist"
+                    },
+                }
+                .in_dir(dir, &found.cluster_id));
+            }
+            if let (Some(configured), Some(owner)) = (options.node_id, found.node_id) {
+                if configured != owner {
+                    return Err(StoreError::IdentityMismatch {
+                        path: identity::identity_path(dir),
+                        detail: format!(
+                            "the directory belongs to node.id {owner}, but this server is \
+                             node.id {configured}"
+                        ),
+                    });
+                }
+            }
+        }
+        let db = guarded(&db_path, || DbHandle::open(opener, &db_path))?;
         if !file_existed {
             // A new file's directory entry is durable only once its directory is synced.
             sync_dir(dir)?;
@@ -138,7 +179,42 @@ impl RedbStore {
             options,
             _lock: lock,
         };
-        store.cluster_id = store.write(|t| ops::init_meta(t))?;
+        let initialized = identity.is_some();
+        store.cluster_id = store
+            .write(|t| ops::init_meta(t, initialized))
+            .map_err(|e| match (&identity, e) {
+                (Some(found), e @ StoreError::StoreMissing { .. }) => {
+                    e.in_dir(dir, &found.cluster_id)
+                }
+                (_, e) => e,
+            })?;
+        match &identity {
+            Some(found) if found.cluster_id != store.cluster_id => {
+                return Err(StoreError::IdentityMismatch {
+                    path: identity::identity_path(dir),
+                    detail: format!(
+                        "it names cluster {}, but {} holds cluster {}: the database file \
+                         belongs to another cluster",
+                        found.cluster_id,
+                        store.db_path.display(),
+                        store.cluster_id
+                    ),
+                });
+            }
+            Some(found) if found.format_version == ops::FORMAT_VERSION => {}
+            // A directory from before the identity file existed, or one just migrated.
+            _ => identity::write(
+                dir,
+                &Identity {
+                    cluster_id: store.cluster_id.clone(),
+                    node_id: identity
+                        .as_ref()
+                        .and_then(|found| found.node_id)
+                        .or(options.node_id),
+                    format_version: ops::FORMAT_VERSION,
+                },
+            )?,
+        }
         Ok(store)
     }
 
@@ -160,6 +236,13 @@ impl RedbStore {
     /// Runs `operation` in a write transaction and commits it durably; on any error the
     /// transaction is aborted and nothing changes.
     fn write<R>(
+        &self,
+        operation: impl FnOnce(&mut WriteTables<'_>) -> Result<R, StoreError>,
+    ) -> Result<R, StoreError> {
+        guarded(&self.db_path, || self.write_unguarded(operation)).map_err(|e| self.db.note(e))
+    }
+
+    fn write_unguarded<R>(
         &self,
         operation: impl FnOnce(&mut WriteTables<'_>) -> Result<R, StoreError>,
     ) -> Result<R, StoreError> {
@@ -199,14 +282,57 @@ impl RedbStore {
         &self,
         operation: impl FnOnce(&ReadTables<'_>) -> Result<R, StoreError>,
     ) -> Result<R, StoreError> {
-        let txn = self.db.begin_read()?;
-        let tables = ReadTables::open(&txn, &self.db_path).map_err(|e| self.db.note(e))?;
-        operation(&tables).map_err(|e| self.db.note(e))
+        guarded(&self.db_path, || {
+            let txn = self.db.begin_read()?;
+            let tables = ReadTables::open(&txn, &self.db_path)?;
+            operation(&tables)
+        })
+        .map_err(|e| self.db.note(e))
     }
 }
 
+/// Runs a call into the storage engine, turning a panic into an error. redb trusts its file:
+/// on some damaged pages it panics (an index out of range, `unreachable!`) instead of
+/// returning an error, and a damaged file must never take the server down with a panic.
+fn guarded<R>(
+    db_path: &Path,
+    call: impl FnOnce() -> Result<R, StoreError>,
+) -> Result<R, StoreError> {
+    catch_unwind(AssertUnwindSafe(call)).unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_owned());
+        Err(StoreError::CorruptDatabase {
+            path: db_path.to_path_buf(),
+            detail: format!("the storage engine failed reading damaged data ({message})"),
+        })
+    })
+}
+
+/// Takes the data directory's lock (for `verify`, which must not run beside a server).
+pub(crate) fn lock_dir(dir: &Path) -> Result<DirLock, StoreError> {
+    DirLock::acquire(dir)
+}
+
+/// Runs `check` on a read snapshot of the database file, opened without writing to it.
+pub(crate) fn read_offline(
+    db_path: &Path,
+    check: &mut dyn FnMut(&ReadTables<'_>) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    guarded(db_path, || {
+        let db = scratch::open_without_writing(db_path, 0)
+            .map_err(|e| StoreError::from_redb(db_path, e))?;
+        let txn = redb::ReadableDatabase::begin_read(&db)
+            .map_err(|e| StoreError::from_redb(db_path, e))?;
+        let tables = ReadTables::open(&txn, db_path)?;
+        check(&tables)
+    })
+}
+
 /// Makes a directory's entries (a file just created in it) durable.
-fn sync_dir(dir: &Path) -> Result<(), StoreError> {
+pub(crate) fn sync_dir(dir: &Path) -> Result<(), StoreError> {
     #[cfg(unix)]
     {
         fs::File::open(dir)
@@ -274,9 +400,10 @@ impl MetadataStore for RedbStore {
     fn upsert_scram_credential(
         &self,
         user: &str,
+        mechanism: ScramMechanism,
         credential: &ScramCredential,
     ) -> Result<(), StoreError> {
-        self.write(|t| ops::upsert_scram(t, user, credential))
+        self.write(|t| ops::upsert_scram(t, user, mechanism, credential))
     }
 
     fn delete_scram_credential(
@@ -295,7 +422,15 @@ impl MetadataStore for RedbStore {
         self.read(|t| ops::get_scram(t, user, mechanism))
     }
 
-    fn list_scram_credentials(&self) -> Result<Vec<(String, ScramCredential)>, StoreError> {
+    fn list_scram_credentials(&self) -> Result<Vec<ScramEntry>, StoreError> {
         self.read(|t| ops::list_scram(t))
+    }
+
+    fn scram_bootstrapped(&self) -> Result<bool, StoreError> {
+        self.read(|t| ops::scram_bootstrapped(t))
+    }
+
+    fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError> {
+        self.write(|t| ops::bootstrap_scram(t, credentials))
     }
 }

@@ -9,7 +9,7 @@ use redb::{
 };
 
 use crate::error::StoreError;
-use crate::kv::{KvGet, KvScan, KvWrite, Table, Visitor};
+use crate::kv::{Entry, KvGet, KvScan, KvWrite, Table, Visitor};
 
 type Bytes = &'static [u8];
 
@@ -28,7 +28,7 @@ fn definition(table: Table) -> TableDefinition<'static, Bytes, Bytes> {
 }
 
 /// The tables as a read transaction sees them: one consistent snapshot.
-pub(super) struct ReadTables<'p> {
+pub(crate) struct ReadTables<'p> {
     path: &'p Path,
     acls: ReadOnlyTable<Bytes, Bytes>,
     topics: ReadOnlyTable<Bytes, Bytes>,
@@ -37,7 +37,7 @@ pub(super) struct ReadTables<'p> {
 }
 
 impl<'p> ReadTables<'p> {
-    pub(super) fn open(txn: &ReadTransaction, path: &'p Path) -> Result<Self, StoreError> {
+    pub(crate) fn open(txn: &ReadTransaction, path: &'p Path) -> Result<Self, StoreError> {
         let open = |table| {
             txn.open_table(definition(table))
                 .map_err(|e| StoreError::from_redb(path, e))
@@ -68,6 +68,12 @@ impl KvGet for ReadTables<'_> {
             .get(key)
             .map_err(|e| StoreError::from_redb(self.path, e))?;
         Ok(found.map(|guard| guard.value().to_vec()))
+    }
+
+    fn is_empty(&self, table: Table) -> Result<bool, StoreError> {
+        self.table(table)
+            .is_empty()
+            .map_err(|e| StoreError::from_redb(self.path, e))
     }
 }
 
@@ -144,6 +150,12 @@ impl KvGet for WriteTables<'_> {
             .map_err(|e| StoreError::from_redb(self.path, e))?;
         Ok(found.map(|guard| guard.value().to_vec()))
     }
+
+    fn is_empty(&self, table: Table) -> Result<bool, StoreError> {
+        self.table(table)
+            .is_empty()
+            .map_err(|e| StoreError::from_redb(self.path, e))
+    }
 }
 
 impl KvWrite for WriteTables<'_> {
@@ -162,5 +174,18 @@ impl KvWrite for WriteTables<'_> {
             .remove(key)
             .map_err(|e| StoreError::from_redb(path, e))?;
         Ok(removed.is_some())
+    }
+
+    fn entries(&self, table: Table) -> Result<Vec<Entry>, StoreError> {
+        let entries = self
+            .table(table)
+            .iter()
+            .map_err(|e| StoreError::from_redb(self.path, e))?;
+        entries
+            .map(|entry| {
+                let (key, value) = entry.map_err(|e| StoreError::from_redb(self.path, e))?;
+                Ok((key.value().to_vec(), value.value().to_vec()))
+            })
+            .collect()
     }
 }

@@ -7,9 +7,8 @@ use kacl_acl::{
     AccessControlEntry, AclBinding, AclOperation, AclPermissionType, PatternType, ResourcePattern,
     ResourceType,
 };
-use kacl_store::{
-    MetadataStore, PartitionRecord, ScramCredential, ScramMechanism, StoreError, TopicRecord,
-};
+use kacl_sasl::scram::{ScramCredential, ScramMechanism};
+use kacl_store::{MetadataStore, PartitionRecord, StoreError, TopicRecord};
 
 /// A topic READ ACL for `principal` on `topic`.
 pub fn acl(topic: &str, principal: &str) -> AclBinding {
@@ -82,13 +81,13 @@ pub fn topic(name: &str, partitions: i32) -> TopicRecord {
     }
 }
 
+/// A credential of `mechanism`'s key length.
 pub fn credential(mechanism: ScramMechanism, iterations: u32) -> ScramCredential {
     ScramCredential {
-        mechanism,
         salt: vec![9; 16],
         iterations,
-        stored_key: vec![1; 32],
-        server_key: vec![2; 32],
+        stored_key: vec![1; mechanism.hash_len()],
+        server_key: vec![2; mechanism.hash_len()],
     }
 }
 
@@ -270,16 +269,16 @@ pub fn check_topics(store: &dyn MetadataStore) {
 pub fn check_scram(store: &dyn MetadataStore) {
     use ScramMechanism::{Sha256, Sha512};
     store
-        .upsert_scram_credential("bob", &credential(Sha512, 4096))
+        .upsert_scram_credential("bob", Sha512, &credential(Sha512, 4096))
         .unwrap();
     store
-        .upsert_scram_credential("alice", &credential(Sha256, 4096))
+        .upsert_scram_credential("alice", Sha256, &credential(Sha256, 4096))
         .unwrap();
     store
-        .upsert_scram_credential("alice", &credential(Sha256, 8192))
+        .upsert_scram_credential("alice", Sha256, &credential(Sha256, 8192))
         .unwrap();
     store
-        .upsert_scram_credential("alice", &credential(Sha512, 4096))
+        .upsert_scram_credential("alice", Sha512, &credential(Sha512, 4096))
         .unwrap();
 
     assert_eq!(
@@ -291,7 +290,7 @@ pub fn check_scram(store: &dyn MetadataStore) {
         .list_scram_credentials()
         .unwrap()
         .into_iter()
-        .map(|(user, c)| (user, c.mechanism, c.iterations))
+        .map(|(user, mechanism, c)| (user, mechanism, c.iterations))
         .collect();
     assert_eq!(
         listed,
@@ -312,4 +311,37 @@ pub fn check_cluster_id(store: &dyn MetadataStore) {
     assert_eq!(id.len(), 22, "{id}");
     assert!(kacl_store::parse_kafka_uuid(&id).is_some());
     assert_eq!(store.cluster_id(), id);
+}
+
+/// The SCRAM bootstrap happens once per store: after it, and on a store that already had
+/// credentials, nothing is stored however often it is asked for.
+pub fn check_scram_bootstrap(fresh: &dyn MetadataStore, with_credentials: &dyn MetadataStore) {
+    use ScramMechanism::Sha512;
+    let entry = ("admin".to_string(), Sha512, credential(Sha512, 4096));
+    assert!(!fresh.scram_bootstrapped().unwrap());
+    assert!(fresh
+        .bootstrap_scram_credentials(std::slice::from_ref(&entry))
+        .unwrap());
+    assert!(fresh.scram_bootstrapped().unwrap());
+    assert_eq!(fresh.list_scram_credentials().unwrap(), vec![entry.clone()]);
+    // Deleted, and asked again: it does not come back.
+    assert!(fresh.delete_scram_credential("admin", Sha512).unwrap());
+    assert!(!fresh
+        .bootstrap_scram_credentials(std::slice::from_ref(&entry))
+        .unwrap());
+    assert!(fresh.list_scram_credentials().unwrap().is_empty());
+
+    // A store with credentials but no record (an older store): recorded, nothing stored.
+    with_credentials
+        .upsert_scram_credential("ops", Sha512, &credential(Sha512, 8192))
+        .unwrap();
+    assert!(!with_credentials.scram_bootstrapped().unwrap());
+    assert!(!with_credentials
+        .bootstrap_scram_credentials(std::slice::from_ref(&entry))
+        .unwrap());
+    assert!(with_credentials.scram_bootstrapped().unwrap());
+    assert_eq!(
+        with_credentials.scram_credential("admin", Sha512).unwrap(),
+        None
+    );
 }
