@@ -14,7 +14,7 @@ mod writer;
 
 pub use error::{DecodeError, EncodeError};
 pub use reader::Reader;
-pub use sink::{append_exact, ExactWriter, Sink};
+pub use sink::{append_exact, ExactWriter, Sink, VecWriter};
 pub use writer::{
     length_prefix_len, patch_length_prefix, put_length, put_nullable_bytes, put_nullable_str,
     put_str, put_uvarint, put_uvarlong, put_varint, put_varlong, reserve_length_prefix,
@@ -107,8 +107,47 @@ mod tests {
                 assert_eq!(&exact[..3], &[0xee; 3]);
                 assert_eq!(&exact[3..3 + expected.len()], &expected[..]);
                 assert_eq!(exact.last(), Some(&0xee), "len {len}, compact {compact}");
+                // And through a cursor over a `Vec`, which zeroes ahead and cuts back after.
+                let mut grown = vec![0xee; 3];
+                let mut writer = VecWriter::new(&mut grown);
+                put_str(&mut writer, "s", value, compact).unwrap();
+                assert_eq!(writer.written(), 3 + expected.len());
+                writer.finish();
+                assert_eq!(grown, out, "len {len}, compact {compact}");
             }
         }
+    }
+
+    /// A `VecWriter` keeps what the `Vec` held, grows past its zeroed room as often as needed
+    /// (the same bytes as the field-by-field `Vec` sink), and, dropped without `finish` (an
+    /// encoder failing half way), leaves only what was written, never the zeroed room.
+    #[test]
+    fn vec_writers_grow_and_cut_back_to_what_was_written() {
+        let long = "x".repeat(300);
+        for start in [0, 5, VecWriter::ROOM - 1] {
+            let mut direct = vec![7u8; start];
+            let mut grown = direct.clone();
+            let mut writer = VecWriter::new(&mut grown);
+            for i in 0..3 * VecWriter::ROOM / 40 {
+                let text = &long[..i % 300];
+                put_str(&mut direct, "s", text, i % 2 == 0).unwrap();
+                put_str(&mut writer, "s", text, i % 2 == 0).unwrap();
+                put_uvarint(&mut direct, i as u32 * 131);
+                put_uvarint(&mut writer, i as u32 * 131);
+                direct.put_array((i as i32).to_be_bytes());
+                writer.put_array((i as i32).to_be_bytes());
+                direct.put_slice(&long.as_bytes()[..i % 7]);
+                writer.put_slice(&long.as_bytes()[..i % 7]);
+            }
+            assert_eq!(writer.written(), direct.len());
+            writer.finish();
+            assert_eq!(grown, direct, "start {start}");
+        }
+        let mut out = vec![1, 2];
+        let mut writer = VecWriter::new(&mut out);
+        writer.put_u8(3);
+        drop(writer);
+        assert_eq!(out, [1, 2, 3]);
     }
 
     /// An exactly sized writer lets neither a short nor a long write pass unnoticed (it
