@@ -50,8 +50,9 @@ impl Uuid {
 mod tests {
     use super::*;
 
-    /// `ascii_prefix_len` never counts a non-ASCII byte (the one `unsafe` block relies on it):
-    /// against a byte-by-byte reference, at every length and every position of a high byte.
+    /// `ascii_prefix_len` and the inline check for short strings never count a non-ASCII byte
+    /// (the one `unsafe` block relies on them): against a byte-by-byte reference, at every
+    /// length and every position of a high byte.
     #[test]
     fn ascii_prefix_len_stops_at_the_first_high_byte() {
         for len in 0..40 {
@@ -63,6 +64,11 @@ mod tests {
                     }
                     let expected = bytes.iter().position(|b| !b.is_ascii()).unwrap_or(len);
                     assert_eq!(reader::ascii_prefix_len(&bytes), expected, "{bytes:?}");
+                    // The same through the `&str` it becomes, short strings checked inline.
+                    assert_eq!(reader::ascii_prefix(&bytes).as_bytes(), &bytes[..expected]);
+                    if len <= 32 {
+                        assert_eq!(reader::short_is_ascii(&bytes), expected == len, "{bytes:?}");
+                    }
                     // At every alignment of the slice, too.
                     let mut shifted = vec![b'x'; 7];
                     shifted.extend_from_slice(&bytes);
@@ -71,6 +77,8 @@ mod tests {
                             reader::ascii_prefix_len(&shifted[start..]),
                             (7 - start) + expected
                         );
+                        let tail = &shifted[7..];
+                        assert_eq!(reader::ascii_prefix(tail).len(), expected);
                     }
                 }
             }
