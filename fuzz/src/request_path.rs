@@ -18,7 +18,7 @@ use kacl_acl::{
     AccessControlEntry, AclBinding, AclBindingFilter, AclOperation, AclPermissionType, PatternType,
     ResourcePattern, ResourceType,
 };
-use kacl_server::config::ServerConfig;
+use kacl_server_config::ServerConfig;
 use kacl_server::fuzzing;
 use kacl_store::{MemoryStore, MetadataStore, PartitionRecord, TopicRecord};
 

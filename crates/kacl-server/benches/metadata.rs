@@ -30,11 +30,11 @@ use kacl_acl::{
 use kacl_protocol::frame::{encode_request_frame, RequestFrame};
 use kacl_protocol::messages::metadata::MetadataRequest;
 use kacl_protocol::{ApiKey, RequestHeader};
-use kacl_server::config::ServerConfig;
-use kacl_server::context::RequestContext;
-use kacl_server::handlers::metadata;
-use kacl_server::router::Outcome;
 use kacl_server::{RunningServer, Server};
+use kacl_server_config::ServerConfig;
+use kacl_service::context::RequestContext;
+use kacl_service::handlers::metadata;
+use kacl_service::Outcome;
 use kacl_store::{MemoryStore, MetadataStore, PartitionRecord, TopicRecord};
 
 const TOPICS: usize = 10_000;
@@ -165,7 +165,9 @@ fn handler_cpu_time(server: &RunningServer, principal: &str, frame: &[u8], iters
     };
     let start = thread_cpu_ns();
     for _ in 0..iters {
-        match metadata::handle(&ctx, &parsed) {
+        let request: MetadataRequest<'_> = parsed.decode_body().expect("request");
+        let table = state.topics.read();
+        match ctx.respond(&metadata::handle(&ctx, &request, &table)) {
             Outcome::Respond(bytes) => assert!(bytes.len() > TOPICS * 20),
             other => panic!("unexpected outcome {other:?}"),
         }

@@ -9,8 +9,8 @@ use kacl_acl::{
     AccessControlEntry, AclBinding, AclOperation, AclPermissionType, PatternType, ResourcePattern,
     ResourceType,
 };
-use kacl_server::config::ServerConfig;
 use kacl_server::Server;
+use kacl_server_config::ServerConfig;
 use kacl_store::{MetadataStore, RedbStore};
 
 const BATCH: usize = 100_000;

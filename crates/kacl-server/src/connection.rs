@@ -18,11 +18,12 @@ use thiserror::Error;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::watch;
 
-use crate::context::Session;
-use crate::handlers::sasl_authenticate;
-use crate::request_memory::{MemoryLease, RequestMemoryPool};
-use crate::router::{self, Outcome};
-use crate::state::{BoundListener, ServerState};
+use kacl_service::context::Session;
+use kacl_service::request_memory::{MemoryLease, RequestMemoryPool};
+use kacl_service::router;
+use kacl_service::{BoundListener, Outcome, ServerState};
+
+use crate::shutdown::wait_for_shutdown;
 
 /// Longest a connection waits for the client to close after a last response.
 pub const CLOSE_LINGER: std::time::Duration = std::time::Duration::from_secs(1);
@@ -206,11 +207,7 @@ pub async fn serve_session<S>(
             Ok(None) => break "closed by the client".to_owned(),
             Err(err) => break err.to_string(),
         };
-        let outcome = if session.expects_raw_token() {
-            sasl_authenticate::handle_raw_token(&state, &mut session, &payload)
-        } else {
-            router::dispatch(&state, &mut session, &payload).await
-        };
+        let outcome = router::dispatch(&state, &mut session, &payload).await;
         // Handled: the request's bytes go back to the pool before the response is written,
         // where Kafka releases them too.
         drop(payload);
@@ -239,18 +236,6 @@ pub async fn serve_session<S>(
     };
     tracing::info!(%peer, listener = %session.listener.name,
         principal = session.principal().unwrap_or("-"), %reason, "connection closed");
-}
-
-/// Resolves once the shutdown flag is set (or its sender is gone).
-pub(crate) async fn wait_for_shutdown(shutdown: &mut watch::Receiver<bool>) {
-    loop {
-        if *shutdown.borrow_and_update() {
-            return;
-        }
-        if shutdown.changed().await.is_err() {
-            return;
-        }
-    }
 }
 
 #[cfg(test)]

@@ -15,13 +15,14 @@ use kacl_store::MetadataStore;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::watch;
 
-use crate::config::ServerConfig;
+use kacl_service::context::Session;
+use kacl_service::credentials::ScramCredentials;
+use kacl_service::metrics::{MeteredStore, Metrics};
+use kacl_service::{BoundListener, ServerState};
+
 use crate::connection;
-use crate::context::Session;
-use crate::credentials::ScramCredentials;
-use crate::metrics::{MeteredStore, Metrics};
 use crate::server::StartError;
-use crate::state::{BoundListener, ServerState};
+use kacl_server_config::ServerConfig;
 
 /// The client address sessions appear to come from.
 pub const CLIENT_ADDR: SocketAddr =
@@ -67,7 +68,6 @@ pub fn state_for(
         topics,
         listeners,
         scram,
-        Default::default(),
         metrics,
     )))
 }

@@ -1,40 +1,24 @@
-//! The kacl network server: listeners, connections, SASL, routing by API key, one handler per
-//! API, on top of the pure modules (configuration, SASL state machines, topic rules).
+//! The kacl network server's I/O shell: listeners, TLS, connections (framing, frame limits,
+//! request memory leases), connection limits, graceful shutdown and the `/metrics` endpoint,
+//! around the socket-free request path of `kacl-service`.
 //!
 //! - [`server`]: [`Server::start`](server::Server::start) → [`RunningServer`](server::RunningServer)
-//!   (bound listeners, graceful shutdown).
-//! - [`connection`]: framing and the per-connection loop, generic over the byte stream.
-//! - [`router`]: the one place that routes by API key (version checks, SASL gate).
-//! - [`handlers`]: one module per API.
-//! - [`state`], [`context`], [`acl_writer`]: what connections share, who is asking, and the
-//!   serialized, durable ACL write path.
-//! - Security: [`tls`] (SSL and SASL_SSL listeners, certificate principals), [`credentials`]
-//!   (SCRAM credentials in memory) and [`scram_bootstrap`] (the first admin credential),
-//!   [`limits`] (connection limits), [`audit`] (the `kacl::authorizer` log).
-//! - [`metrics`]: Prometheus counters and the `/metrics` endpoint; [`fuzzing`]: the request
-//!   path without sockets, for the fuzz targets.
+//!   (open and load the store, bind every listener, graceful shutdown).
+//! - [`connection`]: framing and the per-connection loop, generic over the byte stream; each
+//!   whole frame goes to `kacl_service::router::dispatch`.
+//! - [`tls`]: the handshake of SSL and SASL_SSL listeners and certificate principals.
+//! - [`connection_limits`]: `max.connections` and `max.connections.per.ip`.
+//! - [`metrics_http`]: the `/metrics` endpoint; [`shutdown`]: the signal every loop waits on.
+//! - [`fuzzing`]: the whole connection loop over an in-memory pipe, for the fuzz targets.
 #![forbid(unsafe_code)]
 
-pub mod acl_writer;
-pub mod audit;
-pub mod config;
 pub mod connection;
-pub mod context;
-pub mod credentials;
+pub mod connection_limits;
 pub mod fuzzing;
-pub mod handlers;
-pub mod limits;
-pub mod metrics;
-pub mod request_memory;
-pub mod router;
-pub mod sasl;
-pub mod scram_bootstrap;
+pub mod metrics_http;
 pub mod server;
-pub mod state;
+pub mod shutdown;
 pub mod tls;
-pub mod tls_principal;
-pub mod topic_registry;
-pub mod topics;
 
 pub use server::{RunningServer, Server, ShutdownHandle, StartError, TlsReloader};
 

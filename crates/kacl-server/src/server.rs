@@ -4,7 +4,7 @@
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! use kacl_server::config::ServerConfig;
+//! use kacl_server_config::ServerConfig;
 //! use kacl_server::server::Server;
 //!
 //! let config = ServerConfig::load(None, &["listeners=PLAINTEXT://127.0.0.1:0".into()])?;
@@ -27,17 +27,21 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
 
-use crate::config::{Listener, ServerConfig};
+use kacl_service::credentials::ScramCredentials;
+use kacl_service::metrics::{MeteredStore, Metrics};
+use kacl_service::scram_bootstrap::{self, BootstrapCredential};
+use kacl_service::{BoundListener, ServerState};
+
 use crate::connection;
-use crate::credentials::ScramCredentials;
-use crate::metrics::{self, Metrics};
-use crate::scram_bootstrap::{self, BootstrapCredential};
-use crate::state::{BoundListener, ServerState};
+use crate::connection_limits::ConnectionLimits;
+use crate::metrics_http;
+use crate::shutdown::wait_for_shutdown;
 use crate::tls::{self, TlsAcceptor};
+use kacl_server_config::{Listener, ServerConfig};
 
 /// Reloads the key and trust store files of every TLS listener; cheap to clone.
 #[derive(Debug, Clone)]
-pub struct TlsReloader(Arc<ServerState>);
+pub struct TlsReloader(Arc<HashMap<String, TlsAcceptor>>);
 
 impl TlsReloader {
     /// Reads each TLS listener's PEM files again; new handshakes use them, open connections
@@ -46,7 +50,6 @@ impl TlsReloader {
     pub fn reload(&self) -> Vec<(String, Result<(), tls::TlsError>)> {
         let mut outcomes: Vec<(String, Result<(), tls::TlsError>)> = self
             .0
-            .tls
             .iter()
             .map(|(listener, acceptor)| (listener.clone(), acceptor.reload()))
             .collect();
@@ -91,10 +94,10 @@ pub enum StartError {
     },
     /// The TLS key store or trust store cannot be used.
     #[error(transparent)]
-    Tls(#[from] crate::tls::TlsError),
+    Tls(#[from] tls::TlsError),
     /// The bootstrap SCRAM credentials cannot be created.
     #[error(transparent)]
-    Bootstrap(#[from] crate::scram_bootstrap::BootstrapError),
+    Bootstrap(#[from] scram_bootstrap::BootstrapError),
     /// A start-up task panicked.
     #[error("start-up task failed: {0}")]
     Task(String),
@@ -104,10 +107,20 @@ pub enum StartError {
 #[derive(Debug)]
 pub struct Server;
 
+/// What only the shell's accept loops need beside the request path's state.
+#[derive(Debug)]
+struct Shell {
+    /// `max.connections` and `max.connections.per.ip`, across all listeners.
+    limits: ConnectionLimits,
+    /// The TLS acceptor of each SSL and SASL_SSL listener, by listener name.
+    tls: Arc<HashMap<String, TlsAcceptor>>,
+}
+
 /// A started server: its bound listeners, and the means to stop it.
 #[derive(Debug)]
 pub struct RunningServer {
     state: Arc<ServerState>,
+    tls: Arc<HashMap<String, TlsAcceptor>>,
     shutdown: Arc<watch::Sender<bool>>,
     accept_loops: Vec<JoinHandle<()>>,
 }
@@ -150,7 +163,7 @@ impl Server {
     ) -> Result<RunningServer, StartError> {
         let tls = tls_acceptors(&config)?;
         let metrics = Arc::new(Metrics::new());
-        let store = metrics::MeteredStore::wrap(store, metrics.clone());
+        let store = MeteredStore::wrap(store, metrics.clone());
         let loader = store.clone();
         let (acls, topics) = tokio::task::spawn_blocking(move || load(loader.as_ref()))
             .await
@@ -198,9 +211,16 @@ impl Server {
             topics,
             bound.clone(),
             scram,
-            tls,
             metrics,
         ));
+        let shell = Arc::new(Shell {
+            limits: ConnectionLimits::new(
+                state.config.max_connections,
+                state.config.max_connections_per_ip,
+                state.config.max_connections_per_ip_overrides.clone(),
+            ),
+            tls: Arc::new(tls),
+        });
         let (shutdown, _) = watch::channel(false);
         let shutdown = Arc::new(shutdown);
         let mut accept_loops: Vec<JoinHandle<()>> = sockets
@@ -215,6 +235,7 @@ impl Server {
                     socket,
                     listener,
                     state.clone(),
+                    shell.clone(),
                     shutdown.subscribe(),
                 ))
             })
@@ -224,11 +245,12 @@ impl Server {
                 tracing::info!(address = %addr, "serving /metrics");
                 state.metrics.set_listen_addr(addr);
             }
-            let serve = metrics::http::serve(socket, state.clone(), shutdown.subscribe());
+            let serve = metrics_http::serve(socket, state.clone(), shutdown.subscribe());
             accept_loops.push(tokio::spawn(serve));
         }
         Ok(RunningServer {
             state,
+            tls: shell.tls.clone(),
             shutdown,
             accept_loops,
         })
@@ -268,13 +290,13 @@ impl RunningServer {
     /// A handle that reloads the TLS listeners' key and trust store files (certificate
     /// rotation; `kacl serve` does it on SIGHUP).
     pub fn tls_reloader(&self) -> TlsReloader {
-        TlsReloader(self.state.clone())
+        TlsReloader(self.tls.clone())
     }
 
     /// Runs until a [`ShutdownHandle`] fires, then shuts down gracefully.
     pub async fn wait(self) {
         let mut signal = self.shutdown.subscribe();
-        connection::wait_for_shutdown(&mut signal).await;
+        wait_for_shutdown(&mut signal).await;
         self.shutdown().await;
     }
 
@@ -440,12 +462,13 @@ async fn accept_loop(
     socket: TcpListener,
     listener: BoundListener,
     state: Arc<ServerState>,
+    shell: Arc<Shell>,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let mut connections = JoinSet::new();
     loop {
         tokio::select! {
-            _ = connection::wait_for_shutdown(&mut shutdown) => break,
+            _ = wait_for_shutdown(&mut shutdown) => break,
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
             accepted = socket.accept() => {
                 let (stream, peer) = match accepted {
@@ -459,7 +482,7 @@ async fn accept_loop(
                 };
                 // Over max.connections or max.connections.per.ip: dropping the stream closes
                 // it before a byte is read.
-                let slot = match state.connection_limits.admit(peer.ip()) {
+                let slot = match shell.limits.admit(peer.ip()) {
                     Ok(slot) => slot,
                     Err(refusal) => {
                         state.metrics.connection_refused();
@@ -470,13 +493,16 @@ async fn accept_loop(
                 };
                 let _ = stream.set_nodelay(true);
                 let counted = state.metrics.connection_opened();
-                let (listener, state, shutdown) =
-                    (listener.clone(), state.clone(), shutdown.clone());
+                let (listener, state, shell, shutdown) =
+                    (listener.clone(), state.clone(), shell.clone(), shutdown.clone());
                 connections.spawn(async move {
-                    let tls = state.tls.get(&listener.name).cloned();
-                    match tls {
+                    match shell.tls.get(&listener.name) {
                         Some(acceptor) => {
-                            tls::serve(acceptor, stream, peer, listener, state, shutdown).await;
+                            if let Some((stream, session)) =
+                                tls::accept(acceptor, stream, peer, listener, &state).await
+                            {
+                                connection::serve_session(stream, session, state, shutdown).await;
+                            }
                         }
                         None => connection::serve(stream, peer, listener, state, shutdown).await,
                     }

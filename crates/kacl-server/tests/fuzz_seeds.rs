@@ -36,9 +36,9 @@ use kacl_protocol::messages::metadata::{MetadataRequest, MetadataRequestTopic};
 use kacl_protocol::messages::sasl_authenticate::SaslAuthenticateRequest;
 use kacl_protocol::messages::sasl_handshake::SaslHandshakeRequest;
 use kacl_protocol::{Message, RequestHeader};
-use kacl_server::config::ServerConfig;
+use kacl_sasl::plain::client_token;
 use kacl_server::fuzzing;
-use kacl_server::sasl::plain::client_token;
+use kacl_server_config::ServerConfig;
 use kacl_store::MemoryStore;
 
 const SASL: u8 = 1;

@@ -13,7 +13,7 @@ use common::*;
 use kacl_protocol::messages::describe_acls::DescribeAclsResponse;
 use kacl_protocol::messages::sasl_authenticate::SaslAuthenticateRequest;
 use kacl_protocol::messages::sasl_handshake::SaslHandshakeRequest;
-use kacl_server::sasl::plain::client_token;
+use kacl_sasl::plain::client_token;
 use kacl_server::Server;
 use kacl_store::MemoryStore;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

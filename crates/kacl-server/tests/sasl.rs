@@ -11,8 +11,8 @@ use kacl_protocol::messages::sasl_authenticate::{
     SaslAuthenticateRequest, SaslAuthenticateResponse,
 };
 use kacl_protocol::messages::sasl_handshake::{SaslHandshakeRequest, SaslHandshakeResponse};
-use kacl_server::sasl::plain::client_token;
-use kacl_server::sasl::{ScramClient, ScramCredential, ScramMechanism};
+use kacl_sasl::plain::client_token;
+use kacl_sasl::{ScramClient, ScramCredential, ScramMechanism};
 
 const JAAS: &str = "org.apache.kafka.common.security.plain.PlainLoginModule required \
     username=\"admin\" password=\"admin-secret\" user_admin=\"admin-secret\" user_alice=\"alice-secret\";";
@@ -247,7 +247,7 @@ async fn scram_uses_the_stores_credentials() {
         // Through the server's credentials, which keep memory and store equal.
         let (outcomes, ()) = server.server.state().scram.write(|_| {
             (
-                vec![kacl_server::credentials::CredentialChange::Upsert {
+                vec![kacl_service::credentials::CredentialChange::Upsert {
                     user: "admin".into(),
                     mechanism,
                     credential: credential.clone(),

@@ -128,7 +128,7 @@ async fn idle_connections_are_closed() {
 }
 
 /// The server's `queued.max.request.bytes` pool.
-fn pool(server: &TestServer) -> std::sync::Arc<kacl_server::request_memory::RequestMemoryPool> {
+fn pool(server: &TestServer) -> std::sync::Arc<kacl_service::request_memory::RequestMemoryPool> {
     server
         .server
         .state()

@@ -10,8 +10,8 @@ use std::time::Duration;
 use kacl_protocol::messages::sasl_authenticate::{
     SaslAuthenticateRequest, SaslAuthenticateResponse,
 };
-use kacl_server::sasl::plain::client_token;
-use kacl_server::sasl::ScramMechanism;
+use kacl_sasl::plain::client_token;
+use kacl_sasl::ScramMechanism;
 use security_support::*;
 use tokio::net::TcpStream;
 

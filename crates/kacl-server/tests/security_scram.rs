@@ -7,7 +7,7 @@ mod security_support;
 use std::time::{Duration, Instant};
 
 use kacl_protocol::messages::alter_user_scram_credentials::AlterUserScramCredentialsResult;
-use kacl_server::sasl::{ScramClient, ScramMechanism};
+use kacl_sasl::{ScramClient, ScramMechanism};
 use security_support::*;
 
 const SHA256: ScramMechanism = ScramMechanism::Sha256;

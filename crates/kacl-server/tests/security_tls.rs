@@ -8,7 +8,7 @@ mod security_support;
 use std::borrow::Cow;
 
 use kacl_protocol::messages::create_acls::{AclCreation, CreateAclsRequest, CreateAclsResponse};
-use kacl_server::sasl::ScramMechanism;
+use kacl_sasl::ScramMechanism;
 use security_support::*;
 
 fn tls_props<'a>(

@@ -9,7 +9,7 @@ use common::*;
 use kacl_acl::{AclOperation, PatternType, ResourceType};
 use kacl_protocol::codec::Uuid;
 use kacl_protocol::messages::metadata::MetadataRequest;
-use kacl_server::topics::TOPIC_CONFIGS;
+use kacl_topics::TOPIC_CONFIGS;
 use topics_support::*;
 
 fn outcome(name: &str, code: i16, message: &str) -> (String, i16, Option<String>) {

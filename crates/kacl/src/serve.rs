@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use kacl_server::config::{ServerConfig, DEFAULT_DATA_DIR, DEFAULT_LISTENERS};
 use kacl_server::Server;
+use kacl_server_config::{ServerConfig, DEFAULT_DATA_DIR, DEFAULT_LISTENERS};
 use tracing_subscriber::EnvFilter;
 
 /// Flags of `kacl serve`.

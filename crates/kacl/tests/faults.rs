@@ -421,7 +421,7 @@ fn a_store_that_refuses_writes_answers_storage_error_and_keeps_serving_reads() {
         .unwrap();
     let store = Arc::new(kacl_store::MemoryStore::new());
     let dir = tempfile::tempdir().unwrap();
-    let config = kacl_server::config::ServerConfig::load(
+    let config = kacl_server_config::ServerConfig::load(
         None,
         &[
             "listeners=PLAINTEXT://127.0.0.1:0".into(),

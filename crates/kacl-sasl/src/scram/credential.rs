@@ -25,6 +25,10 @@ impl ScramMechanism {
     /// Kafka's lower bound for both hashes (`ScramMechanism.minIterations`).
     pub const MIN_ITERATIONS: u32 = 4096;
 
+    /// Kafka's upper bound (`ScramControlManager.MAX_ITERATIONS`): what a broker accepts in
+    /// AlterUserScramCredentials, and so what kacl accepts anywhere a credential is made.
+    pub const MAX_ITERATIONS: u32 = 16384;
+
     /// The SASL mechanism name, e.g. `SCRAM-SHA-256`.
     pub fn name(self) -> &'static str {
         self.sasl().name()

@@ -13,8 +13,8 @@ use kacl_protocol::messages::delete_acls::{
 };
 use kacl_protocol::messages::describe_acls::{DescribeAclsRequest, DescribeAclsResponse};
 use kacl_protocol::{Message, RequestHeader};
-use kacl_server::config::ServerConfig;
 use kacl_server::{RunningServer, Server};
+use kacl_server_config::ServerConfig;
 use tempfile::TempDir;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

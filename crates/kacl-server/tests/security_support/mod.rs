@@ -24,10 +24,10 @@ use kacl_protocol::messages::sasl_authenticate::{
 };
 use kacl_protocol::messages::sasl_handshake::{SaslHandshakeRequest, SaslHandshakeResponse};
 use kacl_protocol::{Message, RequestHeader};
-use kacl_server::config::ServerConfig;
-use kacl_server::sasl::plain::client_token;
-use kacl_server::sasl::{ScramClient, ScramMechanism};
+use kacl_sasl::plain::client_token;
+use kacl_sasl::{ScramClient, ScramMechanism};
 use kacl_server::{RunningServer, Server};
+use kacl_server_config::ServerConfig;
 use tempfile::TempDir;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;

@@ -1,0 +1,156 @@
+//! The flags of `kacl perf acls` (beside the connection flags and `--output`, which the CLI
+//! owns), and the duration syntax they take (`30s`, `500ms`, `2m`).
+
+use std::time::Duration;
+
+/// The long help of `kacl perf acls`: the data set, the workloads, examples.
+pub const ACLS_EXAMPLES: &str = "\
+Data set: the first N ACLs of an endless stream in the shape of Kafka's AuthorizerBenchmark
+(resources foo-bar35_resource-<i>, every 10th a GROUP, every 5th PREFIXED, ALLOW READ for
+User:test-user and User:test-user1..9 on each, DENYs at --deny-percent, a PREFIXED
+foo-bar35_resource- on 10 hosts, a LITERAL * on resources/10 hosts), plus 10 ACLs for one
+User:auditor-<k> per 1,000 resources. A larger set extends a smaller one: --start skips what is
+already loaded.
+
+Workloads:
+  load                creates the N ACLs in CreateAcls requests of --batch-size, spread over
+                      --connections; reports ACLs/s
+  describe-all        DescribeAcls for every ACL (the ANY filter), received and decoded into
+                      bindings; --phases splits wire time, decode and flattening
+  describe-principal  DescribeAcls by principal: a random User:auditor-<k> (10 ACLs each), or
+                      --principal
+  describe-resource   DescribeAcls for one random resource foo-bar35_resource-<i> (its type,
+                      any pattern type)
+  create-delete       CreateAcls of --batch-size ACLs on a fresh topic name, then DeleteAcls of
+                      them; both reported
+  metadata            Metadata for all topics
+Each of --connections runs its own client and TCP connection, one request at a time.
+
+Examples:
+  kacl serve --override listeners=PLAINTEXT://127.0.0.1:9092 &
+  kacl perf acls --bootstrap-server 127.0.0.1:9092 --workload load --acls 2000000 \\
+      --batch-size 1000 --connections 4
+  kacl perf acls --bootstrap-server 127.0.0.1:9092 --workload describe-principal \\
+      --acls 2000000 --connections 64 --duration 30s
+  kacl perf acls --bootstrap-server 127.0.0.1:9092 --workload describe-all \\
+      --acls 2000000 --connections 1 --duration 20s --output json";
+
+/// The workload to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Workload {
+    /// Create the data set.
+    Load,
+    /// Describe every ACL.
+    DescribeAll,
+    /// Describe by principal.
+    DescribePrincipal,
+    /// Describe by resource.
+    DescribeResource,
+    /// Create then delete batches of ACLs.
+    CreateDelete,
+    /// Metadata for all topics.
+    Metadata,
+}
+
+impl Workload {
+    /// The name as given on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::Load => "load",
+            Workload::DescribeAll => "describe-all",
+            Workload::DescribePrincipal => "describe-principal",
+            Workload::DescribeResource => "describe-resource",
+            Workload::CreateDelete => "create-delete",
+            Workload::Metadata => "metadata",
+        }
+    }
+
+    /// Whether the workload writes (and so talks to the controller).
+    pub fn writes(self) -> bool {
+        matches!(self, Workload::Load | Workload::CreateDelete)
+    }
+}
+
+/// Flags of `kacl perf acls` (the connection flags and `--output` are the CLI's).
+#[derive(Debug, clap::Args)]
+pub struct AclsPerfArgs {
+    /// What to run.
+    #[arg(long, value_enum)]
+    pub workload: Workload,
+    /// Size of the data set: loaded by `load`, assumed present by the others (they query only
+    /// resources and principals within it).
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    pub acls: u64,
+    /// Concurrent connections, each with its own client.
+    #[arg(long, value_name = "C", default_value_t = 1)]
+    pub connections: usize,
+    /// How long to drive the workload (all but `load`): 30s, 500ms, 2m.
+    #[arg(long, value_name = "D", default_value = "10s", value_parser = parse_duration)]
+    pub duration: Duration,
+    /// Run this long before measuring (counted in neither figures nor duration).
+    #[arg(long, value_name = "D", default_value = "0s", value_parser = parse_duration)]
+    pub warmup: Duration,
+    /// ACLs per CreateAcls request (`load`, `create-delete`).
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub batch_size: usize,
+    /// Share of ALLOW ACLs that get a DENY twin, in percent (Kafka's denyPercentage).
+    #[arg(long, value_name = "PERCENT", default_value_t = 0.0)]
+    pub deny_percent: f64,
+    /// `load`: skip the first K ACLs of the data set (already loaded by an earlier run).
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    pub start: u64,
+    /// `describe-principal`: always describe this principal (e.g. User:test-user3, which owns a
+    /// tenth of the data set) instead of a random auditor.
+    #[arg(long, value_name = "PRINCIPAL")]
+    pub principal: Option<String>,
+    /// Load the data set (as `load` would) before running the workload.
+    #[arg(long)]
+    pub preload: bool,
+    /// `describe-all`: also time the phases apart (request to last response byte, decode,
+    /// flattening into bindings), on raw connections.
+    #[arg(long)]
+    pub phases: bool,
+    /// Runtime worker threads (default: one per CPU).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+/// Parses `250ms`, `30s`, `2m`, `1h`, or a plain number of seconds (fractions allowed).
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("invalid duration {text:?}: expected e.g. 30s, 500ms, 2m"))?;
+    let seconds = match unit.trim() {
+        "" | "s" => value,
+        "ms" => value / 1000.0,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        other => {
+            return Err(format!(
+                "invalid duration unit {other:?}: use ms, s, m or h"
+            ))
+        }
+    };
+    Duration::try_from_secs_f64(seconds).map_err(|e| format!("invalid duration {text:?}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
+        assert!(parse_duration("ten").is_err());
+        assert!(parse_duration("5 parsecs").is_err());
+        assert!(parse_duration("").is_err());
+    }
+}

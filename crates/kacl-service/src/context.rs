@@ -1,0 +1,361 @@
+//! Who is asking: the per-connection [`Session`] (listener, peer, authentication state) and the
+//! per-request [`RequestContext`] a handler receives.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use kacl_protocol::codec::ExactWriter;
+use kacl_protocol::frame::{encode_response_frame, encode_response_frame_with_array};
+use kacl_protocol::wire::Cx;
+use kacl_protocol::{ApiKey, EncodeError, Message};
+
+use kacl_acl::{AclOperation, AuthorizationResult, AuthorizerSession, ResourceType};
+
+use crate::audit::{self, AuditPolicy};
+use crate::authorized_ops;
+use crate::metrics::Metrics;
+use crate::metrics::ResponseErrors;
+use crate::outcome::Outcome;
+use crate::state::{BoundListener, ServerState};
+use kacl_sasl::{SaslMechanism, SaslServer};
+
+/// The principal of every client on a PLAINTEXT listener, as in Kafka.
+pub const ANONYMOUS: &str = "User:ANONYMOUS";
+
+/// Kafka's floor between two re-authentications of one connection
+/// (`KafkaChannel.MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS`): a SaslHandshake sooner than this after
+/// the last one began is answered like any handshake on an authenticated connection.
+pub const MIN_REAUTHENTICATION_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Where a connection stands with authentication.
+#[derive(Debug)]
+pub enum AuthState {
+    /// The principal is known (PLAINTEXT: `User:ANONYMOUS`; SASL: after a successful exchange).
+    Authenticated {
+        /// `Type:name`.
+        principal: String,
+        /// The SASL mechanism that proved it (`None` without SASL); a re-authentication must
+        /// use the same one.
+        mechanism: Option<SaslMechanism>,
+    },
+    /// A SASL listener before SaslHandshake: only ApiVersions and SaslHandshake are served.
+    AwaitingHandshake,
+    /// A mechanism was chosen; the exchange runs in SaslAuthenticate requests (handshake v1)
+    /// or, after handshake v0, in raw size-prefixed tokens with no Kafka header.
+    Exchanging {
+        /// The mechanism's state machine.
+        server: Box<SaslServer>,
+        /// True after SaslHandshake v0: the next frames are raw SASL tokens.
+        raw_tokens: bool,
+        /// Set when this exchange renews an authenticated session (KIP-368).
+        renewing: Option<Reauthentication>,
+    },
+}
+
+/// What a re-authentication (KIP-368) must keep: the principal and mechanism of the session it
+/// renews. Kafka fails a re-authentication that changes either.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reauthentication {
+    /// The principal before.
+    pub principal: String,
+    /// The mechanism before.
+    pub mechanism: SaslMechanism,
+}
+
+/// One connection's identity and authentication state.
+#[derive(Debug)]
+pub struct Session {
+    /// The listener the connection came in on.
+    pub listener: BoundListener,
+    /// The client's address.
+    pub peer: SocketAddr,
+    /// The client's address as Kafka's authorizer sees it (`InetAddress.getHostAddress()`).
+    pub client_host: String,
+    /// Authentication progress.
+    pub auth: AuthState,
+    /// When the authenticated session ends unless the client re-authenticates first
+    /// (`connections.max.reauth.ms`; `None`: never).
+    pub session_expires: Option<Instant>,
+    /// When the last re-authentication began.
+    last_reauthentication: Option<Instant>,
+}
+
+impl Session {
+    /// A fresh session: authenticated as `User:ANONYMOUS` on a listener without SASL, else
+    /// waiting for SaslHandshake.
+    pub fn new(listener: BoundListener, peer: SocketAddr) -> Session {
+        let auth = if listener.protocol.uses_sasl() {
+            AuthState::AwaitingHandshake
+        } else {
+            AuthState::Authenticated {
+                principal: ANONYMOUS.to_owned(),
+                mechanism: None,
+            }
+        };
+        Session {
+            client_host: java_host_address(peer.ip()),
+            listener,
+            peer,
+            auth,
+            session_expires: None,
+            last_reauthentication: None,
+        }
+    }
+
+    /// The authenticated principal, if any.
+    pub fn principal(&self) -> Option<&str> {
+        match &self.auth {
+            AuthState::Authenticated { principal, .. } => Some(principal),
+            _ => None,
+        }
+    }
+
+    /// True when an authenticated session has outlived its lifetime (Kafka's
+    /// `serverAuthenticationSessionExpired`): its next request, unless it starts a
+    /// re-authentication, closes the connection. Reads the clock only for a session that has a
+    /// lifetime.
+    pub fn is_expired(&self) -> bool {
+        matches!(self.auth, AuthState::Authenticated { .. })
+            && self
+                .session_expires
+                .is_some_and(|expires| Instant::now() > expires)
+    }
+
+    /// True when a SaslHandshake now would begin a re-authentication (Kafka's
+    /// `maybeBeginServerReauthentication`): the session came from SASL, has a lifetime, and
+    /// the last re-authentication began at least [`MIN_REAUTHENTICATION_INTERVAL`] ago.
+    pub fn may_reauthenticate(&self, now: Instant) -> bool {
+        matches!(
+            self.auth,
+            AuthState::Authenticated {
+                mechanism: Some(_),
+                ..
+            }
+        ) && self.session_expires.is_some()
+            && self
+                .last_reauthentication
+                .is_none_or(|last| now.duration_since(last) >= MIN_REAUTHENTICATION_INTERVAL)
+    }
+
+    /// Starts a re-authentication if [`Session::may_reauthenticate`]: what it must keep.
+    pub fn begin_reauthentication(&mut self, now: Instant) -> Option<Reauthentication> {
+        if !self.may_reauthenticate(now) {
+            return None;
+        }
+        let AuthState::Authenticated {
+            principal,
+            mechanism: Some(mechanism),
+        } = &self.auth
+        else {
+            return None;
+        };
+        self.last_reauthentication = Some(now);
+        Some(Reauthentication {
+            principal: principal.clone(),
+            mechanism: *mechanism,
+        })
+    }
+
+    /// True after SaslHandshake v0, while the exchange is not finished: the next frame is a
+    /// raw SASL token, not a Kafka request.
+    pub fn expects_raw_token(&self) -> bool {
+        matches!(
+            self.auth,
+            AuthState::Exchanging {
+                raw_tokens: true,
+                ..
+            }
+        )
+    }
+
+    /// The mechanism being negotiated, if an exchange is running.
+    pub fn mechanism(&self) -> Option<SaslMechanism> {
+        match &self.auth {
+            AuthState::Exchanging { server, .. } => Some(server.mechanism()),
+            _ => None,
+        }
+    }
+}
+
+/// Java's `InetAddress.getHostAddress()`: dotted IPv4 (an IPv4-mapped IPv6 address is IPv4, as
+/// Java converts it), and IPv6 as eight uncompressed hex groups without leading zeros
+/// (`0:0:0:0:0:0:0:1`). ACL hosts are compared to this string.
+pub fn java_host_address(ip: IpAddr) -> String {
+    match ip.to_canonical() {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => v6
+            .segments()
+            .iter()
+            .map(|s| format!("{s:x}"))
+            .collect::<Vec<_>>()
+            .join(":"),
+    }
+}
+
+/// What a handler knows about the request it serves.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestContext<'a> {
+    /// Shared server state.
+    pub state: &'a Arc<ServerState>,
+    /// The authenticated principal (`Type:name`).
+    pub principal: &'a str,
+    /// The client's host as the authorizer sees it.
+    pub client_host: &'a str,
+    /// The listener the request came in on.
+    pub listener: &'a BoundListener,
+    /// The API.
+    pub api: ApiKey,
+    /// The request version.
+    pub version: i16,
+    /// The correlation id to echo.
+    pub correlation_id: i32,
+}
+
+impl RequestContext<'_> {
+    /// Encodes `body` as the response to this request. An encoding failure (a response this
+    /// version cannot express) closes the connection rather than sending garbage.
+    pub fn respond<'m, M: Message<'m> + ResponseErrors>(&self, body: &M) -> Outcome {
+        self.state.metrics.count_errors(self.api, body);
+        let mut out = Vec::new();
+        let encoded = encode_response_frame(&mut out, self.correlation_id, self.version, body);
+        Outcome::encoded(self.api, self.version, out, encoded)
+    }
+
+    /// Like [`RequestContext::respond`] for a body whose last array is written element by
+    /// element (see [`encode_response_frame_with_array`]): `shell` is the body with that array
+    /// empty, `count` its length, `body_len` the exact size of the elements.
+    pub fn respond_with_array<'m, M: Message<'m> + ResponseErrors>(
+        &self,
+        shell: &M,
+        count: usize,
+        body_len: usize,
+        write_elements: impl FnOnce(&mut ExactWriter<'_>, Cx) -> Result<(), EncodeError>,
+    ) -> Outcome {
+        self.state.metrics.count_errors(self.api, shell);
+        let mut out = Vec::new();
+        let encoded = encode_response_frame_with_array(
+            &mut out,
+            self.correlation_id,
+            self.version,
+            shell,
+            count,
+            body_len,
+            write_elements,
+        );
+        Outcome::encoded(self.api, self.version, out, encoded)
+    }
+
+    /// Who is asking, for the audit log.
+    pub fn requester(&self) -> audit::Requester<'_> {
+        audit::Requester {
+            principal: self.principal,
+            host: self.client_host,
+            api: self.api,
+        }
+    }
+
+    /// The one way a handler asks the authorizer: a session for this request's principal and
+    /// host whose every decision is counted in the metrics and written to the audit log
+    /// (`kacl::authorizer`) by the [`AuditPolicy`] the check names. Holds a read view of the
+    /// ACL index until dropped; take it once per request, not per check.
+    pub fn authorizer(&self) -> AuditedSession<'_> {
+        AuditedSession {
+            session: self
+                .state
+                .authorizer
+                .session(self.principal, self.client_host),
+            requester: self.requester(),
+            metrics: &self.state.metrics,
+        }
+    }
+
+    /// True if the principal may perform `operation` on the LITERAL resource
+    /// `(resource_type, name)`: a check that decides whether the request (or one entry of it)
+    /// is served, audited as [`AuditPolicy::ENFORCED`].
+    pub fn authorize(
+        &self,
+        operation: kacl_acl::AclOperation,
+        resource_type: kacl_acl::ResourceType,
+        name: &str,
+    ) -> bool {
+        self.authorizer()
+            .allows(operation, resource_type, name, AuditPolicy::ENFORCED)
+    }
+
+    /// True if the principal may perform `operation` on the cluster resource (audited).
+    pub fn cluster_allows(&self, operation: kacl_acl::AclOperation) -> bool {
+        self.authorize(
+            operation,
+            kacl_acl::ResourceType::Cluster,
+            kacl_acl::CLUSTER_NAME,
+        )
+    }
+
+    /// Kafka's text for a denied cluster operation. Kafka embeds its internal request
+    /// description here; clients match the code, not the text.
+    pub fn cluster_denied_message(&self) -> String {
+        format!(
+            "Principal {} is not authorized to perform this {} request on the cluster",
+            self.principal, self.api
+        )
+    }
+}
+
+/// An authorizer session of one request: every decision goes through [`AuditedSession::allows`],
+/// which counts it and logs it as Kafka's authorizer does (`AclAuthorizer.logAuditMessage`: a
+/// denial at info when the check asks for it, a grant at debug when it asks for that).
+pub struct AuditedSession<'c> {
+    session: AuthorizerSession<'c>,
+    requester: audit::Requester<'c>,
+    metrics: &'c Metrics,
+}
+
+impl AuditedSession<'_> {
+    /// May the principal perform `operation` on the LITERAL resource `(resource_type, name)`?
+    /// `policy` is Kafka's `logIfAllowed`/`logIfDenied` of the check.
+    pub fn allows(
+        &self,
+        operation: AclOperation,
+        resource_type: ResourceType,
+        name: &str,
+        policy: AuditPolicy,
+    ) -> bool {
+        let result = self.session.authorize(operation, resource_type, name);
+        self.metrics.authorization(result);
+        audit::decision(
+            self.requester,
+            operation,
+            resource_type,
+            name,
+            result,
+            policy,
+        );
+        result == AuthorizationResult::Allowed
+    }
+
+    /// Kafka's authorized-operations bit field (KIP-430) of `(resource_type, name)`. Not audited
+    /// and not counted: Kafka computes it with `logIfAllowed = logIfDenied = false`.
+    pub fn authorized_operations(&self, resource_type: ResourceType, name: &str) -> i32 {
+        authorized_ops::authorized_operations(&self.session, resource_type, name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_addresses_are_javas() {
+        assert_eq!(java_host_address("127.0.0.1".parse().unwrap()), "127.0.0.1");
+        assert_eq!(java_host_address("::1".parse().unwrap()), "0:0:0:0:0:0:0:1");
+        assert_eq!(
+            java_host_address("fe80::1:ab".parse().unwrap()),
+            "fe80:0:0:0:0:0:1:ab"
+        );
+        assert_eq!(
+            java_host_address("::ffff:10.0.0.1".parse().unwrap()),
+            "10.0.0.1"
+        );
+    }
+}

@@ -1,0 +1,197 @@
+//! CreatePartitions (37), v0-3: raise topics' partition counts (KIP-4's AlterTopic), optionally
+//! with the new partitions' replicas given.
+//!
+//! Order, as Kafka's `ControllerApis.createPartitions` and `ReplicationControlManager`:
+//! a name given more than once: INVALID_REQUEST `Duplicate topic name.` (one result per name);
+//! no ALTER on the topic: TOPIC_AUTHORIZATION_FAILED (no message), whether it exists or not;
+//! then per topic: missing → UNKNOWN_TOPIC_OR_PARTITION (no message), and the count and
+//! assignment checks of [`kacl_topics::plan_partition_increase`]. Unless `validate_only`,
+//! the increases are stored before the response is sent. Results come in Kafka's order:
+//! duplicates, refused topics, then the checked ones.
+//!
+//! Deliberate difference from Kafka: each topic's increase is its own store commit (Kafka
+//! commits a request's increases together). If the store fails on one, that topic and the
+//! ones after it answer UNKNOWN_SERVER_ERROR and the ones before it keep their partitions.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+
+use kacl_acl::{AclOperation, ResourceType};
+use kacl_protocol::messages::create_partitions::{
+    CreatePartitionsRequest, CreatePartitionsResponse, CreatePartitionsTopic,
+    CreatePartitionsTopicResult,
+};
+use kacl_protocol::ErrorCode;
+use kacl_store::PartitionRecord;
+
+use crate::audit::AuditPolicy;
+use crate::context::RequestContext;
+use crate::topic_registry::{PartitionsOutcome, TopicChange, TopicCommit};
+use kacl_topics::{plan_partition_increase, TopicError};
+
+/// Answers one CreatePartitions request.
+pub async fn handle(
+    ctx: &RequestContext<'_>,
+    request: CreatePartitionsRequest<'_>,
+) -> CreatePartitionsResponse<'static> {
+    let state = ctx.state;
+    let mut occurrences: HashMap<&str, usize> = HashMap::new();
+    for topic in &request.topics {
+        *occurrences.entry(&topic.name).or_default() += 1;
+    }
+    let mut seen = HashSet::new();
+    let unique: Vec<&CreatePartitionsTopic<'_>> = request
+        .topics
+        .iter()
+        .filter(|t| seen.insert(&*t.name))
+        .collect();
+    let is_duplicate = |name: &str| occurrences.get(name).copied().unwrap_or(0) > 1;
+
+    let mut results: Vec<CreatePartitionsTopicResult<'static>> = unique
+        .iter()
+        .filter(|t| is_duplicate(&t.name))
+        .map(|t| {
+            result(
+                &t.name,
+                ErrorCode::InvalidRequest.code(),
+                Some(TopicError::duplicate_name().message()),
+            )
+        })
+        .collect();
+    let authorized: Vec<&CreatePartitionsTopic<'_>> = {
+        let session = ctx.authorizer();
+        let mut authorized = Vec::new();
+        for topic in unique.iter().filter(|t| !is_duplicate(&t.name)) {
+            if session.allows(
+                AclOperation::Alter,
+                ResourceType::Topic,
+                &topic.name,
+                AuditPolicy::ENFORCED,
+            ) {
+                authorized.push(*topic);
+            } else {
+                results.push(result(
+                    &topic.name,
+                    ErrorCode::TopicAuthorizationFailed.code(),
+                    None,
+                ));
+            }
+        }
+        authorized
+    };
+
+    let guard = state.topics.begin_write().await;
+    let planned: Vec<(&str, Result<Vec<PartitionRecord>, Refusal>)> = {
+        let table = state.topics.read();
+        let brokers = [state.node_id()];
+        authorized
+            .iter()
+            .map(|topic| {
+                let name: &str = &topic.name;
+                let Some(record) = table.get(name) else {
+                    return (name, Err(Refusal::UnknownTopic));
+                };
+                let existing: Vec<Vec<i32>> = record
+                    .partitions
+                    .iter()
+                    .map(|p| p.replicas.clone())
+                    .collect();
+                let assignments: Option<Vec<&[i32]>> = topic
+                    .assignments
+                    .as_ref()
+                    .map(|list| list.iter().map(|a| a.broker_ids.as_slice()).collect());
+                let plan = plan_partition_increase(
+                    name,
+                    &existing,
+                    topic.count,
+                    assignments.as_deref(),
+                    &brokers,
+                )
+                .map_err(Refusal::Rule)
+                .map(|new_replicas| {
+                    new_replicas
+                        .into_iter()
+                        .zip(record.partitions.len()..)
+                        .map(|(replicas, index)| PartitionRecord {
+                            partition_index: i32::try_from(index).unwrap_or(i32::MAX),
+                            replicas,
+                        })
+                        .collect()
+                });
+                (name, plan)
+            })
+            .collect()
+    };
+    let increases: Vec<(String, Vec<PartitionRecord>)> = planned
+        .iter()
+        .filter_map(|(name, plan)| Some((name.to_string(), plan.as_ref().ok()?.clone())))
+        .collect();
+    // For each planned increase, in order: stored or not.
+    let stored: Vec<bool> = if request.validate_only || increases.is_empty() {
+        drop(guard);
+        vec![true; increases.len()]
+    } else {
+        let count = increases.len();
+        let change = TopicChange::AddPartitions(increases);
+        match super::commit_topics(state, guard, change).await {
+            Ok(TopicCommit::PartitionsAdded(outcomes)) => {
+                for outcome in &outcomes {
+                    if let PartitionsOutcome::Failed(err) = outcome {
+                        tracing::error!(%err, "CreatePartitions could not be stored");
+                    }
+                }
+                tracing::info!(
+                    principal = ctx.principal,
+                    topics = count,
+                    "added partitions"
+                );
+                outcomes
+                    .iter()
+                    .map(|o| matches!(o, PartitionsOutcome::Added(_)))
+                    .collect()
+            }
+            other => {
+                tracing::error!(outcome = ?other, "CreatePartitions could not be stored");
+                vec![false; count]
+            }
+        }
+    };
+    let mut stored = stored.into_iter();
+    for (name, plan) in planned {
+        results.push(match plan {
+            Ok(_) if stored.next().unwrap_or(false) => result(name, 0, None),
+            // Kafka sends no text with UNKNOWN_SERVER_ERROR; the cause is in the log.
+            Ok(_) => result(name, ErrorCode::UnknownServerError.code(), None),
+            Err(Refusal::UnknownTopic) => {
+                result(name, ErrorCode::UnknownTopicOrPartition.code(), None)
+            }
+            // Kafka hides the text of an UNKNOWN_SERVER_ERROR.
+            Err(Refusal::Rule(TopicError::UnknownServerError(_))) => {
+                result(name, ErrorCode::UnknownServerError.code(), None)
+            }
+            Err(Refusal::Rule(error)) => result(name, error.code(), Some(error.message())),
+        });
+    }
+    CreatePartitionsResponse {
+        throttle_time_ms: 0,
+        results,
+        unknown_tagged_fields: Default::default(),
+    }
+}
+
+/// Why a topic's increase is refused.
+enum Refusal {
+    /// No such topic: UNKNOWN_TOPIC_OR_PARTITION without a message, as Kafka sends it.
+    UnknownTopic,
+    /// One of Kafka's partition rules.
+    Rule(TopicError),
+}
+
+fn result(name: &str, code: i16, message: Option<&str>) -> CreatePartitionsTopicResult<'static> {
+    CreatePartitionsTopicResult {
+        name: Cow::Owned(name.to_owned()),
+        error_code: code,
+        error_message: message.map(|m| Cow::Owned(m.to_owned())),
+        unknown_tagged_fields: Default::default(),
+    }
+}

@@ -1,0 +1,300 @@
+//! SaslAuthenticate (36), v0-2, and the raw tokens that follow SaslHandshake v0: feed each
+//! client token to the mechanism's state machine (`kacl_sasl`) and send back its answer.
+//!
+//! On success the connection's principal becomes `User:<name>` and the reply carries the
+//! mechanism's final bytes (empty for PLAIN, which kafka-python requires) and the session
+//! lifetime: `connections.max.reauth.ms`, or 0 when it is off (KIP-368). A re-authentication
+//! must keep the mechanism and the principal: Kafka closes the connection without an answer
+//! for a changed mechanism, and answers SASL_AUTHENTICATION_FAILED `Cannot change principals
+//! during re-authentication from User.alice: User.bob` for a changed principal. On failure: SASL_AUTHENTICATION_FAILED with Kafka's
+//! client message, sent after `connection.failed.authentication.delay.ms`, then the connection
+//! closes; the log gets one line with the precise reason, never a password. After handshake v0
+//! a failure simply closes the connection, as Kafka does (the raw protocol has no error frame).
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Instant;
+
+use kacl_protocol::frame::RequestFrame;
+use kacl_protocol::messages::sasl_authenticate::{
+    SaslAuthenticateRequest, SaslAuthenticateResponse,
+};
+use kacl_protocol::{ApiKey, ErrorCode};
+
+use super::{decode, respond_to};
+use crate::context::{AuthState, Reauthentication, Session};
+use crate::credentials::ScramCredentials;
+use crate::outcome::Outcome;
+use crate::state::ServerState;
+use kacl_sasl::{AuthFailure, CredentialLookup, PlainUsers, SaslMechanism, SaslStep};
+use kacl_sasl::{ScramCredential, ScramMechanism};
+
+/// The credentials a listener authenticates against: its PLAIN users and the SCRAM
+/// credentials (held in memory, so a login never waits for the disk).
+struct ListenerCredentials<'a> {
+    plain: Option<&'a PlainUsers>,
+    scram: &'a ScramCredentials,
+}
+
+impl CredentialLookup for ListenerCredentials<'_> {
+    fn plain_password_matches(&self, username: &str, password: &str) -> bool {
+        self.plain
+            .is_some_and(|users| users.verify(username, password))
+    }
+
+    fn scram_credential(
+        &self,
+        mechanism: ScramMechanism,
+        username: &str,
+    ) -> Option<ScramCredential> {
+        self.scram.get(username, mechanism)
+    }
+}
+
+/// What one token did to the exchange.
+enum TokenResult {
+    /// Send these bytes; the exchange continues (lifetime 0) or is complete.
+    Reply {
+        bytes: Vec<u8>,
+        /// SaslAuthenticate v1+'s `session_lifetime_ms`.
+        session_lifetime_ms: i64,
+    },
+    /// The exchange failed: answer with the failure, then close.
+    Failed(AuthFailure),
+    /// The exchange failed in a way Kafka does not answer: close only.
+    FailedSilently(AuthFailure),
+}
+
+/// Feeds one token to the running exchange and updates the session.
+fn step(state: &ServerState, session: &mut Session, token: &[u8]) -> Option<TokenResult> {
+    let credentials = ListenerCredentials {
+        plain: state.config.plain_users_for(&session.listener.name),
+        scram: &state.scram,
+    };
+    let AuthState::Exchanging {
+        server, renewing, ..
+    } = &mut session.auth
+    else {
+        return None;
+    };
+    let mechanism = server.mechanism();
+    let renewing = renewing.clone();
+    let (peer, listener) = (session.peer, &session.listener.name);
+    let what = if renewing.is_some() {
+        "re-authentication"
+    } else {
+        "authentication"
+    };
+    if let Some(before) = renewing.as_ref().filter(|r| r.mechanism != mechanism) {
+        // Kafka's REAUTH_BAD_MECHANISM: the handshake was answered, the first token closes.
+        let failure = changed_mechanism(before.mechanism, mechanism);
+        tracing::warn!(%peer, %listener, %mechanism, reason = %failure.log_reason,
+            "failed re-authentication");
+        return Some(TokenResult::FailedSilently(failure));
+    }
+    let result = match server.step(token, &credentials) {
+        Ok(SaslStep::Continue(challenge)) => Ok(TokenResult::Reply {
+            bytes: challenge,
+            session_lifetime_ms: 0,
+        }),
+        Ok(SaslStep::Complete {
+            principal, reply, ..
+        }) => match renewing.as_ref().filter(|r| r.principal != principal) {
+            Some(before) => Err(changed_principal(before, &principal)),
+            None => {
+                let done = if renewing.is_some() {
+                    state.metrics.reauthenticated();
+                    "re-authenticated"
+                } else {
+                    "authenticated"
+                };
+                tracing::info!(%peer, %listener, %mechanism, %principal, "{done}");
+                let lifetime = state.config.connections_max_reauth;
+                session.auth = AuthState::Authenticated {
+                    principal,
+                    mechanism: Some(mechanism),
+                };
+                session.session_expires = lifetime.map(|lifetime| Instant::now() + lifetime);
+                Ok(TokenResult::Reply {
+                    bytes: reply,
+                    session_lifetime_ms: lifetime
+                        .map_or(0, |l| i64::try_from(l.as_millis()).unwrap_or(i64::MAX)),
+                })
+            }
+        },
+        Err(failure) if renewing.is_some() => Err(during_reauthentication(failure, mechanism)),
+        Err(failure) => Err(failure),
+    };
+    Some(result.unwrap_or_else(|failure| {
+        tracing::warn!(%peer, %listener, %mechanism, reason = %failure.log_reason,
+            "failed {what}");
+        TokenResult::Failed(failure)
+    }))
+}
+
+/// Kafka's message for a re-authentication that asks for another mechanism.
+fn changed_mechanism(before: SaslMechanism, now: SaslMechanism) -> AuthFailure {
+    let message = format!(
+        "SASL mechanism '{now}' requested by client is not supported for re-authentication of \
+         mechanism '{before}'"
+    );
+    AuthFailure {
+        client_message: message.clone(),
+        log_reason: message,
+        server_final: None,
+    }
+}
+
+/// Kafka's message for a re-authentication that proves another principal (`Type.name`, as
+/// `ReauthInfo.ensurePrincipalUnchanged` prints a `KafkaPrincipal`).
+fn changed_principal(before: &Reauthentication, now: &str) -> AuthFailure {
+    let dotted = |principal: &str| principal.replacen(':', ".", 1);
+    let message = format!(
+        "Cannot change principals during re-authentication from {}: {}",
+        dotted(&before.principal),
+        dotted(now)
+    );
+    AuthFailure {
+        client_message: message.clone(),
+        log_reason: message,
+        server_final: None,
+    }
+}
+
+/// A refused token during re-authentication: Kafka's generic message says so.
+fn during_reauthentication(mut failure: AuthFailure, mechanism: SaslMechanism) -> AuthFailure {
+    if failure.client_message == kacl_sasl::generic_failure_message(mechanism) {
+        failure.client_message =
+            failure
+                .client_message
+                .replacen("during authentication", "during re-authentication", 1);
+    }
+    failure
+}
+
+/// Answers one SaslAuthenticate request.
+pub fn handle(
+    state: &Arc<ServerState>,
+    session: &mut Session,
+    frame: &RequestFrame<'_>,
+) -> Outcome {
+    let request: SaslAuthenticateRequest<'_> = match decode(ApiKey::SaslAuthenticate, frame) {
+        Ok(request) => request,
+        Err(outcome) => return outcome,
+    };
+    let correlation_id = frame.header.correlation_id;
+    let version = frame.version();
+    let respond = |code: ErrorCode, message: Option<String>, bytes: Vec<u8>, lifetime_ms: i64| {
+        respond_to(
+            correlation_id,
+            version,
+            &SaslAuthenticateResponse {
+                error_code: code.code(),
+                error_message: message.map(Cow::Owned),
+                auth_bytes: Cow::Owned(bytes),
+                session_lifetime_ms: lifetime_ms,
+                unknown_tagged_fields: Default::default(),
+            },
+        )
+    };
+    match &session.auth {
+        AuthState::Authenticated { .. } => {
+            // Kafka's KafkaApis answer: re-authentication (KIP-368) is not offered.
+            return respond(
+                ErrorCode::IllegalSaslState,
+                Some("SaslAuthenticate request received after successful authentication".into()),
+                Vec::new(),
+                0,
+            );
+        }
+        AuthState::AwaitingHandshake => {
+            return Outcome::close("SaslAuthenticate before SaslHandshake (IllegalSaslState)");
+        }
+        AuthState::Exchanging {
+            raw_tokens: true, ..
+        } => {
+            return Outcome::close("SaslAuthenticate after SaslHandshake v0 (IllegalSaslState)");
+        }
+        AuthState::Exchanging { .. } => {}
+    }
+    match step(state, session, &request.auth_bytes) {
+        Some(TokenResult::Reply {
+            bytes,
+            session_lifetime_ms,
+        }) => respond(ErrorCode::None, None, bytes, session_lifetime_ms),
+        Some(TokenResult::FailedSilently(failure)) => Outcome::RespondThenClose {
+            response: Vec::new(),
+            delay: state.config.failed_authentication_delay,
+            reason: format!("failed authentication: {}", failure.log_reason),
+        },
+        Some(TokenResult::Failed(failure)) => {
+            let reason = format!("failed authentication: {}", failure.log_reason);
+            match respond(
+                ErrorCode::SaslAuthenticationFailed,
+                Some(failure.client_message),
+                Vec::new(),
+                0,
+            ) {
+                Outcome::Respond(response) => Outcome::RespondThenClose {
+                    response,
+                    delay: state.config.failed_authentication_delay,
+                    reason,
+                },
+                other => other,
+            }
+        }
+        None => Outcome::close("no SASL exchange is running"),
+    }
+}
+
+/// Answers one raw SASL token (after SaslHandshake v0): the reply goes back size-prefixed,
+/// with no Kafka header; a failure closes the connection after the configured delay.
+pub fn handle_raw_token(state: &Arc<ServerState>, session: &mut Session, token: &[u8]) -> Outcome {
+    match step(state, session, token) {
+        Some(TokenResult::Reply { bytes, .. }) => {
+            let Ok(len) = i32::try_from(bytes.len()) else {
+                return Outcome::close("SASL reply too large");
+            };
+            let mut out = Vec::with_capacity(4 + bytes.len());
+            out.extend_from_slice(&len.to_be_bytes());
+            out.extend_from_slice(&bytes);
+            Outcome::Respond(out)
+        }
+        Some(TokenResult::Failed(failure) | TokenResult::FailedSilently(failure)) => {
+            Outcome::RespondThenClose {
+                response: Vec::new(),
+                delay: state.config.failed_authentication_delay,
+                reason: format!("failed authentication: {}", failure.log_reason),
+            }
+        }
+        None => Outcome::close("raw SASL token outside an exchange"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renewal_failures_carry_kafkas_texts() {
+        assert_eq!(
+            changed_mechanism(SaslMechanism::Plain, SaslMechanism::ScramSha256).client_message,
+            "SASL mechanism 'SCRAM-SHA-256' requested by client is not supported for \
+             re-authentication of mechanism 'PLAIN'"
+        );
+        let before = Reauthentication {
+            principal: "User:alice".into(),
+            mechanism: SaslMechanism::Plain,
+        };
+        assert_eq!(
+            changed_principal(&before, "User:bob").client_message,
+            "Cannot change principals during re-authentication from User.alice: User.bob"
+        );
+        let generic = AuthFailure::generic(SaslMechanism::Plain, "wrong password");
+        assert_eq!(
+            during_reauthentication(generic, SaslMechanism::Plain).client_message,
+            "Authentication failed during re-authentication due to invalid credentials with \
+             SASL mechanism PLAIN"
+        );
+    }
+}

@@ -1,0 +1,198 @@
+//! The one place that routes a request by API key: header checks (known API, served version),
+//! the SASL gate, then the handler of that API. [`ApiKey`] is the one table of served APIs: what
+//! ApiVersions advertises, what the metrics count, and — through the exhaustive match in
+//! [`route`] — what is routed, so adding an API is one `ApiKey` entry plus its handler.
+//!
+//! The router decodes each request body into its typed request and encodes the handler's typed
+//! response; handlers never see bytes. The exceptions are the SASL state machine (which changes
+//! the session and may close the connection) and DescribeAcls, whose answer is streamed.
+//!
+//! Kafka's rules, which kacl follows:
+//! - an API key kacl does not serve, or a header that does not parse: close the connection;
+//! - ApiVersions of a version kacl does not serve: UNSUPPORTED_VERSION in a v0 body with the
+//!   supported ranges (KIP-511), so the client can retry;
+//! - any other API at a version outside kacl's range: close (Kafka's `parseRequestHeader`);
+//! - on a SASL listener before authentication, only ApiVersions, SaslHandshake and
+//!   SaslAuthenticate (anything else is Kafka's IllegalSaslState: close);
+//! - once a session has outlived `connections.max.reauth.ms`, any request but a SaslHandshake
+//!   that starts its re-authentication closes the connection (KIP-368).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use kacl_protocol::frame::RequestFrame;
+use kacl_protocol::header::RequestPrefix;
+use kacl_protocol::ApiKey;
+
+use crate::context::{AuthState, RequestContext, Session};
+use crate::handlers::{self, decode};
+use crate::outcome::Outcome;
+use crate::state::ServerState;
+
+/// Answers one frame payload (size prefix removed) and records it in the metrics: a Kafka
+/// request, or after SaslHandshake v0 a raw SASL token (which has no header and is not counted
+/// as a request).
+pub async fn dispatch(state: &Arc<ServerState>, session: &mut Session, payload: &[u8]) -> Outcome {
+    if session.expects_raw_token() {
+        return handlers::sasl_authenticate::handle_raw_token(state, session, payload);
+    }
+    let started = Instant::now();
+    let prefix = RequestPrefix::peek(payload);
+    let outcome = match &prefix {
+        Ok(prefix) => route(state, session, prefix, payload).await,
+        Err(err) => Outcome::close(format!("unreadable request header: {err}")),
+    };
+    state
+        .metrics
+        .request_finished(prefix.ok().as_ref(), started.elapsed());
+    outcome
+}
+
+/// Decodes the request body for a typed handler, or returns the [`Outcome`] that closes the
+/// connection on a malformed body.
+macro_rules! decode_or_close {
+    ($ctx:expr, $frame:expr) => {
+        match decode($ctx.api, &$frame) {
+            Ok(request) => request,
+            Err(outcome) => return outcome,
+        }
+    };
+}
+
+async fn route(
+    state: &Arc<ServerState>,
+    session: &mut Session,
+    prefix: &RequestPrefix,
+    payload: &[u8],
+) -> Outcome {
+    let Some(api) = prefix.api() else {
+        return Outcome::close(format!("unsupported API key {}", prefix.api_key));
+    };
+    if session.is_expired()
+        && !(api == ApiKey::SaslHandshake && session.may_reauthenticate(Instant::now()))
+    {
+        state.metrics.connection_expired();
+        return Outcome::close(format!(
+            "{api} request after the session expired without re-authentication \
+             (connections.max.reauth.ms)"
+        ));
+    }
+    if !api.supports(prefix.api_version) {
+        if api == ApiKey::ApiVersions {
+            return handlers::api_versions::unsupported_version(prefix.correlation_id);
+        }
+        return Outcome::close(format!(
+            "unsupported version {} of {api} (served: {}-{})",
+            prefix.api_version,
+            api.versions().min,
+            api.versions().max
+        ));
+    }
+    let frame = match RequestFrame::parse_within(payload, state.config.request_max_decoded_bytes) {
+        Ok(frame) => frame,
+        Err(err) => return Outcome::close(format!("malformed {api} request header: {err}")),
+    };
+    tracing::debug!(
+        peer = %session.peer,
+        api = %api,
+        version = prefix.api_version,
+        correlation_id = prefix.correlation_id,
+        client_id = frame.header.client_id.as_deref().unwrap_or(""),
+        "request"
+    );
+    // Served before authentication.
+    match api {
+        ApiKey::ApiVersions => {
+            let request = match decode(api, &frame) {
+                Ok(request) => request,
+                Err(outcome) => return outcome,
+            };
+            let response = handlers::api_versions::handle(frame.version(), &request);
+            return handlers::respond_to(prefix.correlation_id, frame.version(), &response);
+        }
+        ApiKey::SaslHandshake => return handlers::sasl_handshake::handle(state, session, &frame),
+        ApiKey::SaslAuthenticate => {
+            return handlers::sasl_authenticate::handle(state, session, &frame);
+        }
+        _ => {}
+    }
+    let principal = match &session.auth {
+        AuthState::Authenticated { principal, .. } => principal.clone(),
+        _ => {
+            // Kafka: IllegalSaslStateException, the connection is closed.
+            return Outcome::close(format!(
+                "{api} request before SASL authentication completed"
+            ));
+        }
+    };
+    let ctx = RequestContext {
+        state,
+        principal: &principal,
+        client_host: &session.client_host,
+        listener: &session.listener,
+        api,
+        version: frame.version(),
+        correlation_id: frame.header.correlation_id,
+    };
+    match api {
+        ApiKey::ApiVersions | ApiKey::SaslHandshake | ApiKey::SaslAuthenticate => {
+            unreachable!("answered before authentication")
+        }
+        // Streamed: the answer is encoded resource by resource, never built as a struct.
+        ApiKey::DescribeAcls => handlers::describe_acls::handle(&ctx, decode_or_close!(ctx, frame)),
+        ApiKey::CreateAcls => {
+            let request = decode_or_close!(ctx, frame);
+            ctx.respond(&handlers::create_acls::handle(&ctx, request).await)
+        }
+        ApiKey::DeleteAcls => {
+            let request = decode_or_close!(ctx, frame);
+            ctx.respond(&handlers::delete_acls::handle(&ctx, request).await)
+        }
+        ApiKey::Metadata => {
+            let request = decode_or_close!(ctx, frame);
+            let table = state.topics.read();
+            ctx.respond(&handlers::metadata::handle(&ctx, &request, &table))
+        }
+        ApiKey::DescribeCluster => {
+            let request = decode_or_close!(ctx, frame);
+            ctx.respond(&handlers::describe_cluster::handle(&ctx, request))
+        }
+        ApiKey::DescribeUserScramCredentials => {
+            let request = decode_or_close!(ctx, frame);
+            ctx.respond(&handlers::describe_user_scram_credentials::handle(
+                &ctx, request,
+            ))
+        }
+        ApiKey::AlterUserScramCredentials => {
+            let request = decode_or_close!(ctx, frame);
+            match handlers::alter_user_scram_credentials::handle(&ctx, request).await {
+                Ok(response) => ctx.respond(&response),
+                Err(close) => close,
+            }
+        }
+        ApiKey::CreateTopics => {
+            let request = decode_or_close!(ctx, frame);
+            ctx.respond(&handlers::create_topics::handle(&ctx, request).await)
+        }
+        ApiKey::DeleteTopics => {
+            let request = decode_or_close!(ctx, frame);
+            ctx.respond(&handlers::delete_topics::handle(&ctx, request).await)
+        }
+        ApiKey::CreatePartitions => {
+            let request = decode_or_close!(ctx, frame);
+            ctx.respond(&handlers::create_partitions::handle(&ctx, request).await)
+        }
+        ApiKey::DescribeConfigs => {
+            let request = decode_or_close!(ctx, frame);
+            ctx.respond(&handlers::describe_configs::handle(&ctx, request))
+        }
+        ApiKey::AlterConfigs => {
+            let request = decode_or_close!(ctx, frame);
+            ctx.respond(&handlers::alter_configs::handle(&ctx, request).await)
+        }
+        ApiKey::IncrementalAlterConfigs => {
+            let request = decode_or_close!(ctx, frame);
+            ctx.respond(&handlers::incremental_alter_configs::handle(&ctx, request).await)
+        }
+    }
+}
