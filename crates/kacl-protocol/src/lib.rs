@@ -26,7 +26,7 @@
 //! let body: DescribeAclsRequest = request.decode_body().unwrap();
 //! assert_eq!(body.resource_name_filter.as_deref(), Some(""));
 //! ```
-// One `unsafe` block, measured to be needed: see `codec::reader::rescan_window`.
+// One `unsafe` block, measured to be needed: see `codec::reader::ascii_prefix`.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -14,7 +14,7 @@ mod writer;
 
 pub use error::{DecodeError, EncodeError};
 pub use reader::Reader;
-pub use sink::{append_exact, ExactWriter, Sink};
+pub use sink::{append_exact, ExactWriter, Sink, VecWriter};
 pub use writer::{
     length_prefix_len, patch_length_prefix, put_length, put_nullable_bytes, put_nullable_str,
     put_str, put_uvarint, put_uvarlong, put_varint, put_varlong, reserve_length_prefix,
@@ -50,8 +50,9 @@ impl Uuid {
 mod tests {
     use super::*;
 
-    /// `ascii_prefix_len` never counts a non-ASCII byte (the one `unsafe` block relies on it):
-    /// against a byte-by-byte reference, at every length and every position of a high byte.
+    /// `ascii_prefix_len` and the inline check for short strings never count a non-ASCII byte
+    /// (the one `unsafe` block relies on them): against a byte-by-byte reference, at every
+    /// length and every position of a high byte.
     #[test]
     fn ascii_prefix_len_stops_at_the_first_high_byte() {
         for len in 0..40 {
@@ -63,6 +64,11 @@ mod tests {
                     }
                     let expected = bytes.iter().position(|b| !b.is_ascii()).unwrap_or(len);
                     assert_eq!(reader::ascii_prefix_len(&bytes), expected, "{bytes:?}");
+                    // The same through the `&str` it becomes, short strings checked inline.
+                    assert_eq!(reader::ascii_prefix(&bytes).as_bytes(), &bytes[..expected]);
+                    if len <= 32 {
+                        assert_eq!(reader::short_is_ascii(&bytes), expected == len, "{bytes:?}");
+                    }
                     // At every alignment of the slice, too.
                     let mut shifted = vec![b'x'; 7];
                     shifted.extend_from_slice(&bytes);
@@ -71,6 +77,8 @@ mod tests {
                             reader::ascii_prefix_len(&shifted[start..]),
                             (7 - start) + expected
                         );
+                        let tail = &shifted[7..];
+                        assert_eq!(reader::ascii_prefix(tail).len(), expected);
                     }
                 }
             }
@@ -107,8 +115,47 @@ mod tests {
                 assert_eq!(&exact[..3], &[0xee; 3]);
                 assert_eq!(&exact[3..3 + expected.len()], &expected[..]);
                 assert_eq!(exact.last(), Some(&0xee), "len {len}, compact {compact}");
+                // And through a cursor over a `Vec`, which zeroes ahead and cuts back after.
+                let mut grown = vec![0xee; 3];
+                let mut writer = VecWriter::new(&mut grown);
+                put_str(&mut writer, "s", value, compact).unwrap();
+                assert_eq!(writer.written(), 3 + expected.len());
+                writer.finish();
+                assert_eq!(grown, out, "len {len}, compact {compact}");
             }
         }
+    }
+
+    /// A `VecWriter` keeps what the `Vec` held, grows past its zeroed room as often as needed
+    /// (the same bytes as the field-by-field `Vec` sink), and, dropped without `finish` (an
+    /// encoder failing half way), leaves only what was written, never the zeroed room.
+    #[test]
+    fn vec_writers_grow_and_cut_back_to_what_was_written() {
+        let long = "x".repeat(300);
+        for start in [0, 5, VecWriter::ROOM - 1] {
+            let mut direct = vec![7u8; start];
+            let mut grown = direct.clone();
+            let mut writer = VecWriter::new(&mut grown);
+            for i in 0..3 * VecWriter::ROOM / 40 {
+                let text = &long[..i % 300];
+                put_str(&mut direct, "s", text, i % 2 == 0).unwrap();
+                put_str(&mut writer, "s", text, i % 2 == 0).unwrap();
+                put_uvarint(&mut direct, i as u32 * 131);
+                put_uvarint(&mut writer, i as u32 * 131);
+                direct.put_array((i as i32).to_be_bytes());
+                writer.put_array((i as i32).to_be_bytes());
+                direct.put_slice(&long.as_bytes()[..i % 7]);
+                writer.put_slice(&long.as_bytes()[..i % 7]);
+            }
+            assert_eq!(writer.written(), direct.len());
+            writer.finish();
+            assert_eq!(grown, direct, "start {start}");
+        }
+        let mut out = vec![1, 2];
+        let mut writer = VecWriter::new(&mut out);
+        writer.put_u8(3);
+        drop(writer);
+        assert_eq!(out, [1, 2, 3]);
     }
 
     /// An exactly sized writer lets neither a short nor a long write pass unnoticed (it

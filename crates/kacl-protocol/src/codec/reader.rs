@@ -78,7 +78,7 @@ fn truncated(what: &'static str, needed: usize, remaining: usize) -> DecodeError
 }
 
 /// The multi-byte path of [`Reader::read_uvarint`]: the value and the input after it. Like the
-/// reader's other out-of-line path ([`rescan_window`]) it takes and returns the input by value
+/// reader's other out-of-line path (`rescan_window`) it takes and returns the input by value
 /// rather than `&mut Reader`.
 #[inline(never)]
 fn uvarint_slow<'a>(
@@ -354,13 +354,19 @@ impl<'a> Reader<'a> {
         let text = start
             .checked_add(length)
             .and_then(|end| self.text.get(start..end));
-        match text {
-            Some(s) => {
-                self.take(length, what)?;
-                Ok(Some(s))
-            }
-            None => self.read_str_rescanning(length, what).map(Some),
+        if let Some(s) = text {
+            self.take(length, what)?;
+            return Ok(Some(s));
         }
+        // Outside the window, a short ASCII string (every ACL name and principal of a classic
+        // version, whose null strings end each window) is a `&str` as it is.
+        if length <= SHORT_STR {
+            if let Some(s) = self.rest.get(..length).and_then(short_ascii_str) {
+                self.take(length, what)?;
+                return Ok(Some(s));
+            }
+        }
+        self.read_str_rescanning(length, what).map(Some)
     }
 
     /// The slow path of [`Reader::read_nullable_str`]: moves the window (see [`rescan_window`]).
@@ -421,7 +427,6 @@ impl<'a> Reader<'a> {
 /// ASCII run becomes the window in one pass.
 #[cold]
 #[inline(never)]
-#[allow(unsafe_code)]
 fn rescan_window<'a>(
     rest: &'a [u8],
     length: usize,
@@ -430,17 +435,9 @@ fn rescan_window<'a>(
     /// How far the probe for a short ASCII run looks.
     const PROBE: usize = 256;
     let probed = rest.get(..PROBE).unwrap_or(rest);
-    let ascii = ascii_prefix_len(probed);
-    let text = if ascii < probed.len() {
-        match rest.get(..ascii) {
-            // SAFETY: `ascii_prefix_len` returns the length of a prefix whose every byte is
-            // below 0x80, and any sequence of such bytes is valid UTF-8. This is the crate's
-            // only `unsafe`: classic versions end a window at every null string (`ff ff`), and
-            // a second `from_utf8` pass over each short run held the 100-filter v1 DeleteAcls
-            // decode at 3.7x kafka-protocol's speed against a 5x target (BENCHMARKS.md).
-            Some(run) => unsafe { core::str::from_utf8_unchecked(run) },
-            None => "",
-        }
+    let ascii = ascii_prefix(probed);
+    let text = if ascii.len() < probed.len() {
+        ascii
     } else {
         match core::str::from_utf8(rest) {
             Ok(text) => text,
@@ -464,7 +461,63 @@ fn rescan_window<'a>(
     }
 }
 
-/// Length of the ASCII prefix of `bytes`, eight bytes at a time. [`rescan_window`]'s soundness
+/// Longest string [`Reader::read_nullable_str`] checks for ASCII on its own, outside the window.
+const SHORT_STR: usize = 32;
+
+/// `bytes` (at most [`SHORT_STR`] long) as a `&str` if every byte is ASCII.
+#[inline(always)]
+fn short_ascii_str(bytes: &[u8]) -> Option<&str> {
+    let ascii = ascii_prefix(bytes);
+    (ascii.len() == bytes.len()).then_some(ascii)
+}
+
+/// The longest ASCII prefix of `bytes`, as a `&str`: any run of bytes below 0x80 is valid
+/// UTF-8, so it needs no second validation pass. Strings of up to [`SHORT_STR`] bytes that are
+/// ASCII throughout are recognised inline, with two overlapping word loads.
+#[inline(always)]
+#[allow(unsafe_code)]
+pub(crate) fn ascii_prefix(bytes: &[u8]) -> &str {
+    let len = if bytes.len() <= SHORT_STR && short_is_ascii(bytes) {
+        bytes.len()
+    } else {
+        ascii_prefix_len(bytes)
+    };
+    match bytes.get(..len) {
+        // SAFETY: `len` is either the length of `bytes` after `short_is_ascii` found every byte
+        // below 0x80, or what `ascii_prefix_len` returns, the length of a prefix whose every
+        // byte is below 0x80 (both tested at every length, position of a high byte and
+        // alignment); any sequence of such bytes is valid UTF-8. This is the crate's only
+        // `unsafe`: classic versions end a window at every null string (`ff ff`), and a second
+        // `from_utf8` pass over each short run held the 100-filter v1 DeleteAcls decode at 3.7x
+        // kafka-protocol's speed against a 5x target (BENCHMARKS.md).
+        Some(run) => unsafe { core::str::from_utf8_unchecked(run) },
+        None => "",
+    }
+}
+
+/// Whether every byte of `bytes` (at most [`SHORT_STR`] long) is below 0x80, read as (at most)
+/// two overlapping chunks OR-ed together, as the encoder copies short strings.
+#[inline(always)]
+pub(crate) fn short_is_ascii(bytes: &[u8]) -> bool {
+    fn chunks<const N: usize>(bytes: &[u8]) -> Option<([u8; N], [u8; N])> {
+        Some((*bytes.first_chunk::<N>()?, *bytes.last_chunk::<N>()?))
+    }
+    match bytes.len() {
+        0..=3 => bytes.iter().fold(0, |all, &byte| all | byte) < 0x80,
+        4..=7 => chunks::<4>(bytes).is_some_and(|(head, tail)| {
+            (u32::from_ne_bytes(head) | u32::from_ne_bytes(tail)) & 0x8080_8080 == 0
+        }),
+        8..=15 => chunks::<8>(bytes).is_some_and(|(head, tail)| {
+            (u64::from_ne_bytes(head) | u64::from_ne_bytes(tail)) & 0x8080_8080_8080_8080 == 0
+        }),
+        16..=SHORT_STR => chunks::<16>(bytes).is_some_and(|(head, tail)| {
+            (u128::from_ne_bytes(head) | u128::from_ne_bytes(tail)) & (u128::MAX / 0xff * 0x80) == 0
+        }),
+        _ => false,
+    }
+}
+
+/// Length of the ASCII prefix of `bytes`, eight bytes at a time. [`ascii_prefix`]'s soundness
 /// rests on this never counting a byte of 0x80 or above (see the tests).
 #[inline]
 pub(crate) fn ascii_prefix_len(bytes: &[u8]) -> usize {

@@ -1,13 +1,15 @@
-//! Where encoders put bytes: the [`Sink`] trait, implemented by a growable `Vec<u8>` and by an
-//! [`ExactWriter`] over a region whose size was computed beforehand.
+//! Where encoders put bytes: the [`Sink`] trait, implemented by a growable `Vec<u8>`, by an
+//! [`ExactWriter`] over a region whose size was computed beforehand, and by a [`VecWriter`]
+//! appending to a `Vec` through a cursor.
 //!
-//! Two sinks because the two ways kacl encodes want different things. A connection appends
-//! each response to a write buffer kept across responses; a `Vec` that grows when it must is
-//! right there. A body whose exact size is known (`Message::to_bytes`, a response frame sized
-//! up front) can instead be written through a cursor that never reallocates: its position
-//! stays in a register, where a `Vec` had its length stored and re-read around every field
-//! (any write through the buffer might, as far as the compiler could tell, have changed it).
-//! `to_bytes` of a 1,000 x 10 DescribeAcls response went from 112 to 89 µs (BENCHMARKS.md).
+//! A connection appends each response to a write buffer kept across responses; a body whose
+//! exact size is known (`Message::to_bytes`, a response frame sized up front) can be written
+//! into a region that never reallocates. Either way a whole message body is written through a
+//! cursor whose position stays in a register: written field by field into a `Vec`, its length
+//! was stored to memory and loaded back around every field (any write through the buffer
+//! might, as far as the compiler could tell, have changed it). `to_bytes` of a 1,000 x 10
+//! DescribeAcls response went from 112 to 89 µs with the `ExactWriter` (BENCHMARKS.md); the
+//! `Vec` sink itself stays for headers and other small writes.
 
 use super::EncodeError;
 
@@ -23,6 +25,12 @@ pub trait Sink {
     /// Appends a string's length prefix, int16 or (`compact`) uvarint length + 1, then its bytes.
     /// The caller has checked that `bytes` is at most `i16::MAX` long.
     fn put_short_str(&mut self, bytes: &[u8], compact: bool);
+    /// The `Vec` this sink is, if it is one: [`crate::wire::Message::encode`] then writes the
+    /// body through a [`VecWriter`] over it instead of field by field into the `Vec`.
+    #[inline(always)]
+    fn growable(&mut self) -> Option<&mut Vec<u8>> {
+        None
+    }
 }
 
 /// Largest chunk [`copy_short`] copies at once; it handles up to twice this inline.
@@ -57,6 +65,11 @@ impl Sink for Vec<u8> {
             super::put_uvarint(self, length as u32 + 1);
         }
         append_short(self, bytes);
+    }
+
+    #[inline(always)]
+    fn growable(&mut self) -> Option<&mut Vec<u8>> {
+        Some(self)
     }
 }
 
@@ -238,5 +251,109 @@ fn copy_overlapping<const N: usize>(dst: &mut [u8], src: &[u8]) {
         }
     } else {
         dst.copy_from_slice(src);
+    }
+}
+
+/// A cursor appending to a `Vec<u8>` that keeps its position out of the `Vec`: the bytes ahead
+/// of it are zeroed [`VecWriter::ROOM`] at a time, and [`VecWriter::finish`] (or dropping the
+/// writer, e.g. when an encoder fails half way) cuts the `Vec` back to what was written.
+///
+/// [`crate::wire::Message::encode`] writes a body into a `Vec` through one. Field by field
+/// into the `Vec`, each field's length store was loaded back by the next field: a
+/// store-to-load round trip on the critical path of every field, which AMD cores hide by
+/// renaming memory and the Intel cores of the current machines do not (issue 19,
+/// BENCHMARKS.md). Zeroing ahead keeps the code safe; it costs a `memset` of the bytes
+/// written, into lines the writes then find in the L1 cache.
+#[derive(Debug)]
+pub struct VecWriter<'v> {
+    vec: &'v mut Vec<u8>,
+    pos: usize,
+}
+
+impl<'v> VecWriter<'v> {
+    /// How far ahead of the position the `Vec` is zeroed at a time: small enough that the
+    /// zeroed bytes are still in the L1 cache when they are written.
+    pub const ROOM: usize = 16 * 1024;
+
+    /// A writer appending after `vec`'s current contents.
+    #[inline]
+    pub fn new(vec: &'v mut Vec<u8>) -> Self {
+        let pos = vec.len();
+        make_room(vec, pos, 0);
+        Self { vec, pos }
+    }
+
+    /// Bytes in the `Vec`, the earlier contents included.
+    #[inline]
+    pub fn written(&self) -> usize {
+        self.pos
+    }
+
+    /// Ends the writes, leaving the `Vec` holding exactly what was written.
+    #[inline]
+    pub fn finish(self) {}
+
+    /// The next `len` bytes, made room for first if they are not there yet.
+    #[inline(always)]
+    fn next(&mut self, len: usize) -> &mut [u8] {
+        if self.vec.len() - self.pos < len {
+            // Not `self`: the writer's address must not escape, or its position could no
+            // longer stay in a register.
+            make_room(self.vec, self.pos, len);
+        }
+        let pos = self.pos;
+        &mut self.vec[pos..pos + len]
+    }
+}
+
+/// Zeroes `vec` up to `len` bytes past `pos` and [`VecWriter::ROOM`] more.
+#[cold]
+#[inline(never)]
+fn make_room(vec: &mut Vec<u8>, pos: usize, len: usize) {
+    vec.resize(pos.saturating_add(len).saturating_add(VecWriter::ROOM), 0);
+}
+
+impl Drop for VecWriter<'_> {
+    fn drop(&mut self) {
+        self.vec.truncate(self.pos);
+    }
+}
+
+impl Sink for VecWriter<'_> {
+    #[inline(always)]
+    fn put_u8(&mut self, byte: u8) {
+        self.put_array([byte]);
+    }
+
+    #[inline(always)]
+    fn put_array<const N: usize>(&mut self, bytes: [u8; N]) {
+        if let Some(slot) = self.next(N).first_chunk_mut::<N>() {
+            *slot = bytes;
+        }
+        self.pos += N;
+    }
+
+    #[inline(always)]
+    fn put_slice(&mut self, bytes: &[u8]) {
+        self.next(bytes.len()).copy_from_slice(bytes);
+        self.pos += bytes.len();
+    }
+
+    #[inline(always)]
+    fn put_short_str(&mut self, bytes: &[u8], compact: bool) {
+        let length = bytes.len();
+        if compact && length >= 0x7f {
+            super::put_uvarint(self, length as u32 + 1);
+            return self.put_slice(bytes);
+        }
+        let prefix = if compact { 1 } else { 2 };
+        let (head, body) = self.next(prefix + length).split_at_mut(prefix);
+        if compact {
+            head.fill(length as u8 + 1);
+        } else {
+            head.copy_from_slice(&(length as u16).to_be_bytes());
+        }
+        copy_short(body, bytes);
+        self.pos += prefix + length;
     }
 }

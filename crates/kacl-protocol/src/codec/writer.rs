@@ -55,7 +55,7 @@ pub fn length_prefix_len(length: Option<usize>, compact: bool, wide: bool) -> us
 /// Appends a length prefix: `int16` (strings) or `int32` (`wide`) with -1 for null, or in
 /// compact form a uvarint of length + 1 with 0 for null. Fails if the length does not fit the
 /// form: `max` is `i16::MAX` for strings and `i32::MAX - 1` otherwise.
-#[inline]
+#[inline(always)]
 pub fn put_length(
     out: &mut impl Sink,
     what: &'static str,
@@ -70,9 +70,7 @@ pub fn put_length(
     };
     // Null is -1 in every form (compact adds one to it as to any length).
     let value = match length {
-        Some(length) if length > max => {
-            return Err(EncodeError::TooLong { what, length, max });
-        }
+        Some(length) if length > max => return Err(too_long(what, length, max)),
         Some(length) => length as i32,
         None => -1,
     };

@@ -25,7 +25,7 @@ use std::borrow::Cow;
 use crate::api_key::ApiKey;
 use crate::codec::{
     length_prefix_len, put_nullable_bytes, put_nullable_str, put_uvarint, uvarint_len, DecodeError,
-    EncodeError, ExactWriter, Reader, Sink, Uuid,
+    EncodeError, ExactWriter, Reader, Sink, Uuid, VecWriter,
 };
 pub use crate::tagged_fields::TaggedFields;
 pub use crate::version_range::VersionRange;
@@ -224,7 +224,11 @@ pub trait Message<'a>: Struct<'a> {
                 version,
             });
         }
-        self.encode_body(out, Cx::top(version, Self::FLEXIBLE.contains(version)))
+        let cx = Cx::top(version, Self::FLEXIBLE.contains(version));
+        match out.growable() {
+            Some(vec) => self.encode_body(&mut VecWriter::new(vec), cx),
+            None => self.encode_body(out, cx),
+        }
     }
 
     /// Exactly how many bytes [`Message::encode`] appends at `version` (0 if unsupported).
@@ -350,7 +354,7 @@ impl<'a> Field<'a> for Option<Cow<'a, str>> {
         };
         Ok(())
     }
-    #[inline]
+    #[inline(always)]
     fn encode_field(
         &self,
         out: &mut impl Sink,
