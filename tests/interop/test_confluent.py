@@ -461,8 +461,9 @@ def test_config_describe_broker_masks_secrets(admin: AdminClient, kacl: KaclServ
 
     resource = ConfigResource(ResourceType.BROKER, "1")
     configs = admin.describe_configs([resource], request_timeout=TIMEOUT_S)[resource].result()
-    jaas = configs["sasl.jaas.config"]
+    jaas = configs["listener.name.sasl_plaintext.plain.sasl.jaas.config"]
     assert jaas.is_sensitive and jaas.value is None
+    assert ADMIN.password not in repr(configs)
     assert configs["super.users"].value == "User:admin"
     assert configs["super.users"].source == ConfigSource.STATIC_BROKER_CONFIG.value
     assert configs["super.users"].is_read_only

@@ -331,40 +331,34 @@ def test_sessions_are_renewed_by_reauthentication(kacl_reauth: KaclServer) -> No
 # --- configs -------------------------------------------------------------------------
 
 
-def config_entries(response) -> dict[str, dict]:
-    """name -> entry of the first resource of a DescribeConfigs response (as plain dicts)."""
-    resource = response.to_object()["resources"][0]
-    assert resource["error_code"] == 0, resource
-    entries = {}
-    for entry in resource["config_entries"]:
-        name = entry.get("config_names", entry.get("config_name"))
-        entries[name] = entry
-    return entries
-
-
 def test_config_describe_and_alter(admin: KafkaAdminClient) -> None:
     from kafka.admin import ConfigResource, ConfigResourceType, NewTopic
 
     admin.create_topics([NewTopic("cfg", 1, 1, topic_configs={"cleanup.policy": "compact"})])
-    responses = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, "cfg")])
-    entries = config_entries(responses[0])
-    assert entries["cleanup.policy"]["config_value"] == "compact"
-    assert entries["retention.ms"]["config_value"] == "604800000"
-    if "config_source" in entries["cleanup.policy"]:
-        assert entries["cleanup.policy"]["config_source"] == 1  # TOPIC_CONFIG
-        assert entries["retention.ms"]["config_source"] == 5  # DEFAULT_CONFIG
-    else:
-        assert entries["retention.ms"]["is_default"] is True
 
-    # AlterConfigs replaces the whole set: cleanup.policy returns to its default.
-    response = admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, "cfg", configs={"retention.ms": "1000"})])
-    result = response.to_object()["resources"][0]
-    assert result["error_code"] == 0, result
-    entries = config_entries(admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, "cfg")])[0])
-    assert entries["retention.ms"]["config_value"] == "1000"
-    assert entries["cleanup.policy"]["config_value"] == "delete"
+    def described(config_filter: str) -> dict:
+        result = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, "cfg")], config_filter=config_filter)
+        return result["topic"]["cfg"]
 
-    response = admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, "cfg", configs={"nope": "1"})])
-    result = response.to_object()["resources"][0]
-    assert result["error_code"] == 40  # INVALID_CONFIG
-    assert result["error_message"] == "Unknown topic config name: nope"
+    configs = described("all")
+    assert configs["cleanup.policy"]["value"] == "compact"
+    assert configs["cleanup.policy"]["config_source"] == "DYNAMIC_TOPIC_CONFIG"
+    assert configs["retention.ms"]["value"] == "604800000"
+    assert configs["retention.ms"]["config_source"] == "DEFAULT_CONFIG"
+    assert configs["retention.ms"]["is_sensitive"] is False
+    # The client's own filter keeps the non-default ones: the topic's setting only.
+    assert list(described("modified")) == ["cleanup.policy"]
+
+    # The legacy AlterConfigs (the client fills in the keys already set, since the request
+    # replaces the whole set).
+    result = admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, "cfg", configs={"retention.ms": "1000"})], incremental=False)
+    assert result == {"topic": {"cfg": "OK"}}
+    configs = described("modified")
+    assert configs["retention.ms"]["value"] == "1000"
+    assert configs["cleanup.policy"]["value"] == "compact"
+
+    result = admin.alter_configs(
+        [ConfigResource(ConfigResourceType.TOPIC, "cfg", configs={"nope": "1"})], incremental=False, raise_on_unknown=False
+    )
+    assert "Unknown topic config name: nope" in result["topic"]["cfg"]
+    assert "InvalidConfigurationError" in result["topic"]["cfg"] or "40" in result["topic"]["cfg"]

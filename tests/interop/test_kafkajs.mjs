@@ -420,12 +420,12 @@ test('config: describeConfigs and alterConfigs', opts, () =>
     assert.equal(configs['cleanup.policy'].configValue, 'delete')
 
     const broker = await admin.describeConfigs({
-      resources: [{ type: ConfigResourceTypes.BROKER, name: '1', configNames: ['sasl.jaas.config', 'super.users'] }],
+      resources: [{ type: ConfigResourceTypes.BROKER, name: '1', configNames: ['listener.name.sasl_plaintext.plain.sasl.jaas.config', 'super.users'] }],
       includeSynonyms: false
     })
     const brokerConfigs = configsOf(broker)
-    assert.equal(brokerConfigs['sasl.jaas.config'].isSensitive, true)
-    assert.equal(brokerConfigs['sasl.jaas.config'].configValue, null)
+    assert.equal(brokerConfigs['listener.name.sasl_plaintext.plain.sasl.jaas.config'].isSensitive, true)
+    assert.equal(brokerConfigs['listener.name.sasl_plaintext.plain.sasl.jaas.config'].configValue, null)
     assert.equal(brokerConfigs['super.users'].configValue, 'User:admin')
     assert.equal(brokerConfigs['super.users'].readOnly, true)
   }))
