@@ -16,14 +16,16 @@ pub use kacl_protocol;
 
 use kacl_protocol::frame::{split_frame, RequestFrame};
 use kacl_protocol::messages::{
+    alter_configs::AlterConfigsRequest,
     alter_user_scram_credentials::AlterUserScramCredentialsRequest,
     api_versions::ApiVersionsRequest, create_acls::CreateAclsRequest,
     create_partitions::CreatePartitionsRequest, create_topics::CreateTopicsRequest,
     delete_acls::DeleteAclsRequest, delete_topics::DeleteTopicsRequest,
     describe_acls::DescribeAclsRequest, describe_cluster::DescribeClusterRequest,
+    describe_configs::DescribeConfigsRequest,
     describe_user_scram_credentials::DescribeUserScramCredentialsRequest,
-    metadata::MetadataRequest, sasl_authenticate::SaslAuthenticateRequest,
-    sasl_handshake::SaslHandshakeRequest,
+    incremental_alter_configs::IncrementalAlterConfigsRequest, metadata::MetadataRequest,
+    sasl_authenticate::SaslAuthenticateRequest, sasl_handshake::SaslHandshakeRequest,
 };
 use kacl_protocol::ApiKey;
 
@@ -98,8 +100,13 @@ pub fn check_request_frame(data: &[u8]) {
         ApiKey::DescribeAcls => check_body_at!(DescribeAclsRequest, body, version),
         ApiKey::CreateAcls => check_body_at!(CreateAclsRequest, body, version),
         ApiKey::DeleteAcls => check_body_at!(DeleteAclsRequest, body, version),
+        ApiKey::DescribeConfigs => check_body_at!(DescribeConfigsRequest, body, version),
+        ApiKey::AlterConfigs => check_body_at!(AlterConfigsRequest, body, version),
         ApiKey::SaslAuthenticate => check_body_at!(SaslAuthenticateRequest, body, version),
         ApiKey::CreatePartitions => check_body_at!(CreatePartitionsRequest, body, version),
+        ApiKey::IncrementalAlterConfigs => {
+            check_body_at!(IncrementalAlterConfigsRequest, body, version)
+        }
         ApiKey::DescribeUserScramCredentials => {
             check_body_at!(DescribeUserScramCredentialsRequest, body, version)
         }

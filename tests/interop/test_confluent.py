@@ -406,3 +406,75 @@ def test_sessions_are_renewed_by_reauthentication(kacl_reauth: KaclServer) -> No
     assert calls > 10
     assert "re-authenticated" in log, kacl_reauth.log_tail()
     assert "session expired" not in log, kacl_reauth.log_tail()
+
+
+# --- configs -------------------------------------------------------------------------
+
+
+def test_config_describe_and_incremental_alter(admin: AdminClient) -> None:
+    from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ConfigSource
+
+    created = create_topics(admin, [NewTopic("cfg", num_partitions=1, replication_factor=1, config={"cleanup.policy": "compact"})])
+    created["cfg"].result()
+    resource = ConfigResource(ResourceType.TOPIC, "cfg")
+
+    def described() -> dict:
+        futures = admin.describe_configs([resource], request_timeout=TIMEOUT_S)
+        return futures[resource].result()
+
+    configs = described()
+    assert configs["cleanup.policy"].value == "compact"
+    assert configs["cleanup.policy"].source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+    assert configs["retention.ms"].value == "604800000"
+    assert configs["retention.ms"].source == ConfigSource.DEFAULT_CONFIG.value
+    assert configs["retention.ms"].is_default
+    assert not configs["retention.ms"].is_sensitive
+
+    change = ConfigResource(
+        ResourceType.TOPIC,
+        "cfg",
+        incremental_configs=[
+            ConfigEntry("retention.ms", "86400000", incremental_operation=AlterConfigOpType.SET),
+            ConfigEntry("cleanup.policy", "delete", incremental_operation=AlterConfigOpType.APPEND),
+        ],
+    )
+    for future in admin.incremental_alter_configs([change], request_timeout=TIMEOUT_S).values():
+        assert future.result() is None
+    configs = described()
+    assert configs["retention.ms"].value == "86400000"
+    assert configs["retention.ms"].source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+    assert configs["cleanup.policy"].value == "compact,delete"
+
+    bad = ConfigResource(
+        ResourceType.TOPIC,
+        "cfg",
+        incremental_configs=[ConfigEntry("retention.ms", "-5", incremental_operation=AlterConfigOpType.SET)],
+    )
+    with pytest.raises(KafkaException) as excinfo:
+        for future in admin.incremental_alter_configs([bad], request_timeout=TIMEOUT_S).values():
+            future.result()
+    assert error_code(excinfo) == KafkaError.INVALID_CONFIG
+
+
+def test_config_describe_broker_masks_secrets(admin: AdminClient, kacl: KaclServer) -> None:
+    from confluent_kafka.admin import ConfigResource, ConfigSource
+
+    resource = ConfigResource(ResourceType.BROKER, "1")
+    configs = admin.describe_configs([resource], request_timeout=TIMEOUT_S)[resource].result()
+    jaas = configs["sasl.jaas.config"]
+    assert jaas.is_sensitive and jaas.value is None
+    assert configs["super.users"].value == "User:admin"
+    assert configs["super.users"].source == ConfigSource.STATIC_BROKER_CONFIG.value
+    assert configs["super.users"].is_read_only
+
+
+def test_config_describe_refused_for_non_super_user(kacl: KaclServer) -> None:
+    from confluent_kafka.admin import ConfigResource
+
+    admin = admin_client(kacl)
+    create_topics(admin, [NewTopic("cfg", num_partitions=1, replication_factor=1)])["cfg"].result()
+    alice = admin_client(kacl, ALICE)
+    resource = ConfigResource(ResourceType.TOPIC, "cfg")
+    with pytest.raises(KafkaException) as excinfo:
+        alice.describe_configs([resource], request_timeout=TIMEOUT_S)[resource].result()
+    assert error_code(excinfo) == KafkaError.TOPIC_AUTHORIZATION_FAILED

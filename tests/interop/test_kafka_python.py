@@ -326,3 +326,45 @@ def test_sessions_are_renewed_by_reauthentication(kacl_reauth: KaclServer) -> No
     assert calls > 10
     assert "re-authenticated" in log, kacl_reauth.log_tail()
     assert "session expired" not in log, kacl_reauth.log_tail()
+
+
+# --- configs -------------------------------------------------------------------------
+
+
+def config_entries(response) -> dict[str, dict]:
+    """name -> entry of the first resource of a DescribeConfigs response (as plain dicts)."""
+    resource = response.to_object()["resources"][0]
+    assert resource["error_code"] == 0, resource
+    entries = {}
+    for entry in resource["config_entries"]:
+        name = entry.get("config_names", entry.get("config_name"))
+        entries[name] = entry
+    return entries
+
+
+def test_config_describe_and_alter(admin: KafkaAdminClient) -> None:
+    from kafka.admin import ConfigResource, ConfigResourceType, NewTopic
+
+    admin.create_topics([NewTopic("cfg", 1, 1, topic_configs={"cleanup.policy": "compact"})])
+    responses = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, "cfg")])
+    entries = config_entries(responses[0])
+    assert entries["cleanup.policy"]["config_value"] == "compact"
+    assert entries["retention.ms"]["config_value"] == "604800000"
+    if "config_source" in entries["cleanup.policy"]:
+        assert entries["cleanup.policy"]["config_source"] == 1  # TOPIC_CONFIG
+        assert entries["retention.ms"]["config_source"] == 5  # DEFAULT_CONFIG
+    else:
+        assert entries["retention.ms"]["is_default"] is True
+
+    # AlterConfigs replaces the whole set: cleanup.policy returns to its default.
+    response = admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, "cfg", configs={"retention.ms": "1000"})])
+    result = response.to_object()["resources"][0]
+    assert result["error_code"] == 0, result
+    entries = config_entries(admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, "cfg")])[0])
+    assert entries["retention.ms"]["config_value"] == "1000"
+    assert entries["cleanup.policy"]["config_value"] == "delete"
+
+    response = admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, "cfg", configs={"nope": "1"})])
+    result = response.to_object()["resources"][0]
+    assert result["error_code"] == 40  # INVALID_CONFIG
+    assert result["error_message"] == "Unknown topic config name: nope"

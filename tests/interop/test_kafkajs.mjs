@@ -17,8 +17,15 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import kafkajs from 'kafkajs'
 
-const { Kafka, logLevel, AclResourceTypes, AclOperationTypes, AclPermissionTypes, ResourcePatternTypes } =
-  kafkajs
+const {
+  Kafka,
+  logLevel,
+  AclResourceTypes,
+  AclOperationTypes,
+  AclPermissionTypes,
+  ResourcePatternTypes,
+  ConfigResourceTypes
+} = kafkajs
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 const CASES = JSON.parse(readFileSync(path.join(HERE, 'acl_cases.json'), 'utf8'))
@@ -372,3 +379,53 @@ test('auth: sessions are renewed by re-authentication', opts, () =>
     assert.ok(log.includes('re-authenticated'), 'the server logged no renewal')
     assert.ok(!log.includes('session expired'), 'the server closed an expired session')
   }, [`connections.max.reauth.ms=${REAUTH_MS}`]))
+
+// --- configs -------------------------------------------------------------------------
+
+function configsOf (described) {
+  const [resource] = described.resources
+  assert.equal(resource.errorCode, 0, resource.errorMessage)
+  return Object.fromEntries(resource.configEntries.map(e => [e.configName, e]))
+}
+
+test('config: describeConfigs and alterConfigs', opts, () =>
+  withServer(async session => {
+    const admin = await session.admin()
+    assert.equal(
+      await admin.createTopics({
+        topics: [{ topic: 'cfg', numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] }]
+      }),
+      true
+    )
+    const describe = () =>
+      admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: 'cfg' }], includeSynonyms: false })
+    let configs = configsOf(await describe())
+    assert.equal(configs['cleanup.policy'].configValue, 'compact')
+    assert.equal(configs['cleanup.policy'].isDefault, false)
+    assert.equal(configs['retention.ms'].configValue, '604800000')
+    assert.equal(configs['retention.ms'].isSensitive, false)
+    if (configs['retention.ms'].configSource !== undefined) {
+      assert.equal(configs['cleanup.policy'].configSource, 1) // TOPIC_CONFIG
+      assert.equal(configs['retention.ms'].configSource, 5) // DEFAULT_CONFIG
+    }
+
+    // alterConfigs replaces the whole set.
+    const altered = await admin.alterConfigs({
+      validateOnly: false,
+      resources: [{ type: ConfigResourceTypes.TOPIC, name: 'cfg', configEntries: [{ name: 'retention.ms', value: '1000' }] }]
+    })
+    assert.equal(altered.resources[0].errorCode, 0)
+    configs = configsOf(await describe())
+    assert.equal(configs['retention.ms'].configValue, '1000')
+    assert.equal(configs['cleanup.policy'].configValue, 'delete')
+
+    const broker = await admin.describeConfigs({
+      resources: [{ type: ConfigResourceTypes.BROKER, name: '1', configNames: ['sasl.jaas.config', 'super.users'] }],
+      includeSynonyms: false
+    })
+    const brokerConfigs = configsOf(broker)
+    assert.equal(brokerConfigs['sasl.jaas.config'].isSensitive, true)
+    assert.equal(brokerConfigs['sasl.jaas.config'].configValue, null)
+    assert.equal(brokerConfigs['super.users'].configValue, 'User:admin')
+    assert.equal(brokerConfigs['super.users'].readOnly, true)
+  }))

@@ -1,7 +1,8 @@
 //! Kafka's ACL model for kacl: the enums with Kafka's wire codes, resource patterns,
 //! access control entries, bindings and their filters with Kafka's exact matching
-//! rules, validation of new ACLs, an indexed ACL set, and an authorizer that decides
-//! as Kafka's `StandardAuthorizer` does.
+//! rules, validation of new ACLs, an indexed ACL set, an authorizer that decides
+//! as Kafka's `StandardAuthorizer` does, and the rule behind each decision (what Kafka's
+//! audit line names).
 //!
 //! This crate knows nothing of the network or of disks; the server, the store and the
 //! client all speak in these types.
@@ -9,6 +10,7 @@
 
 mod authorizer;
 mod enums;
+mod explain;
 mod filter;
 mod index;
 mod types;
@@ -18,6 +20,7 @@ pub use authorizer::{
     AuthorizationResult, Authorizer, AuthorizerConfig, AuthorizerSession, ResourceTypeCheckError,
 };
 pub use enums::{AclOperation, AclPermissionType, ParseEnumError, PatternType, ResourceType};
+pub use explain::{allow_grants, deny_refuses, DecidingRule, Explanation};
 pub use filter::{AccessControlEntryFilter, AclBindingFilter, ResourcePatternFilter};
 pub use index::{
     is_storable, AclChanges, AclGroup, AclIndex, AclIndexReadGuard, ApplyOutcome, DeletePlan,

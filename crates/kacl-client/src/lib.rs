@@ -19,7 +19,8 @@
 //! - [`Admin`]: connect, then `describe_acls` / `create_acls` / `delete_acls`, topics
 //!   (`create_topics`, `delete_topics`, `create_partitions`, `list_topics`,
 //!   `describe_topics`), SCRAM users (`alter_user_scram_credentials`,
-//!   `describe_user_scram_credentials`) and `describe_cluster`.
+//!   `describe_user_scram_credentials`), configs (`describe_configs`,
+//!   `incremental_alter_configs`, `alter_configs`) and `describe_cluster`.
 //! - [`AdminConfig`]: bootstrap servers, security protocol, SASL, timeouts and retries;
 //!   [`AdminConfig::from_properties`] reads Kafka client properties files.
 //! - [`AdminError`]: every failure, with the Kafka error it corresponds to.
@@ -35,9 +36,11 @@ mod error;
 pub mod net;
 
 pub use admin::{
-    Admin, BrokerNode, ClusterDescription, CreateAclsOptions, DeleteAclsOptions,
-    DescribeAclsOptions, DescribeAclsResult, DescribeClusterOptions, FilterResults, NewPartitions,
-    NewTopic, PartitionInfo, ScramCredentialInfo, TopicDescription, TopicListing, TopicOptions,
+    Admin, AlterConfigOp, AlterConfigOpType, AlterConfigsOptions, BrokerNode, ClusterDescription,
+    ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource, ConfigSynonym, ConfigType,
+    CreateAclsOptions, DeleteAclsOptions, DescribeAclsOptions, DescribeAclsResult,
+    DescribeClusterOptions, DescribeConfigsOptions, FilterResults, NewPartitions, NewTopic,
+    PartitionInfo, ScramCredentialInfo, TopicDescription, TopicListing, TopicOptions,
     UserScramCredentialAlteration, UserScramCredentialsDescription, UserScramOptions,
 };
 pub use config::{

@@ -24,10 +24,16 @@ pub enum ApiKey {
     CreateAcls = 30,
     /// Delete ACLs matching filters.
     DeleteAcls = 31,
+    /// Describe topic, broker and broker-logger configs.
+    DescribeConfigs = 32,
+    /// Replace resources' whole configs (legacy).
+    AlterConfigs = 33,
     /// SASL exchange carried in Kafka frames (KIP-152).
     SaslAuthenticate = 36,
     /// Add partitions to topics.
     CreatePartitions = 37,
+    /// Set, delete, append to or subtract from config keys (KIP-339).
+    IncrementalAlterConfigs = 44,
     /// List SCRAM credentials.
     DescribeUserScramCredentials = 50,
     /// Upsert or delete SCRAM credentials.
@@ -38,7 +44,7 @@ pub enum ApiKey {
 
 impl ApiKey {
     /// Every API kacl serves, in API key order (the order of the ApiVersions response).
-    pub const ALL: [ApiKey; 13] = [
+    pub const ALL: [ApiKey; 16] = [
         ApiKey::Metadata,
         ApiKey::SaslHandshake,
         ApiKey::ApiVersions,
@@ -47,8 +53,11 @@ impl ApiKey {
         ApiKey::DescribeAcls,
         ApiKey::CreateAcls,
         ApiKey::DeleteAcls,
+        ApiKey::DescribeConfigs,
+        ApiKey::AlterConfigs,
         ApiKey::SaslAuthenticate,
         ApiKey::CreatePartitions,
+        ApiKey::IncrementalAlterConfigs,
         ApiKey::DescribeUserScramCredentials,
         ApiKey::AlterUserScramCredentials,
         ApiKey::DescribeCluster,
@@ -65,8 +74,11 @@ impl ApiKey {
             29 => ApiKey::DescribeAcls,
             30 => ApiKey::CreateAcls,
             31 => ApiKey::DeleteAcls,
+            32 => ApiKey::DescribeConfigs,
+            33 => ApiKey::AlterConfigs,
             36 => ApiKey::SaslAuthenticate,
             37 => ApiKey::CreatePartitions,
+            44 => ApiKey::IncrementalAlterConfigs,
             50 => ApiKey::DescribeUserScramCredentials,
             51 => ApiKey::AlterUserScramCredentials,
             60 => ApiKey::DescribeCluster,
@@ -90,15 +102,19 @@ impl ApiKey {
             ApiKey::DescribeAcls => "DescribeAcls",
             ApiKey::CreateAcls => "CreateAcls",
             ApiKey::DeleteAcls => "DeleteAcls",
+            ApiKey::DescribeConfigs => "DescribeConfigs",
+            ApiKey::AlterConfigs => "AlterConfigs",
             ApiKey::SaslAuthenticate => "SaslAuthenticate",
             ApiKey::CreatePartitions => "CreatePartitions",
+            ApiKey::IncrementalAlterConfigs => "IncrementalAlterConfigs",
             ApiKey::DescribeUserScramCredentials => "DescribeUserScramCredentials",
             ApiKey::AlterUserScramCredentials => "AlterUserScramCredentials",
             ApiKey::DescribeCluster => "DescribeCluster",
         }
     }
 
-    /// The versions kacl serves. ACL APIs keep v0 (removed in Kafka 4) for old clients.
+    /// The versions kacl serves. ACL APIs and DescribeConfigs keep v0 (removed in Kafka 4) for
+    /// old clients.
     pub const fn versions(self) -> VersionRange {
         let (min, max) = match self {
             ApiKey::Metadata => (0, 13),
@@ -109,6 +125,9 @@ impl ApiKey {
             ApiKey::DescribeAcls | ApiKey::CreateAcls | ApiKey::DeleteAcls => (0, 3),
             ApiKey::SaslAuthenticate => (0, 2),
             ApiKey::CreatePartitions => (0, 3),
+            ApiKey::DescribeConfigs => (0, 4),
+            ApiKey::AlterConfigs => (0, 2),
+            ApiKey::IncrementalAlterConfigs => (0, 1),
             ApiKey::DescribeUserScramCredentials | ApiKey::AlterUserScramCredentials => (0, 0),
             ApiKey::DescribeCluster => (0, 1),
         };
@@ -127,7 +146,11 @@ impl ApiKey {
             ApiKey::DescribeAcls | ApiKey::CreateAcls | ApiKey::DeleteAcls => {
                 VersionRange::starting_at(2)
             }
-            ApiKey::SaslAuthenticate | ApiKey::CreatePartitions => VersionRange::starting_at(2),
+            ApiKey::SaslAuthenticate | ApiKey::CreatePartitions | ApiKey::AlterConfigs => {
+                VersionRange::starting_at(2)
+            }
+            ApiKey::DescribeConfigs => VersionRange::starting_at(4),
+            ApiKey::IncrementalAlterConfigs => VersionRange::starting_at(1),
             ApiKey::DescribeUserScramCredentials
             | ApiKey::AlterUserScramCredentials
             | ApiKey::DescribeCluster => VersionRange::starting_at(0),
@@ -196,6 +219,12 @@ mod tests {
         assert_eq!(ApiKey::ApiVersions.response_header_version(3), 0);
         assert_eq!(ApiKey::SaslHandshake.request_header_version(1), 1);
         assert_eq!(ApiKey::DescribeCluster.request_header_version(0), 2);
+        assert_eq!(ApiKey::DescribeConfigs.request_header_version(3), 1);
+        assert_eq!(ApiKey::DescribeConfigs.request_header_version(4), 2);
+        assert_eq!(ApiKey::AlterConfigs.response_header_version(1), 0);
+        assert_eq!(ApiKey::AlterConfigs.response_header_version(2), 1);
+        assert_eq!(ApiKey::IncrementalAlterConfigs.request_header_version(0), 1);
+        assert_eq!(ApiKey::IncrementalAlterConfigs.request_header_version(1), 2);
         // A version newer than kacl serves still gets the right header.
         assert_eq!(ApiKey::ApiVersions.request_header_version(5), 2);
     }

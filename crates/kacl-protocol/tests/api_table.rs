@@ -2,6 +2,7 @@
 //! and a response declaration covering at least the served versions, with the same flexible
 //! versions, so the header versions the table derives match how the bodies are encoded.
 
+use kacl_protocol::messages::alter_configs::*;
 use kacl_protocol::messages::alter_user_scram_credentials::*;
 use kacl_protocol::messages::api_versions::*;
 use kacl_protocol::messages::create_acls::*;
@@ -11,7 +12,9 @@ use kacl_protocol::messages::delete_acls::*;
 use kacl_protocol::messages::delete_topics::*;
 use kacl_protocol::messages::describe_acls::*;
 use kacl_protocol::messages::describe_cluster::*;
+use kacl_protocol::messages::describe_configs::*;
 use kacl_protocol::messages::describe_user_scram_credentials::*;
+use kacl_protocol::messages::incremental_alter_configs::*;
 use kacl_protocol::messages::metadata::*;
 use kacl_protocol::messages::sasl_authenticate::*;
 use kacl_protocol::messages::sasl_handshake::*;
@@ -38,8 +41,11 @@ fn requests() -> Vec<Declared> {
         declared::<DescribeAclsRequest>(),
         declared::<CreateAclsRequest>(),
         declared::<DeleteAclsRequest>(),
+        declared::<DescribeConfigsRequest>(),
+        declared::<AlterConfigsRequest>(),
         declared::<SaslAuthenticateRequest>(),
         declared::<CreatePartitionsRequest>(),
+        declared::<IncrementalAlterConfigsRequest>(),
         declared::<DescribeUserScramCredentialsRequest>(),
         declared::<AlterUserScramCredentialsRequest>(),
         declared::<DescribeClusterRequest>(),
@@ -56,8 +62,11 @@ fn responses() -> Vec<Declared> {
         declared::<DescribeAclsResponse>(),
         declared::<CreateAclsResponse>(),
         declared::<DeleteAclsResponse>(),
+        declared::<DescribeConfigsResponse>(),
+        declared::<AlterConfigsResponse>(),
         declared::<SaslAuthenticateResponse>(),
         declared::<CreatePartitionsResponse>(),
+        declared::<IncrementalAlterConfigsResponse>(),
         declared::<DescribeUserScramCredentialsResponse>(),
         declared::<AlterUserScramCredentialsResponse>(),
         declared::<DescribeClusterResponse>(),

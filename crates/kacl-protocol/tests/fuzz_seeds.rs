@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 
 use kacl_protocol::frame::{encode_request_frame, split_frame, RequestFrame};
+use kacl_protocol::messages::alter_configs::*;
 use kacl_protocol::messages::alter_user_scram_credentials::*;
 use kacl_protocol::messages::api_versions::*;
 use kacl_protocol::messages::create_acls::*;
@@ -20,7 +21,11 @@ use kacl_protocol::messages::delete_acls::*;
 use kacl_protocol::messages::delete_topics::*;
 use kacl_protocol::messages::describe_acls::*;
 use kacl_protocol::messages::describe_cluster::*;
+use kacl_protocol::messages::describe_configs::*;
 use kacl_protocol::messages::describe_user_scram_credentials::*;
+use kacl_protocol::messages::incremental_alter_configs::{
+    self as iac, IncrementalAlterConfigsRequest,
+};
 use kacl_protocol::messages::metadata::*;
 use kacl_protocol::messages::sasl_authenticate::*;
 use kacl_protocol::messages::sasl_handshake::*;
@@ -227,6 +232,81 @@ fn all_seeds() -> Vec<Seed> {
     };
     seeds_of("upsert-and-delete", 0, &alter_users, &mut out);
 
+    let describe_configs = |v: i16| DescribeConfigsRequest {
+        resources: vec![
+            DescribeConfigsResource {
+                resource_type: 2,
+                resource_name: s("orders"),
+                configuration_keys: Some(vec![s("cleanup.policy"), s("retention.ms")]),
+                ..Default::default()
+            },
+            DescribeConfigsResource {
+                resource_type: 4,
+                resource_name: s("1"),
+                configuration_keys: None,
+                ..Default::default()
+            },
+        ],
+        include_synonyms: v >= 1,
+        include_documentation: v >= 3,
+        ..Default::default()
+    };
+    for v in [0, 1, 3, 4] {
+        seeds_of("topic-and-broker", v, &describe_configs(v), &mut out);
+    }
+
+    let alter_configs = AlterConfigsRequest {
+        resources: vec![AlterConfigsResource {
+            resource_type: 2,
+            resource_name: s("orders"),
+            configs: vec![
+                AlterableConfig {
+                    name: s("retention.ms"),
+                    value: Some(s("86400000")),
+                    ..Default::default()
+                },
+                AlterableConfig {
+                    name: s("cleanup.policy"),
+                    value: None,
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        }],
+        validate_only: true,
+        ..Default::default()
+    };
+    for v in [0, 2] {
+        seeds_of("one-topic", v, &alter_configs, &mut out);
+    }
+
+    let incremental = IncrementalAlterConfigsRequest {
+        resources: vec![iac::AlterConfigsResource {
+            resource_type: 2,
+            resource_name: s("orders"),
+            configs: vec![
+                iac::AlterableConfig {
+                    name: s("cleanup.policy"),
+                    config_operation: 2,
+                    value: Some(s("compact")),
+                    ..Default::default()
+                },
+                iac::AlterableConfig {
+                    name: s("retention.ms"),
+                    config_operation: 1,
+                    value: None,
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        }],
+        validate_only: false,
+        ..Default::default()
+    };
+    for v in [0, 1] {
+        seeds_of("append-and-delete", v, &incremental, &mut out);
+    }
+
     let describe_acls = DescribeAclsRequest {
         resource_type_filter: 2,
         resource_name_filter: Some(s("orders")),
@@ -320,6 +400,9 @@ fn decode_seed(target: &str, bytes: &[u8]) -> Result<(), String> {
         "decode_delete_topics" => body!(DeleteTopicsRequest),
         "decode_create_partitions" => body!(CreatePartitionsRequest),
         "decode_describe_cluster" => body!(DescribeClusterRequest),
+        "decode_describe_configs" => body!(DescribeConfigsRequest),
+        "decode_alter_configs" => body!(AlterConfigsRequest),
+        "decode_incremental_alter_configs" => body!(IncrementalAlterConfigsRequest),
         "decode_describe_user_scram_credentials" => body!(DescribeUserScramCredentialsRequest),
         "decode_alter_user_scram_credentials" => body!(AlterUserScramCredentialsRequest),
         "decode_describe_acls" => body!(DescribeAclsRequest),

@@ -195,6 +195,9 @@ pub struct ServerConfig {
     pub is_development: bool,
     /// Ignored keys and other non-fatal findings, one sentence each, for the start-up log.
     pub warnings: Vec<String>,
+    /// Every key the file and the overrides set, with its last value, sorted by key: what
+    /// DescribeConfigs reports as STATIC_BROKER_CONFIG (secrets are masked there, not here).
+    pub static_properties: BTreeMap<String, String>,
 }
 
 impl ServerConfig {
@@ -246,6 +249,11 @@ impl ServerConfig {
             scram_bootstrap: Vec::new(),
             is_development: true,
             warnings: Vec::new(),
+            // The development seed counts as set, as `development_with` records it.
+            static_properties: BTreeMap::from([
+                ("listeners".to_owned(), DEFAULT_LISTENERS.to_owned()),
+                ("super.users".to_owned(), DEVELOPMENT_SUPER_USER.to_owned()),
+            ]),
         }
     }
 
@@ -332,6 +340,8 @@ impl ServerConfig {
         pairs: impl IntoIterator<Item = (String, String)>,
         is_development: bool,
     ) -> Result<ServerConfig, ConfigError> {
+        let pairs: Vec<(String, String)> = pairs.into_iter().collect();
+        let static_properties: BTreeMap<String, String> = pairs.iter().cloned().collect();
         let mut source = Source::new(pairs);
         let mut warnings = Vec::new();
 
@@ -437,6 +447,7 @@ impl ServerConfig {
             scram_bootstrap,
             is_development,
             warnings: Vec::new(),
+            static_properties,
         };
         check_listener_needs(&config, &mut warnings)?;
         warnings.extend(

@@ -146,3 +146,85 @@ async fn failed_logins_are_logged_without_secrets() {
         "the password is never logged"
     );
 }
+
+/// Every handler decides through the one audited path: a denied topic creation and a denied
+/// topic deletion each leave their line, as in Kafka; the all-topics Metadata list filters
+/// without logging denials (Kafka's `logIfDenied = false`).
+#[tokio::test]
+async fn topic_decisions_are_audited() {
+    use kacl_protocol::messages::create_topics::{
+        CreatableTopic, CreateTopicsRequest, CreateTopicsResponse,
+    };
+    use kacl_protocol::messages::delete_topics::{DeleteTopicsRequest, DeleteTopicsResponse};
+    use kacl_protocol::messages::metadata::{MetadataRequest, MetadataResponse};
+
+    let (log, _guard) = LogCapture::start("kacl::authorizer=debug");
+    let server = sasl_server(&[]).await;
+    let addr = server.addr("SASL_PLAINTEXT");
+    let mut admin = Wire::tcp(addr).await;
+    admin.plain_login("admin", "admin-secret").await;
+    let create = |name: &'static str| CreateTopicsRequest {
+        topics: vec![CreatableTopic {
+            name: Cow::Borrowed(name),
+            num_partitions: 1,
+            replication_factor: 1,
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let created = call_as!(admin, 4, &create("payments"), CreateTopicsResponse);
+    assert_eq!(created.topics[0].error_code, 0);
+
+    let mut alice = Wire::tcp(addr).await;
+    alice.plain_login("alice", "alice-secret").await;
+    let refused = call_as!(alice, 4, &create("orders"), CreateTopicsResponse);
+    assert_eq!(refused.topics[0].error_code, 29);
+    let delete = DeleteTopicsRequest {
+        topic_names: vec![Cow::Borrowed("payments")],
+        timeout_ms: 1000,
+        ..Default::default()
+    };
+    let refused = call_as!(alice, 4, &delete, DeleteTopicsResponse);
+    assert_eq!(refused.responses[0].error_code, 29);
+    let all_topics = MetadataRequest {
+        topics: None,
+        ..Default::default()
+    };
+    let listed = call_as!(alice, 4, &all_topics, MetadataResponse);
+    assert!(listed.topics.is_empty());
+
+    let create_denied = log.lines_with(
+        "Principal = User:alice is Denied operation = CREATE from host = 127.0.0.1 on resource \
+         = Topic:LITERAL:orders for request = CreateTopics with resourceRefCount = 1",
+    );
+    assert_eq!(create_denied.len(), 1, "{}", log.text());
+    assert!(create_denied[0].contains(" INFO "));
+    let delete_denied = log.lines_with(
+        "Principal = User:alice is Denied operation = DELETE from host = 127.0.0.1 on resource \
+         = Topic:LITERAL:payments for request = DeleteTopics with resourceRefCount = 1",
+    );
+    assert_eq!(delete_denied.len(), 1, "{}", log.text());
+    // The cluster-wide checks that a topic's own ACL may still grant are not logged as
+    // denials, nor is the hidden topic of the all-topics list.
+    assert!(
+        log.lines_with(
+            "User:alice is Denied operation = CREATE from host = 127.0.0.1 on resource = Cluster"
+        )
+        .is_empty(),
+        "{}",
+        log.text()
+    );
+    assert!(
+        log.lines_with("for request = Metadata").is_empty(),
+        "{}",
+        log.text()
+    );
+    // The admin's creation was audited as allowed.
+    assert_eq!(
+        log.lines_with("Principal = User:admin is Allowed operation = CREATE")
+            .len(),
+        1,
+        "{}",
+        log.text()
+    );
+}

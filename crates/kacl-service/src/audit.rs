@@ -50,10 +50,18 @@ impl AuditPolicy {
         log_if_allowed: true,
         log_if_denied: true,
     };
-    /// A check that only filters what is shown (Kafka's Metadata topic list): log grants only.
+    /// A check that only filters what is shown, or that a second check may still grant
+    /// (Kafka's `logIfDenied = false`: the all-topics Metadata list, CreateTopics' and
+    /// DeleteTopics' cluster-wide checks): log grants only.
     pub const FILTERING: AuditPolicy = AuditPolicy {
         log_if_allowed: true,
         log_if_denied: false,
+    };
+    /// A check whose grant changes nothing worth a line (Kafka's `logIfAllowed = false`:
+    /// CreateTopics' DESCRIBE_CONFIGS for showing configs): log denials only.
+    pub const DENIALS_ONLY: AuditPolicy = AuditPolicy {
+        log_if_allowed: false,
+        log_if_denied: true,
     };
 }
 

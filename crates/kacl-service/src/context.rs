@@ -10,7 +10,11 @@ use kacl_protocol::frame::{encode_response_frame, encode_response_frame_with_arr
 use kacl_protocol::wire::Cx;
 use kacl_protocol::{ApiKey, EncodeError, Message};
 
-use crate::audit;
+use kacl_acl::{AclOperation, AuthorizationResult, AuthorizerSession, ResourceType};
+
+use crate::audit::{self, AuditPolicy};
+use crate::authorized_ops;
+use crate::metrics::Metrics;
 use crate::metrics::ResponseErrors;
 use crate::outcome::Outcome;
 use crate::state::{BoundListener, ServerState};
@@ -215,7 +219,7 @@ impl RequestContext<'_> {
         self.state.metrics.count_errors(self.api, body);
         let mut out = Vec::new();
         let encoded = encode_response_frame(&mut out, self.correlation_id, self.version, body);
-        self.respond_encoded(out, encoded)
+        Outcome::encoded(self.api, self.version, out, encoded)
     }
 
     /// Like [`RequestContext::respond`] for a body whose last array is written element by
@@ -239,27 +243,7 @@ impl RequestContext<'_> {
             body_len,
             write_elements,
         );
-        self.respond_encoded(out, encoded)
-    }
-
-    /// The encoded frame, or closing the connection if encoding failed.
-    fn respond_encoded(&self, out: Vec<u8>, encoded: Result<(), EncodeError>) -> Outcome {
-        // A body that did not fill the size computed for it is a bug in a size computation,
-        // never the client's doing: debug builds (tests, the fuzzer) stop on it; release
-        // builds close the connection like any other encoding failure.
-        debug_assert!(
-            !matches!(encoded, Err(EncodeError::SizeMismatch { .. })),
-            "{encoded:?}"
-        );
-        match encoded {
-            Ok(()) => Outcome::Respond(out),
-            Err(err) => Outcome::Close {
-                reason: format!(
-                    "cannot encode the {} v{} response: {err}",
-                    self.api, self.version
-                ),
-            },
-        }
+        Outcome::encoded(self.api, self.version, out, encoded)
     }
 
     /// Who is asking, for the audit log.
@@ -271,33 +255,32 @@ impl RequestContext<'_> {
         }
     }
 
+    /// The one way a handler asks the authorizer: a session for this request's principal and
+    /// host whose every decision is counted in the metrics and written to the audit log
+    /// (`kacl::authorizer`) by the [`AuditPolicy`] the check names. Holds a read view of the
+    /// ACL index until dropped; take it once per request, not per check.
+    pub fn authorizer(&self) -> AuditedSession<'_> {
+        AuditedSession {
+            session: self
+                .state
+                .authorizer
+                .session(self.principal, self.client_host),
+            requester: self.requester(),
+            metrics: &self.state.metrics,
+        }
+    }
+
     /// True if the principal may perform `operation` on the LITERAL resource
-    /// `(resource_type, name)`. The decision goes to the audit log (`kacl::authorizer`):
-    /// denied at info, allowed at debug. Use this for every check that decides whether a
-    /// request (or one entry of it) is served.
+    /// `(resource_type, name)`: a check that decides whether the request (or one entry of it)
+    /// is served, audited as [`AuditPolicy::ENFORCED`].
     pub fn authorize(
         &self,
         operation: kacl_acl::AclOperation,
         resource_type: kacl_acl::ResourceType,
         name: &str,
     ) -> bool {
-        let result = self.state.authorizer.authorize(
-            self.principal,
-            self.client_host,
-            operation,
-            resource_type,
-            name,
-        );
-        self.state.metrics.authorization(result);
-        audit::decision(
-            self.requester(),
-            operation,
-            resource_type,
-            name,
-            result,
-            audit::AuditPolicy::ENFORCED,
-        );
-        result == kacl_acl::AuthorizationResult::Allowed
+        self.authorizer()
+            .allows(operation, resource_type, name, AuditPolicy::ENFORCED)
     }
 
     /// True if the principal may perform `operation` on the cluster resource (audited).
@@ -316,6 +299,45 @@ impl RequestContext<'_> {
             "Principal {} is not authorized to perform this {} request on the cluster",
             self.principal, self.api
         )
+    }
+}
+
+/// An authorizer session of one request: every decision goes through [`AuditedSession::allows`],
+/// which counts it and logs it as Kafka's authorizer does (`AclAuthorizer.logAuditMessage`: a
+/// denial at info when the check asks for it, a grant at debug when it asks for that).
+pub struct AuditedSession<'c> {
+    session: AuthorizerSession<'c>,
+    requester: audit::Requester<'c>,
+    metrics: &'c Metrics,
+}
+
+impl AuditedSession<'_> {
+    /// May the principal perform `operation` on the LITERAL resource `(resource_type, name)`?
+    /// `policy` is Kafka's `logIfAllowed`/`logIfDenied` of the check.
+    pub fn allows(
+        &self,
+        operation: AclOperation,
+        resource_type: ResourceType,
+        name: &str,
+        policy: AuditPolicy,
+    ) -> bool {
+        let result = self.session.authorize(operation, resource_type, name);
+        self.metrics.authorization(result);
+        audit::decision(
+            self.requester,
+            operation,
+            resource_type,
+            name,
+            result,
+            policy,
+        );
+        result == AuthorizationResult::Allowed
+    }
+
+    /// Kafka's authorized-operations bit field (KIP-430) of `(resource_type, name)`. Not audited
+    /// and not counted: Kafka computes it with `logIfAllowed = logIfDenied = false`.
+    pub fn authorized_operations(&self, resource_type: ResourceType, name: &str) -> i32 {
+        authorized_ops::authorized_operations(&self.session, resource_type, name)
     }
 }
 

@@ -20,6 +20,7 @@
 
 pub mod acl_writer;
 pub mod audit;
+pub mod authorized_ops;
 pub mod context;
 pub mod credentials;
 pub mod handlers;

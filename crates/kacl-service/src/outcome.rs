@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use kacl_protocol::{ApiKey, EncodeError};
+
 /// What the connection does after a request.
 #[derive(Debug)]
 pub enum Outcome {
@@ -30,6 +32,31 @@ impl Outcome {
     pub fn close(reason: impl Into<String>) -> Outcome {
         Outcome::Close {
             reason: reason.into(),
+        }
+    }
+}
+
+impl Outcome {
+    /// The one "encode or close" step every response takes: the frame `out` if encoding
+    /// succeeded, else a close (a response this version cannot express is never sent half-made).
+    /// A body that did not fill the size computed for it is a bug in a size computation, never
+    /// the client's doing: debug builds (tests, the fuzzer) stop on it; release builds close
+    /// the connection like any other encoding failure.
+    pub fn encoded(
+        api: ApiKey,
+        version: i16,
+        out: Vec<u8>,
+        encoded: Result<(), EncodeError>,
+    ) -> Outcome {
+        debug_assert!(
+            !matches!(encoded, Err(EncodeError::SizeMismatch { .. })),
+            "{encoded:?}"
+        );
+        match encoded {
+            Ok(()) => Outcome::Respond(out),
+            Err(err) => Outcome::close(format!(
+                "cannot encode the {api} v{version} response: {err}"
+            )),
         }
     }
 }

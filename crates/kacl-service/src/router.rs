@@ -182,5 +182,17 @@ async fn route(
             let request = decode_or_close!(ctx, frame);
             ctx.respond(&handlers::create_partitions::handle(&ctx, request).await)
         }
+        ApiKey::DescribeConfigs => {
+            let request = decode_or_close!(ctx, frame);
+            ctx.respond(&handlers::describe_configs::handle(&ctx, request))
+        }
+        ApiKey::AlterConfigs => {
+            let request = decode_or_close!(ctx, frame);
+            ctx.respond(&handlers::alter_configs::handle(&ctx, request).await)
+        }
+        ApiKey::IncrementalAlterConfigs => {
+            let request = decode_or_close!(ctx, frame);
+            ctx.respond(&handlers::incremental_alter_configs::handle(&ctx, request).await)
+        }
     }
 }

@@ -28,7 +28,8 @@ pub struct TopicTable {
 }
 
 impl TopicTable {
-    fn from_records(records: Vec<TopicRecord>) -> TopicTable {
+    /// A table of `records` (for tests and plans built without a registry).
+    pub fn from_records(records: Vec<TopicRecord>) -> TopicTable {
         let mut table = TopicTable::default();
         for record in records {
             table.insert(record);
@@ -120,6 +121,8 @@ pub enum TopicChange {
     Delete(Vec<String>),
     /// Append these partitions to each topic, one topic after the other.
     AddPartitions(Vec<(String, Vec<PartitionRecord>)>),
+    /// Replace the named topic's configs.
+    SetConfigs(String, std::collections::BTreeMap<String, String>),
 }
 
 /// What a commit did.
@@ -131,6 +134,8 @@ pub enum TopicCommit {
     Deleted(Vec<String>),
     /// For each topic of a [`TopicChange::AddPartitions`], in order, what happened to it.
     PartitionsAdded(Vec<PartitionsOutcome>),
+    /// The topic as stored with its new configs.
+    ConfigsSet(TopicRecord),
 }
 
 /// The outcome of one topic's partition increase.
@@ -205,6 +210,12 @@ impl TopicRegistry {
                 }
                 TopicCommit::Deleted(deleted)
             }),
+            TopicChange::SetConfigs(name, configs) => {
+                store.set_topic_configs(&name, &configs).map(|record| {
+                    self.table.write().insert(record.clone());
+                    TopicCommit::ConfigsSet(record)
+                })
+            }
             TopicChange::AddPartitions(increases) => {
                 let mut outcomes = Vec::with_capacity(increases.len());
                 let mut failed = false;

@@ -227,6 +227,24 @@ pub(crate) fn add_partitions(
     Ok(topic)
 }
 
+/// Replaces a topic's configs; returns the topic.
+pub(crate) fn set_topic_configs(
+    t: &mut impl KvWrite,
+    name: &str,
+    configs: &std::collections::BTreeMap<String, String>,
+) -> Result<TopicRecord, StoreError> {
+    let value = t
+        .get(Table::Topics, name.as_bytes())?
+        .ok_or_else(|| StoreError::UnknownTopic {
+            name: name.to_string(),
+        })?;
+    let mut topic = decode_topic(&value)
+        .map_err(|e| StoreError::corrupt(Table::Topics.name(), name.as_bytes(), e))?;
+    topic.configs = configs.clone();
+    t.insert(Table::Topics, name.as_bytes(), &encode_topic(&topic))?;
+    Ok(topic)
+}
+
 /// Partitions must be numbered `first, first + 1, ...` in order.
 fn check_numbering(
     topic: &str,

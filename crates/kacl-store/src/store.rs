@@ -62,6 +62,14 @@ pub trait MetadataStore: Send + Sync {
         new_partitions: &[PartitionRecord],
     ) -> Result<TopicRecord, StoreError>;
 
+    /// Replaces a topic's configs (the keys set on it; defaults are not stored) atomically;
+    /// returns the topic. Fails with [`StoreError::UnknownTopic`] if it does not exist.
+    fn set_topic_configs(
+        &self,
+        name: &str,
+        configs: &std::collections::BTreeMap<String, String>,
+    ) -> Result<TopicRecord, StoreError>;
+
     /// Stores a user's credential for its mechanism, replacing any earlier one.
     fn upsert_scram_credential(
         &self,

@@ -20,8 +20,9 @@ mod names;
 mod placement;
 
 pub use configs::{
-    effective_topic_configs, topic_config, validate_topic_configs, ConfigSource, ConfigType,
-    EffectiveTopicConfig, TopicConfigDef, TOPIC_CONFIGS,
+    broker_synonyms, documentation, effective_topic_configs, topic_config, validate_topic_configs,
+    BrokerSynonym, ConfigSource, ConfigType, EffectiveTopicConfig, TopicConfigDef, Unit,
+    TOPIC_CONFIGS,
 };
 pub use names::{
     check_new_topic_name, find_collision, has_collision, has_collision_chars, is_internal,

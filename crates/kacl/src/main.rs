@@ -1,6 +1,6 @@
 //! The `kacl` binary: `serve` runs the server; `acls`, `topics` and `users` are the admin CLI
 //! (flags compatible with `kafka-acls.sh`, `kafka-topics.sh`, `kafka-configs.sh`); `perf` is
-//! the load generator.
+//! the load generator (kacl-perf).
 #![forbid(unsafe_code)]
 
 use clap::{Parser, Subcommand};
@@ -32,10 +32,12 @@ enum Command {
     Acls(Box<cli::acls::AclsArgs>),
     /// Create, delete, list, describe and alter topics (kafka-topics.sh flags).
     Topics(Box<cli::topics::TopicsArgs>),
+    /// Describe and alter topic, broker and user configs (kafka-configs.sh flags).
+    Configs(Box<cli::configs::ConfigsArgs>),
     /// Add, delete, list and describe SCRAM users (kafka-configs.sh --entity-type users).
     Users(Box<cli::users::UsersArgs>),
     /// Load generators: drive ACL workloads and report requests/s and latency percentiles.
-    Perf(perf::args::PerfArgs),
+    Perf(perf::PerfArgs),
 }
 
 /// The exit code after a closed stdout: 128 + SIGPIPE, what a shell reports for a Unix tool
@@ -50,6 +52,7 @@ fn main() -> std::process::ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Acls(args) => cli::acls::run(*args),
         Command::Topics(args) => cli::topics::run(*args),
+        Command::Configs(args) => cli::configs::run(*args),
         Command::Users(args) => cli::users::run(*args),
         Command::Perf(args) => perf::run(args),
     };

@@ -60,7 +60,9 @@ fn topics_create_list_describe_alter_delete() {
         lines[0]
     );
     assert!(
-        lines[0].ends_with("\tPartitionCount: 2\tReplicationFactor: 1\tConfigs: "),
+        lines[0].ends_with(
+            "\tPartitionCount: 2\tReplicationFactor: 1\tConfigs: cleanup.policy=compact"
+        ),
         "{}",
         lines[0]
     );

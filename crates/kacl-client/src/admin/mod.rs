@@ -9,6 +9,7 @@
 
 mod acls;
 mod cluster;
+mod configs;
 mod dedupe;
 mod topics;
 mod users;
@@ -29,6 +30,10 @@ pub use acls::{
     CreateAclsOptions, DeleteAclsOptions, DescribeAclsOptions, DescribeAclsResult, FilterResults,
 };
 pub use cluster::{BrokerNode, ClusterDescription, DescribeClusterOptions};
+pub use configs::{
+    AlterConfigOp, AlterConfigOpType, AlterConfigsOptions, ConfigEntry, ConfigResource,
+    ConfigResourceType, ConfigSource, ConfigSynonym, ConfigType, DescribeConfigsOptions,
+};
 pub use topics::{
     NewPartitions, NewTopic, PartitionInfo, TopicDescription, TopicListing, TopicOptions,
 };
@@ -64,6 +69,8 @@ pub(crate) enum Target {
     AnyBroker,
     /// The controller from Metadata (Kafka's `ControllerNodeProvider`).
     Controller,
+    /// One broker by node id (broker-scoped configs: Kafka's `ConstantNodeIdProvider`).
+    Node(i32),
 }
 
 /// A broker from Metadata.
@@ -131,6 +138,9 @@ impl Admin {
         target: Target,
     ) -> Result<Arc<BrokerConnection>, AdminError> {
         let mut state = self.inner.state.lock().await;
+        if let Target::Node(id) = target {
+            return self.node_by_id(&mut state, id).await;
+        }
         if target == Target::Controller {
             if state.brokers.is_none() {
                 let any = self.any_connection(&mut state).await?;
@@ -147,6 +157,27 @@ impl Admin {
             // No controller known (Kafka would wait for one); any broker forwards writes.
         }
         self.any_connection(&mut state).await
+    }
+
+    /// The connection to broker `id`, from Metadata (fetched again if `id` is not known yet).
+    async fn node_by_id(
+        &self,
+        state: &mut ClusterState,
+        id: i32,
+    ) -> Result<Arc<BrokerConnection>, AdminError> {
+        if !state.brokers.iter().flatten().any(|b| b.id == id) {
+            let any = self.any_connection(state).await?;
+            let (brokers, controller) = cluster::fetch_brokers(&any).await?;
+            state.brokers = Some(brokers);
+            state.controller_id = controller;
+        }
+        let Some(broker) = state.brokers.iter().flatten().find(|b| b.id == id).cloned() else {
+            return Err(AdminError::server(
+                kacl_protocol::ErrorCode::BrokerNotAvailable,
+                Some(&format!("Broker {id} is not in the cluster metadata")),
+            ));
+        };
+        self.node_connection(state, &broker).await
     }
 
     async fn any_connection(

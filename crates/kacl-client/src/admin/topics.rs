@@ -144,7 +144,30 @@ fn all_failed<T>(count: usize, err: &AdminError) -> Vec<Result<T, AdminError>> {
     (0..count).map(|_| Err(err.clone())).collect()
 }
 
+/// One topic's result as the broker named it.
+type NamedResult = (String, Result<(), AdminError>);
+
+/// The per-topic results of one request, in input order: each unique name's result joined by
+/// name (a name the broker did not answer is an error), or the request's error for all.
+fn spread_results(
+    deduped: &Deduped<String>,
+    sent: Result<Vec<NamedResult>, AdminError>,
+) -> Vec<Result<(), AdminError>> {
+    let outcomes = match sent {
+        Ok(results) => by_name(&deduped.unique, results, "result"),
+        Err(err) => all_failed(deduped.unique.len(), &err),
+    };
+    deduped.spread(&outcomes)
+}
+
 impl Admin {
+    /// The `timeout_ms` a topic request carries: the call's timeout, else
+    /// `default.api.timeout.ms`, in milliseconds (at most `i32::MAX`).
+    fn timeout_ms(&self, options: &TopicOptions) -> i32 {
+        let timeout = options.timeout.unwrap_or(self.config().default_api_timeout);
+        i32::try_from(timeout.as_millis()).unwrap_or(i32::MAX)
+    }
+
     /// Creates topics; one result per input position.
     pub async fn create_topics(
         &self,
@@ -157,11 +180,7 @@ impl Admin {
             .iter()
             .filter_map(|name| topics.iter().find(|t| t.name == *name))
             .collect();
-        let timeout_ms = options
-            .timeout
-            .unwrap_or(self.config().default_api_timeout)
-            .as_millis()
-            .min(i32::MAX as u128) as i32;
+        let timeout_ms = self.timeout_ms(&options);
         let sent = self
             .call(
                 "createTopics",
@@ -207,11 +226,7 @@ impl Admin {
                 },
             )
             .await;
-        let outcomes = match sent {
-            Ok(results) => by_name(&deduped.unique, results, "result"),
-            Err(err) => all_failed(deduped.unique.len(), &err),
-        };
-        deduped.spread(&outcomes)
+        spread_results(&deduped, sent)
     }
 
     /// Deletes topics by name; one result per input position.
@@ -221,11 +236,7 @@ impl Admin {
         options: TopicOptions,
     ) -> Vec<Result<(), AdminError>> {
         let deduped = Deduped::new(names);
-        let timeout_ms = options
-            .timeout
-            .unwrap_or(self.config().default_api_timeout)
-            .as_millis()
-            .min(i32::MAX as u128) as i32;
+        let timeout_ms = self.timeout_ms(&options);
         let sent = self
             .call(
                 "deleteTopics",
@@ -269,11 +280,7 @@ impl Admin {
                 },
             )
             .await;
-        let outcomes = match sent {
-            Ok(results) => by_name(&deduped.unique, results, "result"),
-            Err(err) => all_failed(deduped.unique.len(), &err),
-        };
-        deduped.spread(&outcomes)
+        spread_results(&deduped, sent)
     }
 
     /// Raises partition counts; one result per input position.
@@ -288,11 +295,7 @@ impl Admin {
             .iter()
             .filter_map(|name| changes.iter().find(|(n, _)| n == name))
             .collect();
-        let timeout_ms = options
-            .timeout
-            .unwrap_or(self.config().default_api_timeout)
-            .as_millis()
-            .min(i32::MAX as u128) as i32;
+        let timeout_ms = self.timeout_ms(&options);
         let sent = self
             .call(
                 "createPartitions",
@@ -341,11 +344,7 @@ impl Admin {
                 },
             )
             .await;
-        let outcomes = match sent {
-            Ok(results) => by_name(&deduped.unique, results, "result"),
-            Err(err) => all_failed(deduped.unique.len(), &err),
-        };
-        deduped.spread(&outcomes)
+        spread_results(&deduped, sent)
     }
 
     /// Lists topics (Metadata for all topics), sorted by name; internal topics only when

@@ -16,7 +16,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use kacl_acl::{AclOperation, AuthorizationResult, ResourceType};
+use kacl_acl::{AclOperation, ResourceType};
 use kacl_protocol::messages::create_partitions::{
     CreatePartitionsRequest, CreatePartitionsResponse, CreatePartitionsTopic,
     CreatePartitionsTopicResult,
@@ -24,6 +24,7 @@ use kacl_protocol::messages::create_partitions::{
 use kacl_protocol::ErrorCode;
 use kacl_store::PartitionRecord;
 
+use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
 use crate::topic_registry::{PartitionsOutcome, TopicChange, TopicCommit};
 use kacl_topics::{plan_partition_increase, TopicError};
@@ -58,12 +59,15 @@ pub async fn handle(
         })
         .collect();
     let authorized: Vec<&CreatePartitionsTopic<'_>> = {
-        let session = state.authorizer.session(ctx.principal, ctx.client_host);
+        let session = ctx.authorizer();
         let mut authorized = Vec::new();
         for topic in unique.iter().filter(|t| !is_duplicate(&t.name)) {
-            if session.authorize(AclOperation::Alter, ResourceType::Topic, &topic.name)
-                == AuthorizationResult::Allowed
-            {
+            if session.allows(
+                AclOperation::Alter,
+                ResourceType::Topic,
+                &topic.name,
+                AuditPolicy::ENFORCED,
+            ) {
                 authorized.push(*topic);
             } else {
                 results.push(result(
@@ -127,18 +131,10 @@ pub async fn handle(
         drop(guard);
         vec![true; increases.len()]
     } else {
-        let shared = state.clone();
         let count = increases.len();
-        let commit = tokio::task::spawn_blocking(move || {
-            shared.topics.commit(
-                guard,
-                shared.store.as_ref(),
-                TopicChange::AddPartitions(increases),
-            )
-        })
-        .await;
-        match commit {
-            Ok(Ok(TopicCommit::PartitionsAdded(outcomes))) => {
+        let change = TopicChange::AddPartitions(increases);
+        match super::commit_topics(state, guard, change).await {
+            Ok(TopicCommit::PartitionsAdded(outcomes)) => {
                 for outcome in &outcomes {
                     if let PartitionsOutcome::Failed(err) = outcome {
                         tracing::error!(%err, "CreatePartitions could not be stored");

@@ -23,7 +23,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use kacl_acl::{AclOperation, AuthorizationResult, ResourceType, CLUSTER_NAME};
+use kacl_acl::{AclOperation, ResourceType, CLUSTER_NAME};
 use kacl_protocol::codec::Uuid;
 use kacl_protocol::messages::create_topics::{
     CreatableTopic, CreatableTopicConfigs, CreatableTopicResult, CreateTopicsRequest,
@@ -32,6 +32,7 @@ use kacl_protocol::messages::create_topics::{
 use kacl_protocol::ErrorCode;
 use kacl_store::{PartitionRecord, TopicRecord};
 
+use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
 use crate::topic_registry::{TopicChange, TopicCommit, TopicTable};
 use kacl_topics::{
@@ -80,21 +81,40 @@ pub async fn handle(
         .collect();
 
     let (authorized, describable): (HashSet<&str>, HashSet<&str>) = {
-        let session = state.authorizer.session(ctx.principal, ctx.client_host);
-        let allows =
-            |op, rt, name: &str| session.authorize(op, rt, name) == AuthorizationResult::Allowed;
-        let cluster_create = allows(AclOperation::Create, ResourceType::Cluster, CLUSTER_NAME);
+        // Kafka's ControllerApis: the cluster-wide CREATE is asked without logging a denial
+        // (each topic's own CREATE is asked next, and audited); DESCRIBE_CONFIGS only decides
+        // whether configs are shown, so only its denials are logged.
+        let session = ctx.authorizer();
+        let cluster_create = session.allows(
+            AclOperation::Create,
+            ResourceType::Cluster,
+            CLUSTER_NAME,
+            AuditPolicy::FILTERING,
+        );
         let authorized = candidates
             .iter()
             .copied()
             .filter(|name| {
-                cluster_create || allows(AclOperation::Create, ResourceType::Topic, name)
+                cluster_create
+                    || session.allows(
+                        AclOperation::Create,
+                        ResourceType::Topic,
+                        name,
+                        AuditPolicy::ENFORCED,
+                    )
             })
             .collect();
         let describable = candidates
             .iter()
             .copied()
-            .filter(|name| allows(AclOperation::DescribeConfigs, ResourceType::Topic, name))
+            .filter(|name| {
+                session.allows(
+                    AclOperation::DescribeConfigs,
+                    ResourceType::Topic,
+                    name,
+                    AuditPolicy::DENIALS_ONLY,
+                )
+            })
             .collect();
         (authorized, describable)
     };
@@ -148,22 +168,14 @@ pub async fn handle(
         drop(guard);
         Ok(())
     } else {
-        let shared = state.clone();
         let count = records.len();
-        let commit = tokio::task::spawn_blocking(move || {
-            shared
-                .topics
-                .commit(guard, shared.store.as_ref(), TopicChange::Create(records))
-        })
-        .await;
-        match commit {
-            Ok(Ok(TopicCommit::Created(_))) => {
+        match super::commit_topics(state, guard, TopicChange::Create(records)).await {
+            Ok(TopicCommit::Created(_)) => {
                 tracing::info!(principal = %kacl_logsafe::safe(ctx.principal), topics = count, "created topics");
                 Ok(())
             }
-            Ok(Ok(other)) => Err(format!("unexpected commit outcome {other:?}")),
-            Ok(Err(err)) => Err(err.to_string()),
-            Err(err) => Err(err.to_string()),
+            Ok(other) => Err(format!("unexpected commit outcome {other:?}")),
+            Err(err) => Err(err),
         }
     };
     if let Err(err) = &stored {

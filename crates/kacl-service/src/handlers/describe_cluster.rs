@@ -14,7 +14,7 @@ use kacl_protocol::messages::describe_cluster::{
 };
 use kacl_protocol::ErrorCode;
 
-use super::authorized_ops::authorized_operations;
+use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
 
 /// Endpoint type 1: brokers.
@@ -41,9 +41,14 @@ pub fn handle<'c>(
         };
     }
     let cluster_authorized_operations = if request.include_cluster_authorized_operations {
-        if ctx.cluster_allows(AclOperation::Describe) {
-            let session = state.authorizer.session(ctx.principal, ctx.client_host);
-            authorized_operations(&session, ResourceType::Cluster, CLUSTER_NAME)
+        let session = ctx.authorizer();
+        if session.allows(
+            AclOperation::Describe,
+            ResourceType::Cluster,
+            CLUSTER_NAME,
+            AuditPolicy::ENFORCED,
+        ) {
+            session.authorized_operations(ResourceType::Cluster, CLUSTER_NAME)
         } else {
             0
         }

@@ -21,7 +21,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use kacl_acl::{AclOperation, AuthorizationResult, ResourceType, CLUSTER_NAME};
+use kacl_acl::{AclOperation, ResourceType, CLUSTER_NAME};
 use kacl_protocol::codec::Uuid;
 use kacl_protocol::messages::metadata::{
     MetadataRequest, MetadataResponse, MetadataResponseBroker, MetadataResponsePartition,
@@ -30,7 +30,7 @@ use kacl_protocol::messages::metadata::{
 use kacl_protocol::ErrorCode;
 use kacl_store::TopicRecord;
 
-use super::authorized_ops::authorized_operations;
+use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
 use crate::topic_registry::TopicTable;
 use kacl_topics::{is_internal, validate_topic_name};
@@ -85,14 +85,18 @@ pub fn handle<'t>(
         }
     };
     let include_topic_ops = request.include_topic_authorized_operations && version >= 8;
-    let session = ctx.state.authorizer.session(ctx.principal, ctx.client_host);
-    let may_describe = |name: &str| {
-        session.authorize(AclOperation::Describe, ResourceType::Topic, name)
-            == AuthorizationResult::Allowed
+    // Kafka's KafkaApis: the all-topics list is filtered without logging denials (a hidden topic
+    // is not a refusal); topics the client named are audited both ways.
+    let policy = match wanted {
+        Wanted::All => AuditPolicy::FILTERING,
+        _ => AuditPolicy::ENFORCED,
     };
+    let session = ctx.authorizer();
+    let may_describe =
+        |name: &str| session.allows(AclOperation::Describe, ResourceType::Topic, name, policy);
     let ops_of = |name: &str| {
         if include_topic_ops {
-            authorized_operations(&session, ResourceType::Topic, name)
+            session.authorized_operations(ResourceType::Topic, name)
         } else {
             i32::MIN
         }
@@ -159,10 +163,13 @@ pub fn handle<'t>(
     };
     let cluster_authorized_operations =
         if request.include_cluster_authorized_operations && (8..=10).contains(&version) {
-            if session.authorize(AclOperation::Describe, ResourceType::Cluster, CLUSTER_NAME)
-                == AuthorizationResult::Allowed
-            {
-                authorized_operations(&session, ResourceType::Cluster, CLUSTER_NAME)
+            if session.allows(
+                AclOperation::Describe,
+                ResourceType::Cluster,
+                CLUSTER_NAME,
+                AuditPolicy::ENFORCED,
+            ) {
+                session.authorized_operations(ResourceType::Cluster, CLUSTER_NAME)
             } else {
                 0
             }

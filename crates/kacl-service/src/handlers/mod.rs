@@ -7,9 +7,9 @@
 //! are made, and listed together in [`crate::DIFFERENCES_FROM_KAFKA`].
 
 pub mod acl_filter;
+pub mod alter_configs;
 pub mod alter_user_scram_credentials;
 pub mod api_versions;
-pub mod authorized_ops;
 pub mod create_acls;
 pub mod create_partitions;
 pub mod create_topics;
@@ -17,15 +17,21 @@ pub mod delete_acls;
 pub mod delete_topics;
 pub mod describe_acls;
 pub mod describe_cluster;
+pub mod describe_configs;
 pub mod describe_user_scram_credentials;
+pub mod incremental_alter_configs;
 pub mod metadata;
 pub mod sasl_authenticate;
 pub mod sasl_handshake;
+
+use std::sync::Arc;
 
 use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::{DecodeError, Message};
 
 use crate::outcome::Outcome;
+use crate::state::ServerState;
+use crate::topic_registry::{TopicChange, TopicCommit, TopicWriteGuard};
 
 /// Decodes the body of `frame` as `M`; a malformed body closes the connection, as in Kafka.
 ///
@@ -68,11 +74,22 @@ pub(crate) fn respond_to<'m, M: Message<'m>>(
     body: &M,
 ) -> Outcome {
     let mut out = Vec::new();
-    match kacl_protocol::frame::encode_response_frame(&mut out, correlation_id, version, body) {
-        Ok(()) => Outcome::Respond(out),
-        Err(err) => Outcome::close(format!(
-            "cannot encode the {} v{version} response: {err}",
-            M::API_KEY
-        )),
-    }
+    let encoded =
+        kacl_protocol::frame::encode_response_frame(&mut out, correlation_id, version, body);
+    Outcome::encoded(M::API_KEY, version, out, encoded)
+}
+
+/// [`TopicRegistry::commit`](crate::topic_registry::TopicRegistry::commit) on a blocking thread
+/// (the store fsyncs), for the topic handlers: the outcome, or why there is none as text for the
+/// log (the client gets UNKNOWN_SERVER_ERROR, whose text Kafka never sends).
+pub(crate) async fn commit_topics(
+    state: &Arc<ServerState>,
+    guard: TopicWriteGuard,
+    change: TopicChange,
+) -> Result<TopicCommit, String> {
+    let shared = Arc::clone(state);
+    tokio::task::spawn_blocking(move || shared.topics.commit(guard, shared.store.as_ref(), change))
+        .await
+        .map_err(|err| err.to_string())?
+        .map_err(|err| err.to_string())
 }

@@ -93,6 +93,16 @@ impl MetadataStore for MeteredStore {
         })
     }
 
+    fn set_topic_configs(
+        &self,
+        name: &str,
+        configs: &std::collections::BTreeMap<String, String>,
+    ) -> Result<TopicRecord, StoreError> {
+        self.timed(StoreOperation::Topics, |s| {
+            s.set_topic_configs(name, configs)
+        })
+    }
+
     fn upsert_scram_credential(
         &self,
         user: &str,

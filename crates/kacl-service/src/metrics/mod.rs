@@ -8,9 +8,9 @@
 //! - requests, their latency and requests that were not routed: [`router::dispatch`];
 //! - error codes: every response a handler encodes through
 //!   [`RequestContext::respond`](crate::context::RequestContext::respond) ([`ResponseErrors`]);
-//! - authorizer decisions: [`RequestContext::authorize`](crate::context::RequestContext::authorize),
-//!   the audited checks that decide whether a request or one of its entries is served (Metadata's
-//!   and the topic APIs' per-topic checks are not counted);
+//! - authorizer decisions: every check of [`AuditedSession::allows`](crate::context::AuditedSession::allows),
+//!   the one audited path every handler decides through (authorized-operations bit fields are not
+//!   counted);
 //! - connections: the accept loop; authentication failures: the connection loop;
 //! - store commits: [`MeteredStore`], wrapped around the store at start.
 //!

@@ -3,6 +3,10 @@
 //! costs a loop over the entries and allocates nothing.
 
 use kacl_protocol::messages::{
+    alter_configs::AlterConfigsResponse, describe_configs::DescribeConfigsResponse,
+    incremental_alter_configs::IncrementalAlterConfigsResponse,
+};
+use kacl_protocol::messages::{
     alter_user_scram_credentials::AlterUserScramCredentialsResponse,
     create_acls::CreateAclsResponse, create_partitions::CreatePartitionsResponse,
     create_topics::CreateTopicsResponse, delete_acls::DeleteAclsResponse,
@@ -79,5 +83,23 @@ impl ResponseErrors for DescribeUserScramCredentialsResponse<'_> {
 impl ResponseErrors for AlterUserScramCredentialsResponse<'_> {
     fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
         self.results.iter().for_each(|r| code(r.error_code));
+    }
+}
+
+impl ResponseErrors for DescribeConfigsResponse<'_> {
+    fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
+        self.results.iter().for_each(|r| code(r.error_code));
+    }
+}
+
+impl ResponseErrors for AlterConfigsResponse<'_> {
+    fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
+        self.responses.iter().for_each(|r| code(r.error_code));
+    }
+}
+
+impl ResponseErrors for IncrementalAlterConfigsResponse<'_> {
+    fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
+        self.responses.iter().for_each(|r| code(r.error_code));
     }
 }

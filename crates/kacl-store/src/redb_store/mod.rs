@@ -263,6 +263,14 @@ impl MetadataStore for RedbStore {
         self.write(|t| ops::add_partitions(t, name, new_partitions))
     }
 
+    fn set_topic_configs(
+        &self,
+        name: &str,
+        configs: &std::collections::BTreeMap<String, String>,
+    ) -> Result<TopicRecord, StoreError> {
+        self.write(|t| ops::set_topic_configs(t, name, configs))
+    }
+
     fn upsert_scram_credential(
         &self,
         user: &str,

@@ -2,6 +2,12 @@
 //! values), the validation CreateTopics runs on a request's configs with Kafka's
 //! INVALID_CONFIG messages, and the effective configs CreateTopics v5+ returns.
 
+mod docs;
+mod synonyms;
+
+pub use docs::documentation;
+pub use synonyms::{broker_synonyms, BrokerSynonym, Unit};
+
 use super::{java, TopicError};
 
 /// A config's type, as `ConfigDef.Type` names it.
@@ -191,6 +197,27 @@ pub static TOPIC_CONFIGS: &[TopicConfigDef] = {
         def("remote.log.delete.on.disable", Boolean, "false", Any),
     ]
 };
+
+impl TopicConfigDef {
+    /// The value as Kafka prints it after parsing (`ConfigDef.convertToString`): trimmed,
+    /// booleans lower-case, lists joined by commas without spaces. A value that does not
+    /// parse (never stored: validation refuses it) is shown trimmed.
+    pub fn display_value(&self, raw: &str) -> String {
+        match self.parse(raw) {
+            Ok(Parsed::Boolean(value)) => value.to_string(),
+            Ok(Parsed::String(value)) => value.to_owned(),
+            Ok(Parsed::Integer(value)) => value.to_string(),
+            Ok(Parsed::Double(value)) => java::format_double(value),
+            Ok(Parsed::List(items)) => items.join(","),
+            Err(_) => java::trim(raw).to_owned(),
+        }
+    }
+
+    /// Whether APPEND and SUBTRACT apply (Kafka's `isSplittable`: LIST-typed configs).
+    pub fn is_list(&self) -> bool {
+        self.config_type == ConfigType::List
+    }
+}
 
 /// Looks a topic config up by its exact (case-sensitive) name.
 pub fn topic_config(name: &str) -> Option<&'static TopicConfigDef> {

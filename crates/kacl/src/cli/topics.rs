@@ -1,11 +1,15 @@
 //! `kacl topics`: the `kafka-topics.sh` actions kacl serves (`--create`, `--delete`, `--list`,
-//! `--describe`, `--alter --partitions`), with its output lines. Topic names are exact (kacl
-//! does not take `kafka-topics.sh`'s regular expressions).
+//! `--describe`, `--alter --partitions`), with its output lines; `--describe` prints each
+//! topic's non-default configs (DescribeConfigs) on its `Configs:` line. Topic names are exact
+//! (kacl does not take `kafka-topics.sh`'s regular expressions).
 
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use kacl_client::{Admin, AdminError, NewPartitions, NewTopic, TopicDescription, TopicOptions};
+use kacl_client::{
+    Admin, AdminError, ConfigResource, DescribeConfigsOptions, NewPartitions, NewTopic,
+    TopicDescription, TopicOptions,
+};
 use kacl_protocol::ErrorCode;
 use serde_json::json;
 
@@ -275,14 +279,19 @@ async fn describe(admin: &Admin, args: &TopicsArgs, options: TopicOptions) -> an
             Err(err) => return Err(err.into()),
         }
     }
+    let configs = non_default_configs(admin, &found).await?;
     if args.output == OutputFormat::Json {
         let topics: Vec<_> = found
             .iter()
-            .map(|t| {
+            .zip(&configs)
+            .map(|(t, configs)| {
+                let configs: serde_json::Map<String, serde_json::Value> =
+                    configs.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
                 json!({
                     "name": t.name,
                     "topicId": t.topic_id,
                     "internal": t.is_internal,
+                    "configs": configs,
                     "partitions": t.partitions.iter().map(|p| json!({
                         "partition": p.partition,
                         "leader": p.leader,
@@ -300,14 +309,18 @@ async fn describe(admin: &Admin, args: &TopicsArgs, options: TopicOptions) -> an
     }
     let ids = |ids: &[i32]| ids.iter().map(i32::to_string).collect::<Vec<_>>().join(",");
     let mut out = String::new();
-    for topic in &found {
+    for (topic, configs) in found.iter().zip(&configs) {
         let replication = topic.partitions.first().map_or(0, |p| p.replicas.len());
+        let topic_id = topic
+            .topic_id
+            .as_deref()
+            .map_or_else(String::new, |id| format!("\tTopicId: {id}"));
         out.push_str(&format!(
-            "Topic: {}\tTopicId: {}\tPartitionCount: {}\tReplicationFactor: {}\tConfigs: \n",
+            "Topic: {}{topic_id}\tPartitionCount: {}\tReplicationFactor: {}\tConfigs: {}\n",
             topic.name,
-            topic.topic_id.as_deref().unwrap_or(""),
             topic.partitions.len(),
-            replication
+            replication,
+            configs_text(configs)
         ));
         for p in &topic.partitions {
             let leader = p
@@ -326,6 +339,53 @@ async fn describe(admin: &Admin, args: &TopicsArgs, options: TopicOptions) -> an
     Ok(())
 }
 
+/// A topic's non-default configs as `(name, value)`: what kafka-topics.sh prints on its
+/// `Configs:` line (every entry whose source is not DEFAULT_CONFIG, a broker-level override
+/// included). Java prints a null (sensitive) value as `null`.
+type TopicConfigs = Vec<(String, String)>;
+
+/// The non-default configs of each topic, in order. A broker without DescribeConfigs (a kacl
+/// before it served the config APIs) gives empty lists instead of failing the describe, which
+/// Kafka's tool would do; a refused topic fails it, as in Kafka.
+async fn non_default_configs(
+    admin: &Admin,
+    topics: &[TopicDescription],
+) -> anyhow::Result<Vec<TopicConfigs>> {
+    if topics.is_empty() {
+        return Ok(Vec::new());
+    }
+    let resources = topics
+        .iter()
+        .map(|t| ConfigResource::topic(&t.name))
+        .collect();
+    let results = admin
+        .describe_configs(resources, DescribeConfigsOptions::default())
+        .await;
+    let mut configs = Vec::with_capacity(results.len());
+    for result in results {
+        match result {
+            Ok(entries) => configs.push(
+                entries
+                    .into_iter()
+                    .filter(|e| !e.is_default())
+                    .map(|e| (e.name, e.value.unwrap_or_else(|| "null".to_owned())))
+                    .collect(),
+            ),
+            Err(AdminError::UnsupportedVersion { .. }) => configs.push(Vec::new()),
+            Err(err) => return Err(err.into()),
+        }
+    }
+    Ok(configs)
+}
+
+fn configs_text(configs: &[(String, String)]) -> String {
+    configs
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,6 +401,19 @@ mod tests {
         assert!(err.contains("invalid broker id `x`"), "{err}");
         let err = parse_replica_assignment("1:1").unwrap_err().to_string();
         assert!(err.contains("duplicate"), "{err}");
+    }
+
+    #[test]
+    fn the_configs_line_joins_name_value_pairs_with_commas() {
+        let configs = vec![
+            ("cleanup.policy".to_owned(), "compact".to_owned()),
+            ("retention.ms".to_owned(), "1000".to_owned()),
+        ];
+        assert_eq!(
+            configs_text(&configs),
+            "cleanup.policy=compact,retention.ms=1000"
+        );
+        assert_eq!(configs_text(&[]), "");
     }
 
     #[test]

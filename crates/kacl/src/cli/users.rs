@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use kacl_client::{Admin, ScramMechanism, UserScramCredentialAlteration, UserScramOptions};
+use kacl_client::{
+    Admin, ScramCredentialInfo, ScramMechanism, UserScramCredentialAlteration, UserScramOptions,
+};
 use serde_json::json;
 
 use crate::cli::common::{self, ConnectionArgs, OutputFormat};
@@ -153,14 +155,14 @@ pub fn run(args: UsersArgs) -> anyhow::Result<ExitCode> {
                     iterations: args.iterations,
                     password: password.unwrap_or_default(),
                 };
-                alter(&admin, &args, alteration, options).await
+                alter(&admin, &args, alteration).await
             }
             (Action::Delete, Some(mechanism)) => {
                 let alteration = UserScramCredentialAlteration::Delete {
                     user: user.clone(),
                     mechanism,
                 };
-                alter(&admin, &args, alteration, options).await
+                alter(&admin, &args, alteration).await
             }
             (Action::List, _) => {
                 let users = admin.describe_user_scram_credentials(None, options).await?;
@@ -186,15 +188,9 @@ async fn alter(
     admin: &Admin,
     args: &UsersArgs,
     alteration: UserScramCredentialAlteration,
-    options: UserScramOptions,
 ) -> anyhow::Result<()> {
     let user = alteration.user().to_owned();
-    let results = admin
-        .alter_user_scram_credentials(vec![alteration], options)
-        .await;
-    for result in results {
-        result?;
-    }
+    apply(admin, vec![alteration]).await?;
     match args.output {
         OutputFormat::Json => println!(
             "{}",
@@ -218,26 +214,9 @@ async fn describe(
     let mut docs = Vec::new();
     for user in &users {
         let credentials = user.credentials.clone()?;
-        let listed: Vec<String> = credentials
-            .iter()
-            .map(|c| {
-                let name = c.mechanism.map_or("UNKNOWN", ScramMechanism::name);
-                format!("{name}=iterations={}", c.iterations)
-            })
-            .collect();
         match args.output {
-            OutputFormat::Text => println!(
-                "SCRAM credential configs for user-principal '{}' are {}",
-                user.user,
-                listed.join(", ")
-            ),
-            OutputFormat::Json => docs.push(json!({
-                "user": user.user,
-                "credentials": credentials.iter().map(|c| json!({
-                    "mechanism": c.mechanism.map_or("UNKNOWN", ScramMechanism::name),
-                    "iterations": c.iterations,
-                })).collect::<Vec<_>>(),
-            })),
+            OutputFormat::Text => println!("{}", credentials_line(&user.user, &credentials)),
+            OutputFormat::Json => docs.push(credentials_json(&user.user, &credentials)),
         }
     }
     if args.output == OutputFormat::Json {
@@ -245,6 +224,46 @@ async fn describe(
             "{}",
             serde_json::to_string_pretty(&json!({ "users": docs }))?
         );
+    }
+    Ok(())
+}
+
+/// kafka-configs.sh's line for a user's SCRAM credentials (shared with `kacl configs`).
+pub fn credentials_line(user: &str, credentials: &[ScramCredentialInfo]) -> String {
+    let listed: Vec<String> = credentials
+        .iter()
+        .map(|c| {
+            let name = c.mechanism.map_or("UNKNOWN", ScramMechanism::name);
+            format!("{name}=iterations={}", c.iterations)
+        })
+        .collect();
+    format!(
+        "SCRAM credential configs for user-principal '{user}' are {}",
+        listed.join(", ")
+    )
+}
+
+/// The JSON form of a user's SCRAM credentials (shared with `kacl configs`).
+pub fn credentials_json(user: &str, credentials: &[ScramCredentialInfo]) -> serde_json::Value {
+    json!({
+        "user": user,
+        "credentials": credentials.iter().map(|c| json!({
+            "mechanism": c.mechanism.map_or("UNKNOWN", ScramMechanism::name),
+            "iterations": c.iterations,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Applies SCRAM alterations and fails on the first refused one (shared with `kacl configs`).
+pub async fn apply(
+    admin: &Admin,
+    alterations: Vec<UserScramCredentialAlteration>,
+) -> anyhow::Result<()> {
+    let results = admin
+        .alter_user_scram_credentials(alterations, UserScramOptions::default())
+        .await;
+    for result in results {
+        result?;
     }
     Ok(())
 }

@@ -16,12 +16,21 @@ Examples:
       --producer --idempotent --topic events- --resource-pattern-type prefixed
   kacl acls --bootstrap-server localhost:9092 --remove --force --topic orders
   kacl acls --bootstrap-server localhost:9092 --list --output json > acls.json
-  kacl acls --bootstrap-server localhost:9092 --add --from-file acls.json";
+  kacl acls --bootstrap-server localhost:9092 --add --from-file acls.json
+  kacl acls import --bootstrap-server localhost:9092 --scope topic=orders-* > acls.yaml
+  kacl acls plan --bootstrap-server localhost:9092 --file acls.yaml
+  kacl acls explain --bootstrap-server localhost:9092 --principal User:alice \
+      --operation Read --topic orders-eu";
 
 /// List, add and remove ACLs (kafka-acls.sh flags).
 #[derive(Debug, Clone, clap::Args)]
-#[command(after_help = EXAMPLES)]
+#[command(after_help = EXAMPLES, args_conflicts_with_subcommands = true)]
 pub struct AclsArgs {
+    /// ACLs as code (plan, apply, import) and "why" (explain, who-can, effective); without
+    /// one, the kafka-acls.sh flags below.
+    #[command(subcommand)]
+    pub command: Option<super::policy_args::PolicyCommand>,
+
     #[command(flatten)]
     pub connection: ConnectionArgs,
 

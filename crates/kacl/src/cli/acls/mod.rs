@@ -1,12 +1,20 @@
 //! `kacl acls`: `kafka-acls.sh` without a JVM. Same flags, same checks, same text output
-//! (sorted, where Kafka's order varies), plus `--output json` and bulk `--from-file`.
+//! (sorted, where Kafka's order varies), plus `--output json` and bulk `--from-file`; and the
+//! subcommands `plan`, `apply`, `import` (ACLs as code) and `explain`, `who-can`, `effective`
+//! (answers to "why"), over the [`kacl_policy`] crate.
 
 mod args;
 mod bulk;
+mod cluster;
 mod expand;
 mod output;
+mod policy;
+mod policy_args;
+#[cfg(test)]
+mod policy_tests;
 #[cfg(test)]
 mod tests;
+mod why;
 
 use std::collections::BTreeSet;
 use std::io::Write as _;
@@ -24,6 +32,17 @@ use crate::cli::common::{self, OutputFormat};
 
 /// Runs `kacl acls`.
 pub fn run(args: AclsArgs) -> anyhow::Result<ExitCode> {
+    if let Some(command) = args.command {
+        use policy_args::PolicyCommand;
+        return match command {
+            PolicyCommand::Plan(a) => policy::plan(a),
+            PolicyCommand::Apply(a) => policy::apply(a),
+            PolicyCommand::Import(a) => policy::import(a),
+            PolicyCommand::Explain(a) => why::explain(a),
+            PolicyCommand::WhoCan(a) => why::who_can(a),
+            PolicyCommand::Effective(a) => why::effective(a),
+        };
+    }
     let action = args.check()?;
     // Validate everything that needs no broker before connecting, as Kafka's tool does.
     let pattern_type = expand::pattern_type(&args)?;

@@ -1,7 +1,7 @@
-//! `kacl perf`: a load generator in the manner of Kafka's perf-test tools. `kacl perf acls`
-//! loads ACLs in the shape of Kafka's `AuthorizerBenchmark` and drives one workload (describe
+//! The load generator behind `kacl perf`, in the manner of Kafka's perf-test tools: `kacl perf
+//! acls` loads ACLs in the shape of Kafka's `AuthorizerBenchmark` and drives one workload (describe
 //! all, by principal, by resource; create and delete; metadata) over C connections for a
-//! fixed time, then prints requests/s, ACLs/s and latency percentiles (HdrHistogram).
+//! fixed time, then reports requests/s, ACLs/s and latency percentiles (HdrHistogram).
 //!
 //! - [`args`]: the flags;
 //! - [`dataset`]: the ACL stream the data set is cut from;
@@ -9,6 +9,9 @@
 //! - [`workload`]: the timed, closed-loop workloads;
 //! - [`phases`]: the full describe split into wire, decode and flattening;
 //! - [`report`]: figures, text and JSON, the progress line.
+//!
+//! It is an application engine (the `kacl` binary is its only caller), so its errors are
+//! `anyhow` ones, as at the binary's edge.
 
 pub mod args;
 pub mod dataset;
@@ -17,32 +20,25 @@ pub mod phases;
 pub mod report;
 pub mod workload;
 
-use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
 use kacl_acl::{AccessControlEntryFilter, AclBindingFilter, PatternType, ResourcePatternFilter};
 use kacl_client::{Admin, AdminConfig, DeleteAclsOptions};
 
-use self::args::{AclsPerfArgs, PerfArgs, PerfCommand, Workload};
+use self::args::{AclsPerfArgs, Workload};
 use self::dataset::Summary;
 use self::load::LoadPlan;
-use self::report::{Progress, Report};
+use self::report::Progress;
+pub use self::report::Report;
 use self::workload::{Client, Op, Worker};
-use crate::cli::common::OutputFormat;
 
-/// Runs `kacl perf`.
-pub fn run(args: PerfArgs) -> anyhow::Result<ExitCode> {
-    match args.command {
-        PerfCommand::Acls(args) => run_acls(*args),
-    }
-}
-
-fn run_acls(args: AclsPerfArgs) -> anyhow::Result<ExitCode> {
+/// Runs `kacl perf acls` against the cluster `config` names: loads and/or drives the workload
+/// on a runtime of its own (`--threads`), and returns the figures.
+pub fn run_acls(args: &AclsPerfArgs, config: AdminConfig) -> anyhow::Result<Report> {
     if args.connections == 0 {
         anyhow::bail!("--connections must be at least 1");
     }
-    let config = args.connection.admin_config()?;
     let mut runtime = tokio::runtime::Builder::new_multi_thread();
     if let Some(threads) = args.threads {
         runtime.worker_threads(threads.max(1));
@@ -51,16 +47,7 @@ fn run_acls(args: AclsPerfArgs) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let report = runtime.block_on(acls(&args, config))?;
-    match args.output {
-        OutputFormat::Text => print!("{}", report.text()),
-        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-    }
-    Ok(if report.has_errors() {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    runtime.block_on(acls(args, config))
 }
 
 async fn acls(args: &AclsPerfArgs, config: AdminConfig) -> anyhow::Result<Report> {

@@ -1,26 +1,10 @@
-//! The flags of `kacl perf acls`, and the duration syntax they take (`30s`, `500ms`, `2m`).
+//! The flags of `kacl perf acls` (beside the connection flags and `--output`, which the CLI
+//! owns), and the duration syntax they take (`30s`, `500ms`, `2m`).
 
 use std::time::Duration;
 
-use crate::cli::common::{ConnectionArgs, OutputFormat};
-
-/// `kacl perf`: load generators.
-#[derive(Debug, clap::Args)]
-pub struct PerfArgs {
-    #[command(subcommand)]
-    pub command: PerfCommand,
-}
-
-/// What to load-test.
-#[derive(Debug, clap::Subcommand)]
-pub enum PerfCommand {
-    /// Load ACLs in the shape of Kafka's AuthorizerBenchmark, or drive an ACL workload for a
-    /// fixed time, and print requests/s, ACLs/s and latency percentiles.
-    #[command(after_long_help = ACLS_EXAMPLES)]
-    Acls(Box<AclsPerfArgs>),
-}
-
-const ACLS_EXAMPLES: &str = "\
+/// The long help of `kacl perf acls`: the data set, the workloads, examples.
+pub const ACLS_EXAMPLES: &str = "\
 Data set: the first N ACLs of an endless stream in the shape of Kafka's AuthorizerBenchmark
 (resources foo-bar35_resource-<i>, every 10th a GROUP, every 5th PREFIXED, ALLOW READ for
 User:test-user and User:test-user1..9 on each, DENYs at --deny-percent, a PREFIXED
@@ -87,11 +71,9 @@ impl Workload {
     }
 }
 
-/// Flags of `kacl perf acls`.
+/// Flags of `kacl perf acls` (the connection flags and `--output` are the CLI's).
 #[derive(Debug, clap::Args)]
 pub struct AclsPerfArgs {
-    #[command(flatten)]
-    pub connection: ConnectionArgs,
     /// What to run.
     #[arg(long, value_enum)]
     pub workload: Workload,
@@ -131,9 +113,6 @@ pub struct AclsPerfArgs {
     /// Runtime worker threads (default: one per CPU).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
-    /// Print text or one JSON document.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
-    pub output: OutputFormat,
 }
 
 /// Parses `250ms`, `30s`, `2m`, `1h`, or a plain number of seconds (fractions allowed).

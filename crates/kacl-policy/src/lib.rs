@@ -1,0 +1,30 @@
+//! ACLs as code for Kafka clusters (kacl or Kafka): a desired-state file (YAML or JSON,
+//! one schema) that owns a scope of principals and resource patterns; the plan that turns
+//! a cluster's ACLs into the file's within that scope, never touching anything outside;
+//! and answers to "why": the decision for a request with the rule that decided (computed
+//! by kacl-acl's `Authorizer`, the code the server runs), who can do something, and what a
+//! principal can do.
+//!
+//! Everything here is pure: the caller fetches ACLs (e.g. with `kacl-client`) and applies
+//! plans; this crate only reads files and computes typed results, so other tools can embed
+//! it. The `kacl acls plan/apply/import/explain/who-can/effective` commands are its CLI.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod explain;
+mod file;
+mod located;
+pub use located::{Check, Checked};
+mod plan;
+mod scope;
+
+pub use explain::{
+    effective, explain, grant_args, who_can, Candidate, Effective, Grantee, NearMiss, Query,
+    Report, WhoCan,
+};
+pub use file::{
+    supported_operations, Consumer, Document, FileError, Format, Operation, Pattern, Principal,
+    PrincipalBlock, Producer, Rule, VERSION,
+};
+pub use plan::{fingerprint, thousands, Plan, PLAN_VERSION};
+pub use scope::{Scope, ScopeResource};

@@ -1,0 +1,93 @@
+//! What the policy commands read from the cluster: its ACLs (by filter) and the two
+//! authorizer settings, with where those came from.
+
+use kacl_acl::{AclBinding, AclBindingFilter, AuthorizerConfig};
+use kacl_client::{
+    Admin, ConfigResource, DescribeAclsOptions, DescribeClusterOptions, DescribeConfigsOptions,
+};
+
+use super::policy_args::AuthorizerArgs;
+
+/// Every ACL matching `filter`.
+pub async fn acls(admin: &Admin, filter: AclBindingFilter) -> anyhow::Result<Vec<AclBinding>> {
+    Ok(admin
+        .describe_acls(filter, DescribeAclsOptions::default())
+        .await?)
+}
+
+/// Where `super.users` and `allow.everyone.if.no.acl.found` were taken from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigSource {
+    /// The broker's DescribeConfigs.
+    Broker,
+    /// `--super-users` / `--allow-everyone-if-no-acl-found`.
+    Flags,
+}
+
+impl ConfigSource {
+    /// The sentence the output carries.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ConfigSource::Broker => "super.users and allow.everyone.if.no.acl.found: from the broker (DescribeConfigs)",
+            ConfigSource::Flags => "super.users and allow.everyone.if.no.acl.found: from --super-users / --allow-everyone-if-no-acl-found (the broker did not serve them)",
+        }
+    }
+
+    /// `broker` or `flags`, for JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            ConfigSource::Broker => "broker",
+            ConfigSource::Flags => "flags",
+        }
+    }
+}
+
+/// The authorizer settings: the broker's where it serves them, else the flags.
+pub async fn authorizer_config(
+    admin: &Admin,
+    flags: &AuthorizerArgs,
+) -> anyhow::Result<(AuthorizerConfig, ConfigSource)> {
+    match broker_authorizer_config(admin).await {
+        Some(config) => Ok((config, ConfigSource::Broker)),
+        None => Ok((flags.config()?, ConfigSource::Flags)),
+    }
+}
+
+/// The broker's own `super.users` and `allow.everyone.if.no.acl.found`, from DescribeConfigs
+/// on the BROKER resource of the first broker DescribeCluster names. `None` (the caller then
+/// uses the flags and says so) when the broker does not serve DescribeConfigs, refuses it, or
+/// does not report `super.users` (Kafka lists only the keys it knows; an unset
+/// `allow.everyone.if.no.acl.found` is Kafka's default, false).
+async fn broker_authorizer_config(admin: &Admin) -> Option<AuthorizerConfig> {
+    let cluster = admin
+        .describe_cluster(DescribeClusterOptions::default())
+        .await
+        .ok()?;
+    let broker = cluster.nodes.first()?.id;
+    let options = DescribeConfigsOptions {
+        configuration_keys: Some(vec![SUPER_USERS.into(), ALLOW_EVERYONE.into()]),
+        ..DescribeConfigsOptions::default()
+    };
+    let entries = admin
+        .describe_configs(vec![ConfigResource::broker(broker.to_string())], options)
+        .await
+        .into_iter()
+        .next()?
+        .ok()?;
+    let value = |key: &str| {
+        entries
+            .iter()
+            .find(|e| e.name == key)
+            .map(|e| e.value.clone().unwrap_or_default())
+    };
+    let super_users = AuthorizerConfig::parse_super_users(&value(SUPER_USERS)?).ok()?;
+    let allow_everyone_if_no_acl_found =
+        value(ALLOW_EVERYONE).is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+    Some(AuthorizerConfig {
+        super_users,
+        allow_everyone_if_no_acl_found,
+    })
+}
+
+const SUPER_USERS: &str = "super.users";
+const ALLOW_EVERYONE: &str = "allow.everyone.if.no.acl.found";

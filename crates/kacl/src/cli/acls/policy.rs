@@ -1,0 +1,305 @@
+//! `kacl acls plan | apply | import`: a desired-state file against the cluster, within the
+//! file's scope (the logic is [`kacl_policy`]'s; this is fetching, printing and sending).
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal as _, Write as _};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use kacl_acl::{AccessControlEntry, AclBinding, AclBindingFilter, ResourcePattern};
+use kacl_client::{Admin, CreateAclsOptions, DeleteAclsOptions};
+use kacl_policy::{thousands, Document, Plan};
+
+use super::cluster;
+use super::policy_args::{ApplyArgs, FileFormat, ImportArgs, PlanArgs};
+use crate::cli::common::{self, OutputFormat};
+
+/// Kafka refuses CreateAcls/DeleteAcls requests of more entries than this.
+const MAX_BATCH: usize = 10_000;
+
+/// Exit code of `plan` when changes are pending (`terraform plan -detailed-exitcode`).
+const CHANGES_PENDING: u8 = 2;
+
+/// `kacl acls plan`.
+pub fn plan(args: PlanArgs) -> anyhow::Result<ExitCode> {
+    let doc = Document::load(&args.file)?;
+    let config = args.connection.admin_config()?;
+    let plan = common::block_on(async move {
+        let admin = Admin::connect(config).await?;
+        let current = cluster::acls(&admin, AclBindingFilter::ANY).await?;
+        Ok(Plan::compute(&doc, &current))
+    })?;
+    match args.output {
+        OutputFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&plan)?))?,
+        OutputFormat::Text => print_plan(&plan)?,
+    }
+    Ok(if plan.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(CHANGES_PENDING)
+    })
+}
+
+/// `kacl acls import`.
+pub fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
+    let scope = super::policy_args::scope(&args.scope)?;
+    let config = args.connection.admin_config()?;
+    let current = common::block_on(async move {
+        let admin = Admin::connect(config).await?;
+        cluster::acls(&admin, AclBindingFilter::ANY).await
+    })?;
+    let doc = Document::import(scope, &current);
+    let text = match args.output {
+        FileFormat::Yaml => doc.to_yaml(),
+        FileFormat::Json => format!("{}\n", doc.to_json()),
+    };
+    write_out(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `kacl acls apply`.
+pub fn apply(args: ApplyArgs) -> anyhow::Result<ExitCode> {
+    if args.batch_size == 0 || args.batch_size > MAX_BATCH {
+        bail!("--batch-size must be between 1 and {MAX_BATCH}");
+    }
+    let saved: Option<Plan> = match &args.plan_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            Some(
+                serde_json::from_str(&text)
+                    .with_context(|| format!("{}: not a saved plan", path.display()))?,
+            )
+        }
+        None => None,
+    };
+    let doc = match &args.file {
+        Some(path) => Some(Document::load(path)?),
+        None => None,
+    };
+    let config = args.connection.admin_config()?;
+    common::block_on(async move {
+        let admin = Admin::connect(config).await?;
+        let current = cluster::acls(&admin, AclBindingFilter::ANY).await?;
+        let plan = match (saved, doc) {
+            (Some(plan), _) => {
+                if plan.drifted(&current) {
+                    bail!(
+                        "the cluster's ACLs changed within the plan's scope since the plan \
+                         was made; run `kacl acls plan` again"
+                    );
+                }
+                plan
+            }
+            (None, Some(doc)) => Plan::compute(&doc, &current),
+            (None, None) => bail!("give --file or --plan-file"),
+        };
+        if args.output == OutputFormat::Text {
+            print_plan(&plan)?;
+        }
+        if plan.is_empty() {
+            if args.output == OutputFormat::Json {
+                let done = serde_json::json!({"added": 0, "removed": 0, "errors": []});
+                write_out(&format!("{done}\n"))?;
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        if plan.removals.len() > args.max_removals {
+            bail!(
+                "the plan removes {} ACLs, more than --max-removals {}; check the plan, then \
+                 raise --max-removals to apply it",
+                thousands(plan.removals.len()),
+                args.max_removals
+            );
+        }
+        if !args.auto_approve {
+            if !common::can_prompt() {
+                bail!("refusing to apply without confirmation: there is no terminal to ask on; pass --auto-approve");
+            }
+            print!("\nDo you want to apply these changes? Only 'yes' will be accepted: ");
+            std::io::stdout().flush()?;
+            let mut answer = String::new();
+            std::io::stdin().read_line(&mut answer)?;
+            if answer.trim() != "yes" {
+                println!("Apply cancelled.");
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+        let outcome = send(&admin, &plan, args.batch_size).await;
+        for error in &outcome.errors {
+            eprintln!("Error: {error}");
+        }
+        match args.output {
+            OutputFormat::Json => write_out(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&serde_json::json!({
+                    "added": outcome.added,
+                    "removed": outcome.removed,
+                    "errors": outcome.errors,
+                }))?
+            ))?,
+            OutputFormat::Text => write_out(&format!(
+                "Apply complete: {} added, {} removed{}.\n",
+                thousands(outcome.added),
+                thousands(outcome.removed),
+                if outcome.errors.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {} failed", thousands(outcome.errors.len()))
+                }
+            ))?,
+        }
+        Ok(if outcome.errors.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        })
+    })
+}
+
+/// What sending a plan did.
+struct Outcome {
+    added: usize,
+    removed: usize,
+    errors: Vec<String>,
+}
+
+/// Additions first, then removals, so that moving a grant (a new ALLOW replacing an old
+/// one) never leaves a moment without it; each in requests of at most `batch` entries.
+async fn send(admin: &Admin, plan: &Plan, batch: usize) -> Outcome {
+    let mut outcome = Outcome {
+        added: 0,
+        removed: 0,
+        errors: Vec::new(),
+    };
+    let mut progress = Progress::new("Adding", plan.additions.len());
+    for chunk in plan.additions.chunks(batch) {
+        let results = admin
+            .create_acls(chunk.to_vec(), CreateAclsOptions::default())
+            .await;
+        for (acl, result) in chunk.iter().zip(results) {
+            match result {
+                Ok(()) => outcome.added += 1,
+                Err(err) => outcome.errors.push(format!("adding {acl}: {err}")),
+            }
+        }
+        progress.advance(chunk.len());
+    }
+    progress.done();
+    let mut progress = Progress::new("Removing", plan.removals.len());
+    for chunk in plan.removals.chunks(batch) {
+        let filters: Vec<AclBindingFilter> = chunk.iter().map(AclBinding::to_filter).collect();
+        let results = admin
+            .delete_acls(filters, DeleteAclsOptions::default())
+            .await;
+        for (acl, result) in chunk.iter().zip(results) {
+            match result {
+                Ok(deleted) => {
+                    for one in deleted {
+                        match one {
+                            Ok(_) => outcome.removed += 1,
+                            Err(err) => outcome.errors.push(format!("removing {acl}: {err}")),
+                        }
+                    }
+                }
+                Err(err) => outcome.errors.push(format!("removing {acl}: {err}")),
+            }
+        }
+        progress.advance(chunk.len());
+    }
+    progress.done();
+    outcome
+}
+
+/// A one-line progress counter on stderr, only when stderr is a terminal.
+struct Progress {
+    label: &'static str,
+    total: usize,
+    done: usize,
+    shown: bool,
+}
+
+impl Progress {
+    fn new(label: &'static str, total: usize) -> Progress {
+        Progress {
+            label,
+            total,
+            done: 0,
+            shown: total > 0 && std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn advance(&mut self, n: usize) {
+        self.done += n;
+        if self.shown {
+            let width = 30;
+            let filled = self.done * width / self.total.max(1);
+            eprint!(
+                "\r{} [{}{}] {}/{}",
+                self.label,
+                "#".repeat(filled),
+                " ".repeat(width - filled),
+                thousands(self.done),
+                thousands(self.total)
+            );
+        }
+    }
+
+    fn done(&self) {
+        if self.shown {
+            eprintln!();
+        }
+    }
+}
+
+/// The plan grouped by resource in kafka-acls.sh's vocabulary, coloured on a terminal,
+/// then the summary line.
+fn print_plan(plan: &Plan) -> anyhow::Result<()> {
+    let colour = std::io::stdout().is_terminal();
+    let (green, red, reset) = if colour {
+        ("\x1b[32m", "\x1b[31m", "\x1b[0m")
+    } else {
+        ("", "", "")
+    };
+    let mut by_resource: BTreeMap<&ResourcePattern, Vec<(char, &AccessControlEntry)>> =
+        BTreeMap::new();
+    for b in &plan.additions {
+        by_resource
+            .entry(&b.pattern)
+            .or_default()
+            .push(('+', &b.entry));
+    }
+    for b in &plan.removals {
+        by_resource
+            .entry(&b.pattern)
+            .or_default()
+            .push(('-', &b.entry));
+    }
+    let mut out = String::new();
+    for (resource, entries) in by_resource {
+        out.push_str(&format!("Resource `{resource}`:\n"));
+        for (sign, entry) in entries {
+            let c = if sign == '+' { green } else { red };
+            out.push_str(&format!("{c}  {sign} {entry}{reset}\n"));
+        }
+        out.push('\n');
+    }
+    if plan.is_empty() {
+        out.push_str("No changes: the cluster matches the file within its scope.\n");
+    }
+    out.push_str(&plan.summary());
+    out.push('\n');
+    write_out(&out)
+}
+
+/// Writes `text` to stdout; a reader that went away (`| head`) ends the output quietly.
+pub(super) fn write_out(text: &str) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}

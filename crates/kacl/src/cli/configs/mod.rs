@@ -1,0 +1,623 @@
+//! `kacl configs`: `kafka-configs.sh` for the entity types kacl has — `topics`, `brokers`,
+//! `broker-loggers` and the SCRAM credentials of `users` — with its checks, its messages and
+//! its output lines (`ConfigCommand.scala`), plus `--output json`.
+//!
+//! `--alter` of topics, brokers and broker loggers describes the entity's dynamic configs
+//! first (a deleted key must be set), then sends one IncrementalAlterConfigs of SETs and
+//! DELETEs (KIP-1011: Kafka 4 uses it for brokers too). Users go through
+//! AlterUserScramCredentials, shared with `kacl users`. kacl has no client quotas, so the
+//! quota half of the users entity is refused rather than described as empty.
+
+mod parse;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use kacl_client::{
+    Admin, AdminError, AlterConfigOp, AlterConfigsOptions, ConfigEntry, ConfigResource,
+    ConfigResourceType, ConfigSource, DescribeClusterOptions, DescribeConfigsOptions,
+    ScramMechanism, TopicOptions, UserScramCredentialAlteration, UserScramOptions,
+};
+use serde_json::json;
+
+use crate::cli::common::{self, ConnectionArgs, OutputFormat};
+use crate::cli::users;
+
+const EXAMPLES: &str = "\
+Examples:
+  kacl configs --bootstrap-server localhost:9092 --describe --entity-type topics \\
+      --entity-name orders
+  kacl configs --bootstrap-server localhost:9092 --describe --all --entity-type brokers \\
+      --entity-name 1
+  kacl configs --bootstrap-server localhost:9092 --alter --entity-type topics \\
+      --entity-name orders --add-config retention.ms=86400000,cleanup.policy=[compact,delete]
+  kacl configs --bootstrap-server localhost:9092 --alter --entity-type topics \\
+      --entity-name orders --delete-config retention.ms
+  kacl configs --bootstrap-server localhost:9092 --alter --entity-type users \\
+      --entity-name alice --add-config 'SCRAM-SHA-512=[iterations=8192,password=secret]'";
+
+/// The entity types kacl serves, in kafka-configs.sh's names.
+const ENTITY_TYPES: [&str; 4] = ["topics", "users", "brokers", "broker-loggers"];
+
+/// Kafka's client-quota keys: valid for users in Kafka, but kacl has no quotas.
+const QUOTA_KEYS: [&str; 4] = [
+    "producer_byte_rate",
+    "consumer_byte_rate",
+    "request_percentage",
+    "controller_mutation_rate",
+];
+
+/// Describe and alter topic, broker and user configs (kafka-configs.sh flags).
+#[derive(Debug, Clone, clap::Args)]
+#[command(after_help = EXAMPLES)]
+pub struct ConfigsArgs {
+    #[command(flatten)]
+    connection: ConnectionArgs,
+    /// List configs for the given entity.
+    #[arg(long)]
+    describe: bool,
+    /// Alter the configuration for the entity.
+    #[arg(long)]
+    alter: bool,
+    /// With --describe: list all configs, including static and default ones.
+    #[arg(long)]
+    all: bool,
+    /// Type of entity (topics/users/brokers/broker-loggers).
+    #[arg(long, value_name = "TYPE")]
+    entity_type: Option<String>,
+    /// Name of entity (topic name/user principal name/broker id).
+    #[arg(long, value_name = "NAME")]
+    entity_name: Option<String>,
+    /// The default entity (users/brokers): the cluster-wide defaults.
+    #[arg(long)]
+    entity_default: bool,
+    /// Configs to add: 'k1=v1,k2=[v1,v2,v2],k3=v3' (brackets group values with commas).
+    #[arg(long, value_name = "CONFIGS")]
+    add_config: Option<String>,
+    /// A properties file of configs to add.
+    #[arg(long, value_name = "FILE")]
+    add_config_file: Option<PathBuf>,
+    /// Config keys to remove: 'k1,k2'.
+    #[arg(long, value_name = "KEYS")]
+    delete_config: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    output: OutputFormat,
+}
+
+/// An entity type, checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Entity {
+    Topics,
+    Users,
+    Brokers,
+    BrokerLoggers,
+}
+
+impl Entity {
+    fn name(self) -> &'static str {
+        match self {
+            Entity::Topics => "topics",
+            Entity::Users => "users",
+            Entity::Brokers => "brokers",
+            Entity::BrokerLoggers => "broker-loggers",
+        }
+    }
+
+    /// kafka-configs.sh's singular (`entityType.dropRight(1)`).
+    fn singular(self) -> &'static str {
+        let name = self.name();
+        &name[..name.len() - 1]
+    }
+
+    fn resource(self, name: &str) -> ConfigResource {
+        ConfigResource {
+            resource_type: match self {
+                Entity::Topics => ConfigResourceType::Topic,
+                Entity::BrokerLoggers => ConfigResourceType::BrokerLogger,
+                Entity::Brokers | Entity::Users => ConfigResourceType::Broker,
+            },
+            name: name.to_owned(),
+        }
+    }
+
+    /// The source `--describe` without `--all` keeps (Kafka's `dynamicConfigSource`).
+    fn dynamic_source(self, name: &str) -> Option<ConfigSource> {
+        match self {
+            Entity::Topics => Some(ConfigSource::DynamicTopicConfig),
+            Entity::Brokers if name.is_empty() => Some(ConfigSource::DynamicDefaultBrokerConfig),
+            Entity::Brokers => Some(ConfigSource::DynamicBrokerConfig),
+            Entity::BrokerLoggers | Entity::Users => None,
+        }
+    }
+}
+
+/// The checked command line.
+#[derive(Debug)]
+struct Command {
+    alter: bool,
+    entity: Entity,
+    /// `Some("")` for `--entity-default`.
+    name: Option<String>,
+    add: BTreeMap<String, String>,
+    delete: Vec<String>,
+}
+
+impl ConfigsArgs {
+    /// Kafka's `checkArgs`, in its order and with its messages.
+    fn check(&self) -> anyhow::Result<Command> {
+        if self.describe == self.alter {
+            bail!("Command must include exactly one action: --describe, --alter");
+        }
+        if self.describe {
+            if self.add_config.is_some() {
+                bail!("Option \"[describe]\" can't be used with option \"[add-config]\"");
+            }
+            if !self.delete_config.is_empty() {
+                bail!("Option \"[describe]\" can't be used with option \"[delete-config]\"");
+            }
+        }
+        let Some(type_name) = self.entity_type.as_deref() else {
+            bail!("At least one entity type must be specified");
+        };
+        let entity = match type_name {
+            "topics" => Entity::Topics,
+            "users" => Entity::Users,
+            "brokers" => Entity::Brokers,
+            "broker-loggers" => Entity::BrokerLoggers,
+            other => bail!(
+                "Invalid entity type {other}, the entity type must be one of {} with a \
+                 --bootstrap-server or --bootstrap-controller argument",
+                ENTITY_TYPES.join(", ")
+            ),
+        };
+        if self.entity_default && self.entity_name.is_some() {
+            bail!("--entity-name and --entity-default cannot both be given for one --entity-type");
+        }
+        let name = match (&self.entity_name, self.entity_default) {
+            (Some(name), _) => Some(name.clone()),
+            (None, true) => Some(String::new()),
+            (None, false) => None,
+        };
+        let has_name = name.as_deref().is_some_and(|n| !n.is_empty());
+        if has_name && matches!(entity, Entity::Brokers | Entity::BrokerLoggers) {
+            let id = name.as_deref().unwrap_or_default();
+            if id.parse::<i32>().is_err() {
+                bail!(
+                    "The entity name for {} must be a valid integer broker id, but it is: {id}",
+                    entity.name()
+                );
+            }
+        }
+        if self.describe {
+            if self.entity_default && matches!(entity, Entity::Topics | Entity::BrokerLoggers) {
+                bail!(
+                    "--entity-default must not be specified with --describe of {}",
+                    entity.name()
+                );
+            }
+            if entity == Entity::BrokerLoggers && !has_name {
+                bail!("An entity name must be specified with --describe of broker-loggers");
+            }
+        }
+        let mut add = BTreeMap::new();
+        let mut delete = Vec::new();
+        if self.alter {
+            match entity {
+                Entity::Users | Entity::Brokers if name.is_none() => bail!(
+                    "An entity-name or default entity must be specified with --alter of users, \
+                     clients, brokers or ips"
+                ),
+                Entity::Topics | Entity::BrokerLoggers if !has_name => bail!(
+                    "An entity name must be specified with --alter of {}",
+                    entity.name()
+                ),
+                _ => {}
+            }
+            if self.add_config.is_some() && self.add_config_file.is_some() {
+                bail!("Only one of --add-config or --add-config-file must be specified");
+            }
+            if self.add_config.is_none()
+                && self.add_config_file.is_none()
+                && self.delete_config.is_empty()
+            {
+                bail!(
+                    "At least one of --add-config, --add-config-file, or --delete-config must be \
+                     specified with --alter"
+                );
+            }
+            if let Some(path) = &self.add_config_file {
+                add = parse::add_config_file(path)?;
+            }
+            if let Some(text) = &self.add_config {
+                add = parse::add_config(text)?;
+            }
+            parse::check_keys(&add)?;
+            delete = parse::delete_config(&self.delete_config);
+        }
+        Ok(Command {
+            alter: self.alter,
+            entity,
+            name,
+            add,
+            delete,
+        })
+    }
+}
+
+/// Runs `kacl configs`.
+pub fn run(args: ConfigsArgs) -> anyhow::Result<ExitCode> {
+    let command = args.check()?;
+    let config = args.connection.admin_config()?;
+    common::block_on(async move {
+        let admin = Admin::connect(config).await?;
+        match (command.alter, command.entity) {
+            (false, Entity::Users) => describe_users(&admin, &args, &command).await,
+            (false, _) => describe(&admin, &args, &command).await,
+            (true, Entity::Users) => alter_users(&admin, &args, &command).await,
+            (true, _) => alter(&admin, &args, &command).await,
+        }
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One entity's configs as kafka-configs.sh fetches them: with synonyms, only the dynamic
+/// ones unless `--all`, sorted by name (Kafka's `getResourceConfig`).
+async fn resource_configs(
+    admin: &Admin,
+    entity: Entity,
+    name: &str,
+    include_synonyms: bool,
+    all: bool,
+) -> anyhow::Result<Vec<ConfigEntry>> {
+    let options = DescribeConfigsOptions {
+        timeout: Some(std::time::Duration::from_secs(30)),
+        include_synonyms,
+        ..Default::default()
+    };
+    let result = admin
+        .describe_configs(vec![entity.resource(name)], options)
+        .await
+        .into_iter()
+        .next()
+        .context("the client returned no result")?;
+    let keep = if all {
+        None
+    } else {
+        entity.dynamic_source(name)
+    };
+    let mut entries: Vec<ConfigEntry> = result?
+        .into_iter()
+        .filter(|e| keep.is_none_or(|source| e.source == source))
+        .collect();
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(entries)
+}
+
+/// kafka-configs.sh's line for one entry (Java prints a null value as `null`).
+fn entry_line(entry: &ConfigEntry) -> String {
+    let synonyms: Vec<String> = entry
+        .synonyms
+        .iter()
+        .map(|s| {
+            let value = s.value.as_deref().unwrap_or("null");
+            format!("{}:{}={value}", s.source, s.name)
+        })
+        .collect();
+    format!(
+        "  {}={} sensitive={} synonyms={{{}}}",
+        entry.name,
+        entry.value.as_deref().unwrap_or("null"),
+        entry.is_sensitive,
+        synonyms.join(", ")
+    )
+}
+
+fn entry_json(entry: &ConfigEntry) -> serde_json::Value {
+    json!({
+        "name": entry.name,
+        "value": entry.value,
+        "source": entry.source.name(),
+        "sensitive": entry.is_sensitive,
+        "readOnly": entry.is_read_only,
+        "synonyms": entry.synonyms.iter().map(|s| json!({
+            "name": s.name,
+            "value": s.value,
+            "source": s.source.name(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The header kafka-configs.sh prints before an entity's entries.
+fn header(entity: Entity, name: &str, all: bool) -> String {
+    if name.is_empty() {
+        format!("Default configs for {} in the cluster are:", entity.name())
+    } else {
+        let which = if all { "All" } else { "Dynamic" };
+        format!("{which} configs for {} {name} are:", entity.singular())
+    }
+}
+
+/// `--describe` of topics, brokers and broker loggers (Kafka's `describeResourceConfig`):
+/// without a name, every topic (internal ones too) or every broker and then the default.
+async fn describe(admin: &Admin, args: &ConfigsArgs, command: &Command) -> anyhow::Result<()> {
+    let names: Vec<String> = match &command.name {
+        Some(name) => vec![name.clone()],
+        None if command.entity == Entity::Topics => {
+            let options = TopicOptions {
+                list_internal: true,
+                ..Default::default()
+            };
+            let mut names: Vec<String> = admin
+                .list_topics(options)
+                .await?
+                .into_iter()
+                .map(|t| t.name)
+                .collect();
+            names.sort();
+            names
+        }
+        None => {
+            let cluster = admin
+                .describe_cluster(DescribeClusterOptions::default())
+                .await?;
+            let mut names: Vec<String> = cluster.nodes.iter().map(|n| n.id.to_string()).collect();
+            names.push(String::new());
+            names
+        }
+    };
+    let mut docs = Vec::new();
+    for name in &names {
+        let entries = resource_configs(admin, command.entity, name, true, args.all).await?;
+        match args.output {
+            OutputFormat::Text => {
+                println!("{}", header(command.entity, name, args.all));
+                for entry in &entries {
+                    println!("{}", entry_line(entry));
+                }
+            }
+            OutputFormat::Json => docs.push(json!({
+                "entityType": command.entity.name(),
+                "entityName": name,
+                "configs": entries.iter().map(entry_json).collect::<Vec<_>>(),
+            })),
+        }
+    }
+    if args.output == OutputFormat::Json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({ "entities": docs }))?
+        );
+    }
+    Ok(())
+}
+
+/// `--alter` of topics, brokers and broker loggers: every deleted key must be among the
+/// entity's dynamic configs (broker loggers: among its loggers, and so must every added key),
+/// then one IncrementalAlterConfigs of SETs and DELETEs.
+async fn alter(admin: &Admin, args: &ConfigsArgs, command: &Command) -> anyhow::Result<()> {
+    let name = command.name.clone().unwrap_or_default();
+    let loggers = command.entity == Entity::BrokerLoggers;
+    let existing: Vec<String> = resource_configs(admin, command.entity, &name, loggers, false)
+        .await?
+        .into_iter()
+        .map(|e| e.name)
+        .collect();
+    let missing = |key: &&String| !existing.contains(key);
+    if loggers {
+        let invalid: Vec<&String> = command
+            .delete
+            .iter()
+            .filter(missing)
+            .chain(command.add.keys().filter(missing))
+            .collect();
+        if !invalid.is_empty() {
+            bail!("Invalid broker logger(s): {}", join(&invalid));
+        }
+    } else {
+        let invalid: Vec<&String> = command.delete.iter().filter(missing).collect();
+        if !invalid.is_empty() {
+            bail!("Invalid config(s): {}", join(&invalid));
+        }
+    }
+    let ops: Vec<AlterConfigOp> = command
+        .add
+        .iter()
+        .map(|(k, v)| AlterConfigOp::set(k, v))
+        .chain(command.delete.iter().map(AlterConfigOp::delete))
+        .collect();
+    let options = AlterConfigsOptions {
+        timeout: Some(std::time::Duration::from_secs(30)),
+        validate_only: false,
+    };
+    let result = admin
+        .incremental_alter_configs(vec![(command.entity.resource(&name), ops)], options)
+        .await
+        .into_iter()
+        .next()
+        .context("the client returned no result")?;
+    result?;
+    completed(args, command.entity, &name)
+}
+
+fn join(keys: &[&String]) -> String {
+    keys.iter()
+        .map(|k| k.as_str())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// kafka-configs.sh's closing line of a successful `--alter`.
+fn completed(args: &ConfigsArgs, entity: Entity, name: &str) -> anyhow::Result<()> {
+    match args.output {
+        OutputFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "updated": {"entityType": entity.name(), "entityName": name}
+            }))?
+        ),
+        OutputFormat::Text if name.is_empty() => println!(
+            "Completed updating default config for {} in the cluster.",
+            entity.name()
+        ),
+        OutputFormat::Text => println!(
+            "Completed updating config for {} {name}.",
+            entity.singular()
+        ),
+    }
+    Ok(())
+}
+
+/// `--alter --entity-type users`: SCRAM upserts and deletions (Kafka's
+/// `alterUserScramCredentialConfigs`), with Kafka's refusals of anything else.
+async fn alter_users(admin: &Admin, args: &ConfigsArgs, command: &Command) -> anyhow::Result<()> {
+    let is_scram = |key: &str| ScramMechanism::from_name(key).is_some();
+    let is_quota = |key: &str| QUOTA_KEYS.contains(&key);
+    let unknown: Vec<&str> = command
+        .add
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !is_scram(k) && !is_quota(k))
+        .collect();
+    if !unknown.is_empty() {
+        bail!(
+            "Only quota and SCRAM credential configs can be added for 'users' using \
+             --bootstrap-server. Unexpected config names: Set({})",
+            unknown.join(", ")
+        );
+    }
+    let unknown: Vec<&str> = command
+        .delete
+        .iter()
+        .map(String::as_str)
+        .filter(|k| !is_scram(k) && !is_quota(k))
+        .collect();
+    if !unknown.is_empty() {
+        bail!(
+            "Only quota and SCRAM credential configs can be deleted for 'users' using \
+             --bootstrap-server. Unexpected config names: List({})",
+            unknown.join(", ")
+        );
+    }
+    let name = command.name.clone().unwrap_or_default();
+    if name.is_empty() {
+        bail!(
+            "The use of --entity-default or --user-defaults is not allowed with User SCRAM \
+             Credentials using --bootstrap-server."
+        );
+    }
+    if command
+        .add
+        .keys()
+        .chain(&command.delete)
+        .any(|k| is_quota(k))
+    {
+        // kacl serves no client quotas (AlterClientQuotas); Kafka would alter them here.
+        bail!("kacl has no client quotas: only SCRAM credential configs can be altered for users");
+    }
+    let mut alterations = Vec::new();
+    for key in &command.delete {
+        let mechanism = ScramMechanism::from_name(key).context("a SCRAM mechanism")?;
+        alterations.push(UserScramCredentialAlteration::Delete {
+            user: name.clone(),
+            mechanism,
+        });
+    }
+    for (key, value) in &command.add {
+        let mechanism = ScramMechanism::from_name(key).context("a SCRAM mechanism")?;
+        let (iterations, password) = parse::scram_credential(mechanism, value)?;
+        alterations.push(UserScramCredentialAlteration::Upsert {
+            user: name.clone(),
+            mechanism,
+            iterations,
+            password,
+        });
+    }
+    users::apply(admin, alterations).await?;
+    completed(args, Entity::Users, &name)
+}
+
+/// `--describe --entity-type users`: the SCRAM credentials of the named user, or of every
+/// user with any (Kafka's `describeClientQuotaAndUserScramCredentialConfigs`, without the
+/// quota lines: kacl has no quotas). A user's error is printed on its line, as Kafka does.
+async fn describe_users(
+    admin: &Admin,
+    args: &ConfigsArgs,
+    command: &Command,
+) -> anyhow::Result<()> {
+    if command.name.as_deref() == Some("") {
+        // Kafka describes only quotas for the default user; kacl has none to show.
+        return Ok(());
+    }
+    let wanted = command.name.clone().map(|n| vec![n]);
+    let mut found = admin
+        .describe_user_scram_credentials(wanted, UserScramOptions::default())
+        .await?;
+    found.sort_by(|a, b| a.user.cmp(&b.user));
+    let mut docs = Vec::new();
+    for user in &found {
+        match (&user.credentials, args.output) {
+            (Ok(credentials), OutputFormat::Text) => {
+                println!("{}", users::credentials_line(&user.user, credentials));
+            }
+            (Ok(credentials), OutputFormat::Json) => {
+                docs.push(users::credentials_json(&user.user, credentials));
+            }
+            (Err(err), OutputFormat::Text) => println!(
+                "Error retrieving SCRAM credential configs for user-principal '{}': {}: {}",
+                user.user,
+                exception_name(err),
+                error_message(err)
+            ),
+            (Err(err), OutputFormat::Json) => {
+                docs.push(json!({"user": user.user, "error": err.to_string()}));
+            }
+        }
+    }
+    if args.output == OutputFormat::Json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({ "users": docs }))?
+        );
+    }
+    Ok(())
+}
+
+/// The simple name of the Java exception Kafka's client raises for an error, as
+/// kafka-configs.sh prints it (`ResourceNotFoundException`).
+fn exception_name(err: &AdminError) -> String {
+    let Some(code) = err.code() else {
+        return "KafkaException".to_owned();
+    };
+    let name = code.name();
+    if let Some(kind) = name.strip_suffix("_AUTHORIZATION_FAILED") {
+        return format!("{}AuthorizationException", camel(kind));
+    }
+    let base = camel(name.strip_suffix("_EXCEPTION").unwrap_or(name));
+    format!("{base}Exception")
+}
+
+fn camel(snake: &str) -> String {
+    snake
+        .split('_')
+        .map(|word| {
+            let lower = word.to_ascii_lowercase();
+            let mut chars = lower.chars();
+            chars.next().map_or_else(String::new, |first| {
+                first.to_ascii_uppercase().to_string() + chars.as_str()
+            })
+        })
+        .collect()
+}
+
+fn error_message(err: &AdminError) -> String {
+    match err {
+        AdminError::Server { message, .. } => message.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

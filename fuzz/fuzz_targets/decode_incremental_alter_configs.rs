@@ -1,0 +1,8 @@
+//! Fuzzes the IncrementalAlterConfigsRequest decoder: the first byte picks the version, the rest is the body.
+#![no_main]
+
+use kacl_protocol::messages::incremental_alter_configs::IncrementalAlterConfigsRequest;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    kacl_protocol_fuzz::check_request_body!(IncrementalAlterConfigsRequest, data);
+});
