@@ -65,10 +65,13 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
      results within the success and refusal groups come in request order, not hash-map order.",
     "DescribeUserScramCredentials lists results in request order (all users: by name), \
      SHA-256 before SHA-512.",
-    "kacl.scram.bootstrap.credentials creates the first SCRAM credentials at start while the \
-     store holds none, in place of `kafka-storage.sh format --add-scram`.",
-    "The kacl::authorizer audit line ends at `resourceRefCount = 1`; Kafka appends the rule \
-     (matching ACL) that decided.",
+    "kacl.scram.bootstrap.credentials creates the first SCRAM credentials at start, in place \
+     of `kafka-storage.sh format --add-scram`: once per store, at the first start that sees it \
+     on a store without SCRAM credentials, and recorded in the store.",
+    "When several ACLs could decide, the audit line's `MatchingAcl(...)` names the first in \
+     the order: LITERAL name, PREFIXED prefixes longest first, LITERAL `*`; own principal \
+     before `User:*`, own host before `*`, lowest operation code first. Kafka names the first \
+     DENY, or the last ALLOW, of its reverse-name walk. The decision is the same.",
     "max.connections: connections over the limit are accepted and closed at once (Kafka \
      leaves them in the listen backlog); per-listener limits are not supported.",
     "After a failed authentication the connection waits (at most 1 s) for the client to \
@@ -80,4 +83,38 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
     "connections.max.reauth.ms: only the global key is read, not listener- or \
      mechanism-prefixed ones; ssl.principal.mapping.rules likewise (other ssl.* keys may be \
      listener-prefixed).",
+    "kacl accepts a SCRAM client-final nonce equal to the combined nonce or to the client \
+     nonce followed by it (librdkafka before 2.6.1 sends that); Kafka 3.8.1-3.9 accept any \
+     nonce ending with the combined nonce, Kafka 4 only an equal one.",
+    "`kacl serve` exits with code 3 when it refuses its data directory (missing, damaged, or of \
+     another cluster or node); Kafka exits with 1. A data directory with no `meta.properties` \
+     but an existing store (kacl before the identity file) is adopted and the file written.",
+    "socket.send.buffer.bytes / socket.receive.buffer.bytes of 0 or below -1 are refused at \
+     start; Kafka accepts them and fails on each accepted socket.",
+    "At shutdown a response write that makes no progress for 1 s closes its connection instead \
+     of holding the grace period.",
+    "A DeleteAcls whose answer would exceed socket.request.max.bytes is refused with \
+     POLICY_VIOLATION on every filter before anything is deleted; Kafka has no such bound.",
+    "Client-controlled strings in log lines are escaped (control and non-printable characters) \
+     and bounded to 1,024 characters; Kafka logs them raw.",
+    "`kacl acls --remove` with a non-terminal stdin requires `--force`; kafka-acls.sh reads the \
+     confirmation from stdin.",
+    "Only Kafka's PlainLoginModule and ScramLoginModule are accepted in sasl.jaas.config; \
+     OAuthBearer and Kerberos modules are refused at start.",
+    "BROKER_LOGGER: DescribeConfigs makes Kafka's broker-id checks but lists no loggers (kacl \
+     has none); IncrementalAlterConfigs naming a logger gets INVALID_CONFIG `Logger X does not \
+     exist!`.",
+    "Every broker config is static: IncrementalAlterConfigs/AlterConfigs setting any broker key \
+     gets INVALID_REQUEST `Cannot update these configs dynamically: Set(...)`; DELETE-only \
+     changes succeed and change nothing.",
+    "DescribeConfigs of this broker lists the keys the server's properties set plus the \
+     defaults kacl knows, not every KafkaConfig key; their type is UNKNOWN except PASSWORD for \
+     secrets, and no documentation is sent.",
+    "GROUP and CLIENT_METRICS config resources get INVALID_REQUEST `Unsupported resource type`.",
+    "DescribeConfigs lists a topic's configs sorted by name (Kafka's order is its hash map's).",
+    "`kacl configs --entity-type users` prints no quota lines and refuses quota keys (kacl has \
+     no client quotas); `kacl topics --describe` against a server without DescribeConfigs \
+     prints an empty `Configs:`.",
+    "`kacl acls plan/apply` read the whole cluster with one DescribeAcls, because no Kafka \
+     filter selects names starting with a prefix.",
 ];

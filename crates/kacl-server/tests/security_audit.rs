@@ -199,6 +199,12 @@ async fn topic_decisions_are_audited() {
     );
     assert_eq!(create_denied.len(), 1, "{}", log.text());
     assert!(create_denied[0].contains(" INFO "));
+    // Kafka's tail: the rule that decided (no ACL names alice or the topic).
+    assert!(
+        create_denied[0].ends_with("resourceRefCount = 1 based on rule DefaultDeny"),
+        "{}",
+        create_denied[0]
+    );
     let delete_denied = log.lines_with(
         "Principal = User:alice is Denied operation = DELETE from host = 127.0.0.1 on resource \
          = Topic:LITERAL:payments for request = DeleteTopics with resourceRefCount = 1",

@@ -10,12 +10,15 @@
 //! The decision line is Kafka's text, so tools that parse Kafka's authorizer log read it:
 //! `Principal = User:bob is Denied operation = ALTER from host = 10.0.0.7 on resource =
 //! Cluster:LITERAL:kafka-cluster for request = CreateAcls with resourceRefCount = 1`.
-//! Deliberate difference: Kafka appends ` based on rule <the matching ACL>`; kacl's authorizer
-//! does not report which ACL decided, so the line ends at the reference count.
+//! As in Kafka, the line ends with the rule that decided (`based on rule DefaultDeny`,
+//! `SuperUser`, `DefaultAllow` or `MatchingAcl(acl=StandardAcl(...))`, from
+//! `kacl_acl::Authorizer`'s explanation of the same decision).
 //!
 //! Nothing secret is ever logged here: principals, hosts and resource names only.
 
-use kacl_acl::{AclBinding, AclOperation, AuthorizationResult, PatternType, ResourceType};
+use kacl_acl::{
+    AclBinding, AclOperation, AuthorizationResult, DecidingRule, PatternType, ResourceType,
+};
 use kacl_logsafe::{safe, safe_bounded, MAX_CHARS};
 use kacl_protocol::ApiKey;
 
@@ -66,6 +69,10 @@ impl AuditPolicy {
 }
 
 /// Logs one authorization decision on a LITERAL resource.
+///
+/// `rule` names what decided (Kafka's `based on rule ...`); it is asked only when the line is
+/// actually written (the level enabled and the policy logging this result), so a decision
+/// nobody logs costs nothing more than the decision.
 pub fn decision(
     requester: Requester<'_>,
     operation: AclOperation,
@@ -73,13 +80,24 @@ pub fn decision(
     resource_name: &str,
     result: AuthorizationResult,
     policy: AuditPolicy,
+    rule: impl FnOnce() -> DecidingRule,
 ) {
+    let line = |rule: DecidingRule| {
+        decision_line(
+            requester,
+            operation,
+            resource_type,
+            resource_name,
+            result,
+            &rule,
+        )
+    };
     match result {
         AuthorizationResult::Allowed if policy.log_if_allowed => {
-            tracing::debug!(target: TARGET, "{}", decision_line(requester, operation, resource_type, resource_name, result));
+            tracing::debug!(target: TARGET, "{}", line(rule()));
         }
         AuthorizationResult::Denied if policy.log_if_denied => {
-            tracing::info!(target: TARGET, "{}", decision_line(requester, operation, resource_type, resource_name, result));
+            tracing::info!(target: TARGET, "{}", line(rule()));
         }
         _ => {}
     }
@@ -92,6 +110,7 @@ pub fn decision_line(
     resource_type: ResourceType,
     resource_name: &str,
     result: AuthorizationResult,
+    rule: &DecidingRule,
 ) -> String {
     let verdict = match result {
         AuthorizationResult::Allowed => "Allowed",
@@ -99,13 +118,15 @@ pub fn decision_line(
     };
     format!(
         "Principal = {} is {verdict} operation = {operation} from host = {} on resource = \
-         {}:{}:{} for request = {} with resourceRefCount = 1",
+         {}:{}:{} for request = {} with resourceRefCount = 1 based on rule {}",
         safe(requester.principal),
         safe(requester.host),
         resource_type.cli_name(),
         PatternType::Literal,
         safe(resource_name),
         requester.api,
+        // The rule may name a stored ACL, whose names came from a client.
+        safe(&rule.to_string()),
     )
 }
 
@@ -160,17 +181,22 @@ mod tests {
                 AclOperation::Alter,
                 ResourceType::Cluster,
                 "kafka-cluster",
-                AuthorizationResult::Denied
+                AuthorizationResult::Denied,
+                &DecidingRule::DefaultDeny {
+                    resource_has_acls: false
+                }
             ),
             "Principal = User:bob is Denied operation = ALTER from host = 10.0.0.7 on resource = \
-             Cluster:LITERAL:kafka-cluster for request = CreateAcls with resourceRefCount = 1"
+             Cluster:LITERAL:kafka-cluster for request = CreateAcls with resourceRefCount = 1 \
+             based on rule DefaultDeny"
         );
         assert!(decision_line(
             BOB,
             AclOperation::Describe,
             ResourceType::TransactionalId,
             "tx",
-            AuthorizationResult::Allowed
+            AuthorizationResult::Allowed,
+            &DecidingRule::SuperUser
         )
         .contains("is Allowed operation = DESCRIBE from host = 10.0.0.7 on resource = TransactionalId:LITERAL:tx"));
     }
@@ -188,6 +214,9 @@ mod tests {
             ResourceType::Topic,
             "t\u{1b}[2J",
             AuthorizationResult::Denied,
+            &DecidingRule::DefaultDeny {
+                resource_has_acls: false,
+            },
         );
         assert!(!line.contains('\n') && !line.contains('\u{1b}'), "{line}");
         let binding = AclBinding::new(

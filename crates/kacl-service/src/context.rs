@@ -330,6 +330,17 @@ impl AuditedSession<'_> {
             name,
             result,
             policy,
+            || {
+                self.session
+                    .explain(
+                        self.requester.principal,
+                        self.requester.host,
+                        operation,
+                        resource_type,
+                        name,
+                    )
+                    .rule
+            },
         );
         result == AuthorizationResult::Allowed
     }

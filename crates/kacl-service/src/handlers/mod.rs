@@ -4,7 +4,7 @@
 //! socket), the commit, and the response.
 //!
 //! Deliberate differences from Kafka are marked `Deliberate difference from Kafka` where they
-//! are made, and listed together in [`crate::DIFFERENCES_FROM_KAFKA`].
+//! are made, and listed together in `kacl_server::DIFFERENCES_FROM_KAFKA`.
 
 pub mod acl_filter;
 pub mod alter_configs;
