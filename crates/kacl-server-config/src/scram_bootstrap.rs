@@ -118,7 +118,7 @@ fn split_entries(value: &str) -> Result<Vec<&str>, String> {
             ']' if !quoted => {
                 depth = depth
                     .checked_sub(1)
-                    .ok_or_else(|| format!("unbalanced `]` in `{value}`"))?;
+                    .ok_or_else(|| format!("unbalanced `]` in `{}`", redacted(value)))?;
             }
             ';' | ',' if !quoted && depth == 0 => {
                 entries.push(value.get(start..at).unwrap_or_default());
@@ -128,7 +128,7 @@ fn split_entries(value: &str) -> Result<Vec<&str>, String> {
         }
     }
     if depth != 0 || quoted {
-        return Err(format!("unclosed `[` or `\"` in `{value}`"));
+        return Err(format!("unclosed `[` or `\"` in `{}`", redacted(value)));
     }
     entries.push(value.get(start..).unwrap_or_default());
     Ok(entries
@@ -141,7 +141,7 @@ fn split_entries(value: &str) -> Result<Vec<&str>, String> {
 /// `SCRAM-SHA-256=[name=alice,password-file=/path,iterations=8192]`.
 fn parse_entry(entry: &str) -> Result<BootstrapCredential, String> {
     let shape = || {
-        format!("`{entry}` is not MECHANISM=[name=...,password-file=...] (e.g. SCRAM-SHA-512=[name=admin,password-file=/etc/kacl/admin.password])")
+        format!("`{}` is not MECHANISM=[name=...,password-file=...] (e.g. SCRAM-SHA-512=[name=admin,password-file=/etc/kacl/admin.password])", redacted(entry))
     };
     let (mechanism, body) = entry.split_once('=').ok_or_else(shape)?;
     let mechanism = ScramMechanism::from_name(mechanism.trim()).ok_or_else(|| {
@@ -169,7 +169,8 @@ fn parse_entry(entry: &str) -> Result<BootstrapCredential, String> {
             }
             "password" | "password-file" => {
                 return Err(format!(
-                    "`{entry}` gives the password twice (use one of password-file, password)"
+                    "`{}` gives the password twice (use one of password-file, password)",
+                    redacted(entry)
                 ));
             }
             "iterations" => {
@@ -189,13 +190,16 @@ fn parse_entry(entry: &str) -> Result<BootstrapCredential, String> {
             }
             other => {
                 let known = "name, password-file, password, iterations";
-                return Err(format!("unknown field `{other}` in `{entry}` ({known})"));
+                return Err(format!(
+                    "unknown field `{other}` in `{}` ({known})",
+                    redacted(entry)
+                ));
             }
         }
     }
     let user = user
         .filter(|u| !u.is_empty())
-        .ok_or_else(|| format!("`{entry}` needs a non-empty name"))?;
+        .ok_or_else(|| format!("`{}` needs a non-empty name", redacted(entry)))?;
     let password =
         password.ok_or_else(|| format!("`{entry}` needs password-file (or password)"))?;
     Ok(BootstrapCredential {
@@ -262,6 +266,24 @@ impl BootstrapCredential {
         }
         Ok(password)
     }
+}
+
+/// `text` with the value of every `password=` field replaced by `<hidden>`, for error messages:
+/// a parse error names the entry it refuses but never echoes an inline password.
+fn redacted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("password=") {
+        let value_start = at + "password=".len();
+        out.push_str(&rest[..value_start]);
+        out.push_str("<hidden>");
+        let value_len = rest[value_start..]
+            .find([',', ']', ';'])
+            .unwrap_or(rest.len() - value_start);
+        rest = &rest[value_start + value_len..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -340,5 +362,24 @@ mod tests {
             parse("SCRAM-SHA-256=[name=a,password=hunter2]").unwrap()
         );
         assert!(!shown.contains("hunter2"), "{shown}");
+    }
+
+    #[test]
+    fn parse_errors_never_echo_an_inline_password() {
+        for value in [
+            "SCRAM-SHA-256=[name=a,password=hunter2,colour=red]",
+            "SCRAM-SHA-256=[name=,password=hunter2]",
+            "SCRAM-SHA-256=[name=a,password=hunter2,password-file=x]",
+            "SCRAM-SHA-256=[name=a,password=hunter2",
+            "SCRAM-SHA-256=[name=a,password=hunter2]]",
+            "SCRAM-SHA-256:[name=a,password=hunter2]",
+        ] {
+            let err = parse(value).unwrap_err();
+            assert!(!err.contains("hunter2"), "{value}: {err}");
+        }
+        assert_eq!(
+            redacted("S=[name=a,password=x y;z],T=[password=q]"),
+            "S=[name=a,password=<hidden>;z],T=[password=<hidden>]"
+        );
     }
 }
