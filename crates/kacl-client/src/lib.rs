@@ -27,7 +27,6 @@
 //! - [`net`]: connections (pipelined, correlation ids), ApiVersions negotiation, SASL (the
 //!   mechanisms themselves are the `kacl-sasl` crate's, shared with the server).
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod acl_wire;
 mod admin;

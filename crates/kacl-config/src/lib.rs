@@ -3,7 +3,6 @@
 //! `--command-config` files ([`properties`]), the four `security.protocol` names
 //! ([`SecurityProtocol`]), and what a TLS endpoint offers ([`tls`]).
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod properties;
 mod security_protocol;

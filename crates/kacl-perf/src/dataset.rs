@@ -39,23 +39,35 @@ pub const ACLS_PER_AUDITOR: u64 = 10;
 pub enum Spec {
     /// READ on resource `resource` for principal number `principal` (0–9).
     Resource {
+        /// The resource's number.
         resource: u64,
+        /// The principal's number.
         principal: u8,
+        /// ALLOW, or DENY for a DENY twin.
         permission: AclPermissionType,
     },
     /// READ on PREFIXED TOPIC `foo-bar35_resource-` from host `127.0.0.<host>`.
     PrefixHost {
+        /// The host's last octet.
         host: u8,
+        /// ALLOW or DENY.
         permission: AclPermissionType,
     },
     /// READ on LITERAL TOPIC `*` from host `127.0.0<host>` (Kafka's spelling, no dot).
     WildcardHost {
+        /// The host's number.
         host: u64,
+        /// ALLOW or DENY.
         permission: AclPermissionType,
     },
     /// ALLOW DESCRIBE on LITERAL TOPIC `foo-bar35_resource-<resource>` for
     /// `User:auditor-<auditor>`.
-    Auditor { auditor: u64, resource: u64 },
+    Auditor {
+        /// The auditor's number.
+        auditor: u64,
+        /// The resource's number.
+        resource: u64,
+    },
 }
 
 /// Resource type of resource `i`: every 10th a GROUP.

@@ -25,13 +25,21 @@ pub enum Op {
     DescribeAllPhases,
     /// DescribeAcls for `fixed`, else a random auditor among the first `auditors`.
     DescribePrincipal {
+        /// `--principal`: always this one.
         fixed: Option<String>,
+        /// How many auditors the data set holds.
         auditors: u64,
     },
     /// DescribeAcls for one random resource among the first `resources`.
-    DescribeResource { resources: u64 },
+    DescribeResource {
+        /// How many resources the data set holds.
+        resources: u64,
+    },
     /// CreateAcls of `batch` ACLs, then DeleteAcls of them.
-    CreateDelete { batch: usize },
+    CreateDelete {
+        /// ACLs per request.
+        batch: usize,
+    },
     /// Metadata for all topics.
     Metadata,
 }

@@ -9,7 +9,6 @@
 //! plans; this crate only reads files and computes typed results, so other tools can embed
 //! it. The `kacl acls plan/apply/import/explain/who-can/effective` commands are its CLI.
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 mod explain;
 mod file;

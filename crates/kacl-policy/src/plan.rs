@@ -160,7 +160,7 @@ mod acl_list {
         permission_type: String,
     }
 
-    pub fn serialize<S: Serializer>(acls: &[AclBinding], s: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: Serializer>(acls: &[AclBinding], s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(acls.iter().map(|a| Flat {
             resource_type: a.pattern.resource_type.kafka_name().into(),
             resource_name: a.pattern.name.clone(),
@@ -172,7 +172,9 @@ mod acl_list {
         }))
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<AclBinding>, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<AclBinding>, D::Error> {
         use serde::de::Error;
         let flat = Vec::<Flat>::deserialize(d)?;
         flat.into_iter()

@@ -28,7 +28,6 @@
 //! ```
 // One `unsafe` block, measured to be needed: see `codec::reader::ascii_prefix`.
 #![deny(unsafe_code)]
-#![warn(missing_docs)]
 
 #[macro_use]
 pub mod macros;

@@ -75,7 +75,7 @@ mod convert {
         kp_dtr::DeleteTopicState::decode(&mut &wire[..], 6).unwrap()
     }
 
-    pub fn metadata_request(
+    pub(crate) fn metadata_request(
         m: &ours_md::MetadataRequest<'_>,
     ) -> kafka_protocol::messages::MetadataRequest {
         let mut t = kafka_protocol::messages::MetadataRequest::default();
@@ -98,7 +98,7 @@ mod convert {
         t
     }
 
-    pub fn metadata_response(
+    pub(crate) fn metadata_response(
         m: &ours_md::MetadataResponse<'_>,
     ) -> kafka_protocol::messages::MetadataResponse {
         let mut t = kafka_protocol::messages::MetadataResponse::default();
@@ -154,7 +154,7 @@ mod convert {
         t
     }
 
-    pub fn create_topics_request(
+    pub(crate) fn create_topics_request(
         m: &ours_ct::CreateTopicsRequest<'_>,
     ) -> kafka_protocol::messages::CreateTopicsRequest {
         let mut t = kafka_protocol::messages::CreateTopicsRequest::default();
@@ -198,7 +198,7 @@ mod convert {
         t
     }
 
-    pub fn create_topics_response(
+    pub(crate) fn create_topics_response(
         m: &ours_ct::CreateTopicsResponse<'_>,
     ) -> kafka_protocol::messages::CreateTopicsResponse {
         let mut t = kafka_protocol::messages::CreateTopicsResponse::default();
@@ -238,7 +238,7 @@ mod convert {
         t
     }
 
-    pub fn delete_topics_request(
+    pub(crate) fn delete_topics_request(
         m: &ours_dt::DeleteTopicsRequest<'_>,
     ) -> kafka_protocol::messages::DeleteTopicsRequest {
         let mut t = kafka_protocol::messages::DeleteTopicsRequest::default();
@@ -258,7 +258,7 @@ mod convert {
         t
     }
 
-    pub fn delete_topics_response(
+    pub(crate) fn delete_topics_response(
         m: &ours_dt::DeleteTopicsResponse<'_>,
     ) -> kafka_protocol::messages::DeleteTopicsResponse {
         let mut t = kafka_protocol::messages::DeleteTopicsResponse::default();
@@ -280,7 +280,7 @@ mod convert {
         t
     }
 
-    pub fn create_partitions_request(
+    pub(crate) fn create_partitions_request(
         m: &ours_cp::CreatePartitionsRequest<'_>,
     ) -> kafka_protocol::messages::CreatePartitionsRequest {
         let mut t = kafka_protocol::messages::CreatePartitionsRequest::default();
@@ -312,7 +312,7 @@ mod convert {
         t
     }
 
-    pub fn create_partitions_response(
+    pub(crate) fn create_partitions_response(
         m: &ours_cp::CreatePartitionsResponse<'_>,
     ) -> kafka_protocol::messages::CreatePartitionsResponse {
         let mut t = kafka_protocol::messages::CreatePartitionsResponse::default();
@@ -333,7 +333,7 @@ mod convert {
         t
     }
 
-    pub fn describe_cluster_request(
+    pub(crate) fn describe_cluster_request(
         m: &ours_dc::DescribeClusterRequest<'_>,
     ) -> kafka_protocol::messages::DescribeClusterRequest {
         let mut t = kafka_protocol::messages::DescribeClusterRequest::default();
@@ -344,7 +344,7 @@ mod convert {
         t
     }
 
-    pub fn describe_cluster_response(
+    pub(crate) fn describe_cluster_response(
         m: &ours_dc::DescribeClusterResponse<'_>,
     ) -> kafka_protocol::messages::DescribeClusterResponse {
         let mut t = kafka_protocol::messages::DescribeClusterResponse::default();
@@ -373,7 +373,7 @@ mod convert {
         t
     }
 
-    pub fn describe_user_scram_credentials_request(
+    pub(crate) fn describe_user_scram_credentials_request(
         m: &ours_dus::DescribeUserScramCredentialsRequest<'_>,
     ) -> kafka_protocol::messages::DescribeUserScramCredentialsRequest {
         let mut t = kafka_protocol::messages::DescribeUserScramCredentialsRequest::default();
@@ -392,7 +392,7 @@ mod convert {
         t
     }
 
-    pub fn describe_user_scram_credentials_response(
+    pub(crate) fn describe_user_scram_credentials_response(
         m: &ours_dus::DescribeUserScramCredentialsResponse<'_>,
     ) -> kafka_protocol::messages::DescribeUserScramCredentialsResponse {
         let mut t = kafka_protocol::messages::DescribeUserScramCredentialsResponse::default();
@@ -426,7 +426,7 @@ mod convert {
         t
     }
 
-    pub fn alter_user_scram_credentials_request(
+    pub(crate) fn alter_user_scram_credentials_request(
         m: &ours_aus::AlterUserScramCredentialsRequest<'_>,
     ) -> kafka_protocol::messages::AlterUserScramCredentialsRequest {
         let mut t = kafka_protocol::messages::AlterUserScramCredentialsRequest::default();
@@ -459,7 +459,7 @@ mod convert {
         t
     }
 
-    pub fn alter_user_scram_credentials_response(
+    pub(crate) fn alter_user_scram_credentials_response(
         m: &ours_aus::AlterUserScramCredentialsResponse<'_>,
     ) -> kafka_protocol::messages::AlterUserScramCredentialsResponse {
         let mut t = kafka_protocol::messages::AlterUserScramCredentialsResponse::default();

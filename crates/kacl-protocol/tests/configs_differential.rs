@@ -43,7 +43,7 @@ mod convert {
             .collect()
     }
 
-    pub fn describe_configs_request(
+    pub(crate) fn describe_configs_request(
         m: &ours_dc::DescribeConfigsRequest<'_>,
     ) -> kafka_protocol::messages::DescribeConfigsRequest {
         let mut t = kafka_protocol::messages::DescribeConfigsRequest::default();
@@ -68,7 +68,7 @@ mod convert {
         t
     }
 
-    pub fn describe_configs_response(
+    pub(crate) fn describe_configs_response(
         m: &ours_dc::DescribeConfigsResponse<'_>,
     ) -> kafka_protocol::messages::DescribeConfigsResponse {
         let mut t = kafka_protocol::messages::DescribeConfigsResponse::default();
@@ -118,7 +118,7 @@ mod convert {
         t
     }
 
-    pub fn alter_configs_request(
+    pub(crate) fn alter_configs_request(
         m: &ours_ac::AlterConfigsRequest<'_>,
     ) -> kafka_protocol::messages::AlterConfigsRequest {
         let mut t = kafka_protocol::messages::AlterConfigsRequest::default();
@@ -149,7 +149,7 @@ mod convert {
         t
     }
 
-    pub fn alter_configs_response(
+    pub(crate) fn alter_configs_response(
         m: &ours_ac::AlterConfigsResponse<'_>,
     ) -> kafka_protocol::messages::AlterConfigsResponse {
         let mut t = kafka_protocol::messages::AlterConfigsResponse::default();
@@ -171,7 +171,7 @@ mod convert {
         t
     }
 
-    pub fn incremental_alter_configs_request(
+    pub(crate) fn incremental_alter_configs_request(
         m: &ours_iac::IncrementalAlterConfigsRequest<'_>,
     ) -> kafka_protocol::messages::IncrementalAlterConfigsRequest {
         let mut t = kafka_protocol::messages::IncrementalAlterConfigsRequest::default();
@@ -203,7 +203,7 @@ mod convert {
         t
     }
 
-    pub fn incremental_alter_configs_response(
+    pub(crate) fn incremental_alter_configs_response(
         m: &ours_iac::IncrementalAlterConfigsResponse<'_>,
     ) -> kafka_protocol::messages::IncrementalAlterConfigsResponse {
         let mut t = kafka_protocol::messages::IncrementalAlterConfigsResponse::default();

@@ -42,7 +42,7 @@ mod convert {
             .collect()
     }
 
-    pub fn describe_acls_request(
+    pub(crate) fn describe_acls_request(
         m: &ours_dd::DescribeAclsRequest<'_>,
     ) -> kafka_protocol::messages::DescribeAclsRequest {
         let mut t = kafka_protocol::messages::DescribeAclsRequest::default();
@@ -57,7 +57,7 @@ mod convert {
         t
     }
 
-    pub fn describe_acls_response(
+    pub(crate) fn describe_acls_response(
         m: &ours_dd::DescribeAclsResponse<'_>,
     ) -> kafka_protocol::messages::DescribeAclsResponse {
         let mut t = kafka_protocol::messages::DescribeAclsResponse::default();
@@ -93,7 +93,7 @@ mod convert {
         t
     }
 
-    pub fn create_acls_request(
+    pub(crate) fn create_acls_request(
         m: &ours_ca::CreateAclsRequest<'_>,
     ) -> kafka_protocol::messages::CreateAclsRequest {
         let mut t = kafka_protocol::messages::CreateAclsRequest::default();
@@ -117,7 +117,7 @@ mod convert {
         t
     }
 
-    pub fn create_acls_response(
+    pub(crate) fn create_acls_response(
         m: &ours_ca::CreateAclsResponse<'_>,
     ) -> kafka_protocol::messages::CreateAclsResponse {
         let mut t = kafka_protocol::messages::CreateAclsResponse::default();
@@ -137,7 +137,7 @@ mod convert {
         t
     }
 
-    pub fn delete_acls_request(
+    pub(crate) fn delete_acls_request(
         m: &ours_da::DeleteAclsRequest<'_>,
     ) -> kafka_protocol::messages::DeleteAclsRequest {
         let mut t = kafka_protocol::messages::DeleteAclsRequest::default();
@@ -161,7 +161,7 @@ mod convert {
         t
     }
 
-    pub fn delete_acls_response(
+    pub(crate) fn delete_acls_response(
         m: &ours_da::DeleteAclsResponse<'_>,
     ) -> kafka_protocol::messages::DeleteAclsResponse {
         let mut t = kafka_protocol::messages::DeleteAclsResponse::default();
@@ -199,7 +199,7 @@ mod convert {
         t
     }
 
-    pub fn api_versions_request(
+    pub(crate) fn api_versions_request(
         m: &ours_av::ApiVersionsRequest<'_>,
     ) -> kafka_protocol::messages::ApiVersionsRequest {
         let mut t = kafka_protocol::messages::ApiVersionsRequest::default();
@@ -209,7 +209,7 @@ mod convert {
         t
     }
 
-    pub fn api_versions_response(
+    pub(crate) fn api_versions_response(
         m: &ours_av::ApiVersionsResponse<'_>,
     ) -> kafka_protocol::messages::ApiVersionsResponse {
         let mut t = kafka_protocol::messages::ApiVersionsResponse::default();
@@ -257,7 +257,7 @@ mod convert {
         t
     }
 
-    pub fn sasl_handshake_request(
+    pub(crate) fn sasl_handshake_request(
         m: &ours_sh::SaslHandshakeRequest<'_>,
     ) -> kafka_protocol::messages::SaslHandshakeRequest {
         let mut t = kafka_protocol::messages::SaslHandshakeRequest::default();
@@ -265,7 +265,7 @@ mod convert {
         t
     }
 
-    pub fn sasl_handshake_response(
+    pub(crate) fn sasl_handshake_response(
         m: &ours_sh::SaslHandshakeResponse<'_>,
     ) -> kafka_protocol::messages::SaslHandshakeResponse {
         let mut t = kafka_protocol::messages::SaslHandshakeResponse::default();
@@ -274,7 +274,7 @@ mod convert {
         t
     }
 
-    pub fn sasl_authenticate_request(
+    pub(crate) fn sasl_authenticate_request(
         m: &ours_sa::SaslAuthenticateRequest<'_>,
     ) -> kafka_protocol::messages::SaslAuthenticateRequest {
         let mut t = kafka_protocol::messages::SaslAuthenticateRequest::default();
@@ -283,7 +283,7 @@ mod convert {
         t
     }
 
-    pub fn sasl_authenticate_response(
+    pub(crate) fn sasl_authenticate_response(
         m: &ours_sa::SaslAuthenticateResponse<'_>,
     ) -> kafka_protocol::messages::SaslAuthenticateResponse {
         let mut t = kafka_protocol::messages::SaslAuthenticateResponse::default();

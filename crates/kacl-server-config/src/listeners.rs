@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use kacl_config::SecurityProtocol;
+pub(crate) use kacl_config::SecurityProtocol;
 
 /// One `NAME://host:port` entry.
 ///

@@ -13,7 +13,7 @@ pub(crate) struct Source {
 
 impl Source {
     /// Later pairs override earlier ones (file, then each `--override` in order).
-    pub fn new(pairs: impl IntoIterator<Item = (String, String)>) -> Self {
+    pub(crate) fn new(pairs: impl IntoIterator<Item = (String, String)>) -> Self {
         Source {
             values: pairs.into_iter().collect(),
             used: BTreeSet::new(),
@@ -21,19 +21,19 @@ impl Source {
     }
 
     /// A key's raw value, marking the key as known.
-    pub fn take(&mut self, key: &str) -> Option<&str> {
+    pub(crate) fn take(&mut self, key: &str) -> Option<&str> {
         let value = self.values.get(key)?;
         self.used.insert(key.to_owned());
         Some(value)
     }
 
     /// A key's raw value without marking the key as known.
-    pub fn peek(&self, key: &str) -> Option<&str> {
+    pub(crate) fn peek(&self, key: &str) -> Option<&str> {
         self.values.get(key).map(String::as_str)
     }
 
     /// Keys starting with `prefix` (not yet marked known).
-    pub fn keys_with_prefix(&self, prefix: &str) -> Vec<String> {
+    pub(crate) fn keys_with_prefix(&self, prefix: &str) -> Vec<String> {
         self.values
             .keys()
             .filter(|k| k.starts_with(prefix))
@@ -42,7 +42,7 @@ impl Source {
     }
 
     /// Keys nobody read.
-    pub fn unused(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn unused(&self) -> impl Iterator<Item = &str> {
         self.values
             .keys()
             .filter(|k| !self.used.contains(*k))
@@ -50,7 +50,13 @@ impl Source {
     }
 
     /// An integer in `min..=max` (Kafka trims the text first).
-    pub fn int(&mut self, key: &str, default: i64, min: i64, max: i64) -> Result<i64, ConfigError> {
+    pub(crate) fn int(
+        &mut self,
+        key: &str,
+        default: i64,
+        min: i64,
+        max: i64,
+    ) -> Result<i64, ConfigError> {
         let Some(raw) = self.take(key) else {
             return Ok(default);
         };
@@ -74,7 +80,7 @@ impl Source {
     }
 
     /// `true` or `false` in any case, as Kafka's `ConfigDef` reads booleans.
-    pub fn bool(&mut self, key: &str, default: bool) -> Result<bool, ConfigError> {
+    pub(crate) fn bool(&mut self, key: &str, default: bool) -> Result<bool, ConfigError> {
         match self.take(key).map(str::trim) {
             None => Ok(default),
             Some(v) if v.eq_ignore_ascii_case("true") => Ok(true),

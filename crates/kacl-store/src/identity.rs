@@ -98,13 +98,13 @@ impl Identity {
 }
 
 /// `<dir>/meta.properties`.
-pub fn identity_path(dir: &Path) -> PathBuf {
+pub(crate) fn identity_path(dir: &Path) -> PathBuf {
     dir.join(IDENTITY_FILE_NAME)
 }
 
 /// The identity of `dir`, or `None` if it has no `meta.properties` (a new directory, or one
 /// written before kacl kept the file).
-pub fn read(dir: &Path) -> Result<Option<Identity>, StoreError> {
+pub(crate) fn read(dir: &Path) -> Result<Option<Identity>, StoreError> {
     let path = identity_path(dir);
     let text = match fs::read_to_string(&path) {
         Ok(text) => text,
@@ -118,7 +118,7 @@ pub fn read(dir: &Path) -> Result<Option<Identity>, StoreError> {
 
 /// Writes `identity` durably: a temporary file, fsynced, renamed over the old one, and the
 /// directory fsynced, so a crash leaves the old file or the new one.
-pub fn write(dir: &Path, identity: &Identity) -> Result<(), StoreError> {
+pub(crate) fn write(dir: &Path, identity: &Identity) -> Result<(), StoreError> {
     let path = identity_path(dir);
     let temporary = dir.join(format!("{IDENTITY_FILE_NAME}.tmp"));
     let at_temporary = |e| StoreError::from_io(&temporary, e);

@@ -20,6 +20,9 @@ pub type AclChunkSink<'a> = dyn FnMut(Vec<AclBinding>) -> Result<(), StoreError>
 /// One stored SCRAM credential: its user, its hash, the credential.
 pub type ScramEntry = (String, ScramMechanism, ScramCredential);
 
+/// Durable metadata: ACLs, topics, SCRAM credentials and the cluster's identity. Every write is
+/// one atomic, fsynced transaction; reads are only for loading at start (the server serves from
+/// memory).
 pub trait MetadataStore: Send + Sync {
     /// The cluster id, generated on first open and the same ever after: 22 characters
     /// of URL-safe base64, as Kafka's `Uuid.toString()`.

@@ -9,14 +9,14 @@ use crate::cli::common::{ConnectionArgs, OutputFormat};
 
 /// `kacl perf`: load generators.
 #[derive(Debug, clap::Args)]
-pub struct PerfArgs {
+pub(crate) struct PerfArgs {
     #[command(subcommand)]
     pub command: PerfCommand,
 }
 
 /// What to load-test.
 #[derive(Debug, clap::Subcommand)]
-pub enum PerfCommand {
+pub(crate) enum PerfCommand {
     /// Load ACLs in the shape of Kafka's AuthorizerBenchmark, or drive an ACL workload for a
     /// fixed time, and print requests/s, ACLs/s and latency percentiles.
     #[command(after_long_help = ACLS_EXAMPLES)]
@@ -25,7 +25,7 @@ pub enum PerfCommand {
 
 /// The flags of `kacl perf acls`.
 #[derive(Debug, clap::Args)]
-pub struct AclsCommand {
+pub(crate) struct AclsCommand {
     #[command(flatten)]
     connection: ConnectionArgs,
     #[command(flatten)]
@@ -36,7 +36,7 @@ pub struct AclsCommand {
 }
 
 /// Runs `kacl perf`.
-pub fn run(args: PerfArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: PerfArgs) -> anyhow::Result<ExitCode> {
     match args.command {
         PerfCommand::Acls(command) => {
             let config = command.connection.admin_config()?;

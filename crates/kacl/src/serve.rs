@@ -16,7 +16,7 @@ use tracing_subscriber::EnvFilter;
 
 /// Flags of `kacl serve`.
 #[derive(Debug, clap::Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// A Kafka server.properties file (Kafka's key names). Without it, kacl runs on
     /// development defaults.
     #[arg(long, value_name = "FILE")]
@@ -27,7 +27,7 @@ pub struct ServeArgs {
 }
 
 /// Runs the server until SIGTERM/SIGINT.
-pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     init_logging();
     let config = ServerConfig::load(args.config.as_deref(), &args.overrides)?;
     if config.is_development {

@@ -11,7 +11,7 @@ use anyhow::Context;
 
 /// Flags of `kacl store`.
 #[derive(Debug, clap::Args)]
-pub struct StoreArgs {
+pub(crate) struct StoreArgs {
     #[command(subcommand)]
     command: StoreCommand,
 }
@@ -28,7 +28,7 @@ enum StoreCommand {
 }
 
 /// Runs `kacl store ...`.
-pub fn run(args: StoreArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: StoreArgs) -> anyhow::Result<ExitCode> {
     let StoreCommand::Verify { data_dir } = args.command;
     let report = kacl_store::verify(&data_dir)
         .with_context(|| format!("cannot check {}", data_dir.display()))?;

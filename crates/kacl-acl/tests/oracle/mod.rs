@@ -13,17 +13,17 @@ use kacl_acl::{
 
 /// Every ACL once, in insertion order.
 #[derive(Debug, Default, Clone)]
-pub struct Oracle {
+pub(crate) struct Oracle {
     acls: Vec<AclBinding>,
     present: HashSet<AclBinding>,
 }
 
 impl Oracle {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Oracle::default()
     }
 
-    pub fn add(&mut self, binding: AclBinding) -> bool {
+    pub(crate) fn add(&mut self, binding: AclBinding) -> bool {
         if self.present.insert(binding.clone()) {
             self.acls.push(binding);
             true
@@ -32,7 +32,7 @@ impl Oracle {
         }
     }
 
-    pub fn remove(&mut self, binding: &AclBinding) -> bool {
+    pub(crate) fn remove(&mut self, binding: &AclBinding) -> bool {
         if self.present.remove(binding) {
             self.acls.retain(|b| b != binding);
             true
@@ -41,16 +41,16 @@ impl Oracle {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.acls.len()
     }
 
-    pub fn acls(&self) -> &[AclBinding] {
+    pub(crate) fn acls(&self) -> &[AclBinding] {
         &self.acls
     }
 
     /// Every ACL the filter matches.
-    pub fn describe(&self, filter: &AclBindingFilter) -> Vec<AclBinding> {
+    pub(crate) fn describe(&self, filter: &AclBindingFilter) -> Vec<AclBinding> {
         self.acls
             .iter()
             .filter(|b| filter.matches(b))
@@ -59,11 +59,11 @@ impl Oracle {
     }
 
     /// How many ACLs the filter matches (what a describe costs without building).
-    pub fn count_matching(&self, filter: &AclBindingFilter) -> usize {
+    pub(crate) fn count_matching(&self, filter: &AclBindingFilter) -> usize {
         self.acls.iter().filter(|b| filter.matches(b)).count()
     }
 
-    pub fn authorize(
+    pub(crate) fn authorize(
         &self,
         config: &AuthorizerConfig,
         principal: &str,
@@ -136,7 +136,7 @@ impl Oracle {
     }
 
     /// Kafka's default `Authorizer.authorizeByResourceType`, step by step.
-    pub fn authorize_by_resource_type(
+    pub(crate) fn authorize_by_resource_type(
         &self,
         config: &AuthorizerConfig,
         principal: &str,

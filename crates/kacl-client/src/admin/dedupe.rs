@@ -7,7 +7,7 @@ use std::hash::Hash;
 
 /// Distinct items in first-seen order, and for each input position its item's index.
 #[derive(Debug)]
-pub struct Deduped<T> {
+pub(super) struct Deduped<T> {
     /// The distinct items, in the order they first appeared.
     pub unique: Vec<T>,
     /// `positions[i]` is the index in `unique` of input item `i`.
@@ -16,7 +16,7 @@ pub struct Deduped<T> {
 
 impl<T: Eq + Hash + Clone> Deduped<T> {
     /// Deduplicates `items`.
-    pub fn new(items: Vec<T>) -> Self {
+    pub(super) fn new(items: Vec<T>) -> Self {
         let mut index: HashMap<T, usize> = HashMap::with_capacity(items.len());
         let mut unique = Vec::new();
         let mut positions = Vec::with_capacity(items.len());
@@ -32,7 +32,7 @@ impl<T: Eq + Hash + Clone> Deduped<T> {
     }
 
     /// Spreads one outcome per distinct item back over the input positions.
-    pub fn spread<R: Clone>(&self, outcomes: &[R]) -> Vec<R> {
+    pub(super) fn spread<R: Clone>(&self, outcomes: &[R]) -> Vec<R> {
         self.positions
             .iter()
             .filter_map(|&i| outcomes.get(i).cloned())

@@ -18,7 +18,7 @@ use proptest::prelude::*;
 
 use crate::common::{bytes, nullable_string, string, unknown_tags, when};
 
-pub fn uuid() -> BoxedStrategy<Uuid> {
+pub(crate) fn uuid() -> BoxedStrategy<Uuid> {
     prop_oneof![Just(Uuid::ZERO), any::<[u8; 16]>().prop_map(Uuid)].boxed()
 }
 
@@ -46,7 +46,7 @@ fn metadata_request_topic(v: i16) -> BoxedStrategy<MetadataRequestTopic<'static>
         .boxed()
 }
 
-pub fn metadata_request(v: i16) -> BoxedStrategy<MetadataRequest<'static>> {
+pub(crate) fn metadata_request(v: i16) -> BoxedStrategy<MetadataRequest<'static>> {
     let topics = vec(metadata_request_topic(v), 0..4);
     (
         if v >= 1 {
@@ -143,7 +143,7 @@ fn metadata_response_topic(v: i16) -> BoxedStrategy<MetadataResponseTopic<'stati
         .boxed()
 }
 
-pub fn metadata_response(v: i16) -> BoxedStrategy<MetadataResponse<'static>> {
+pub(crate) fn metadata_response(v: i16) -> BoxedStrategy<MetadataResponse<'static>> {
     (
         when(v >= 3, any::<i32>(), 0),
         vec(metadata_response_broker(v), 0..3),
@@ -217,7 +217,7 @@ fn creatable_topic(v: i16) -> BoxedStrategy<CreatableTopic<'static>> {
         .boxed()
 }
 
-pub fn create_topics_request(v: i16) -> BoxedStrategy<CreateTopicsRequest<'static>> {
+pub(crate) fn create_topics_request(v: i16) -> BoxedStrategy<CreateTopicsRequest<'static>> {
     (
         vec(creatable_topic(v), 0..3),
         any::<i32>(),
@@ -291,7 +291,7 @@ fn creatable_topic_result(v: i16) -> BoxedStrategy<CreatableTopicResult<'static>
         .boxed()
 }
 
-pub fn create_topics_response(v: i16) -> BoxedStrategy<CreateTopicsResponse<'static>> {
+pub(crate) fn create_topics_response(v: i16) -> BoxedStrategy<CreateTopicsResponse<'static>> {
     (
         when(v >= 2, any::<i32>(), 0),
         vec(creatable_topic_result(v), 0..3),
@@ -317,7 +317,7 @@ fn delete_topic_state(v: i16) -> BoxedStrategy<DeleteTopicState<'static>> {
         .boxed()
 }
 
-pub fn delete_topics_request(v: i16) -> BoxedStrategy<DeleteTopicsRequest<'static>> {
+pub(crate) fn delete_topics_request(v: i16) -> BoxedStrategy<DeleteTopicsRequest<'static>> {
     (
         when(v >= 6, vec(delete_topic_state(v), 0..3), Vec::new()),
         when(v <= 5, vec(string(), 0..4), Vec::new()),
@@ -357,7 +357,7 @@ fn deletable_topic_result(v: i16) -> BoxedStrategy<DeletableTopicResult<'static>
         .boxed()
 }
 
-pub fn delete_topics_response(v: i16) -> BoxedStrategy<DeleteTopicsResponse<'static>> {
+pub(crate) fn delete_topics_response(v: i16) -> BoxedStrategy<DeleteTopicsResponse<'static>> {
     (
         when(v >= 1, any::<i32>(), 0),
         vec(deletable_topic_result(v), 0..3),
@@ -398,7 +398,7 @@ fn create_partitions_topic(v: i16) -> BoxedStrategy<CreatePartitionsTopic<'stati
         .boxed()
 }
 
-pub fn create_partitions_request(v: i16) -> BoxedStrategy<CreatePartitionsRequest<'static>> {
+pub(crate) fn create_partitions_request(v: i16) -> BoxedStrategy<CreatePartitionsRequest<'static>> {
     (
         vec(create_partitions_topic(v), 0..3),
         any::<i32>(),
@@ -432,7 +432,9 @@ fn create_partitions_topic_result(v: i16) -> BoxedStrategy<CreatePartitionsTopic
         .boxed()
 }
 
-pub fn create_partitions_response(v: i16) -> BoxedStrategy<CreatePartitionsResponse<'static>> {
+pub(crate) fn create_partitions_response(
+    v: i16,
+) -> BoxedStrategy<CreatePartitionsResponse<'static>> {
     (
         any::<i32>(),
         vec(create_partitions_topic_result(v), 0..3),
@@ -450,7 +452,7 @@ pub fn create_partitions_response(v: i16) -> BoxedStrategy<CreatePartitionsRespo
 
 // ---- DescribeCluster ------------------------------------------------------------------------
 
-pub fn describe_cluster_request(v: i16) -> BoxedStrategy<DescribeClusterRequest<'static>> {
+pub(crate) fn describe_cluster_request(v: i16) -> BoxedStrategy<DescribeClusterRequest<'static>> {
     (
         any::<bool>(),
         when(v >= 1, any::<i8>(), 1),
@@ -490,7 +492,7 @@ fn describe_cluster_broker(v: i16) -> BoxedStrategy<DescribeClusterBroker<'stati
         .boxed()
 }
 
-pub fn describe_cluster_response(v: i16) -> BoxedStrategy<DescribeClusterResponse<'static>> {
+pub(crate) fn describe_cluster_response(v: i16) -> BoxedStrategy<DescribeClusterResponse<'static>> {
     (
         any::<i32>(),
         any::<i16>(),
@@ -522,7 +524,7 @@ pub fn describe_cluster_response(v: i16) -> BoxedStrategy<DescribeClusterRespons
 
 // ---- SCRAM credentials ----------------------------------------------------------------------
 
-pub fn describe_user_scram_credentials_request(
+pub(crate) fn describe_user_scram_credentials_request(
     _v: i16,
 ) -> BoxedStrategy<DescribeUserScramCredentialsRequest<'static>> {
     let user = (string(), unknown_tags(true)).prop_map(|(name, tags)| UserName {
@@ -537,7 +539,7 @@ pub fn describe_user_scram_credentials_request(
         .boxed()
 }
 
-pub fn describe_user_scram_credentials_response(
+pub(crate) fn describe_user_scram_credentials_response(
     _v: i16,
 ) -> BoxedStrategy<DescribeUserScramCredentialsResponse<'static>> {
     let info = (any::<i8>(), any::<i32>(), unknown_tags(true)).prop_map(
@@ -582,7 +584,7 @@ pub fn describe_user_scram_credentials_response(
         .boxed()
 }
 
-pub fn alter_user_scram_credentials_request(
+pub(crate) fn alter_user_scram_credentials_request(
     _v: i16,
 ) -> BoxedStrategy<AlterUserScramCredentialsRequest<'static>> {
     let deletion =
@@ -626,7 +628,7 @@ pub fn alter_user_scram_credentials_request(
         .boxed()
 }
 
-pub fn alter_user_scram_credentials_response(
+pub(crate) fn alter_user_scram_credentials_response(
     _v: i16,
 ) -> BoxedStrategy<AlterUserScramCredentialsResponse<'static>> {
     let result = (

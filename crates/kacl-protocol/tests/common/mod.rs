@@ -16,20 +16,20 @@ use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 
 /// Any string, including non-ASCII, kept short.
-pub fn string() -> BoxedStrategy<Cow<'static, str>> {
+pub(crate) fn string() -> BoxedStrategy<Cow<'static, str>> {
     ".{0,12}".prop_map(Cow::Owned).boxed()
 }
 
-pub fn nullable_string() -> BoxedStrategy<Option<Cow<'static, str>>> {
+pub(crate) fn nullable_string() -> BoxedStrategy<Option<Cow<'static, str>>> {
     proptest::option::of(string()).boxed()
 }
 
-pub fn bytes() -> BoxedStrategy<Cow<'static, [u8]>> {
+pub(crate) fn bytes() -> BoxedStrategy<Cow<'static, [u8]>> {
     vec(any::<u8>(), 0..24).prop_map(Cow::Owned).boxed()
 }
 
 /// `strategy` when the field exists at this version, else its default.
-pub fn when<T: Clone + std::fmt::Debug + 'static>(
+pub(crate) fn when<T: Clone + std::fmt::Debug + 'static>(
     present: bool,
     strategy: impl Strategy<Value = T> + 'static,
     default: T,
@@ -43,7 +43,7 @@ pub fn when<T: Clone + std::fmt::Debug + 'static>(
 
 /// Unknown tagged fields with unique ascending tags, only in flexible versions. Tags start at
 /// 10 so they never collide with a known tag.
-pub fn unknown_tags(flexible: bool) -> BoxedStrategy<TaggedFields<'static>> {
+pub(crate) fn unknown_tags(flexible: bool) -> BoxedStrategy<TaggedFields<'static>> {
     if !flexible {
         return Just(TaggedFields::new()).boxed();
     }
@@ -63,7 +63,7 @@ fn acl_flexible(version: i16) -> bool {
     version >= 2
 }
 
-pub fn describe_acls_request(v: i16) -> BoxedStrategy<DescribeAclsRequest<'static>> {
+pub(crate) fn describe_acls_request(v: i16) -> BoxedStrategy<DescribeAclsRequest<'static>> {
     (
         any::<i8>(),
         nullable_string(),
@@ -127,7 +127,7 @@ fn describe_acls_resource(v: i16) -> BoxedStrategy<DescribeAclsResource<'static>
         .boxed()
 }
 
-pub fn describe_acls_response(v: i16) -> BoxedStrategy<DescribeAclsResponse<'static>> {
+pub(crate) fn describe_acls_response(v: i16) -> BoxedStrategy<DescribeAclsResponse<'static>> {
     (
         any::<i32>(),
         any::<i16>(),
@@ -173,7 +173,7 @@ fn acl_creation(v: i16) -> BoxedStrategy<AclCreation<'static>> {
         .boxed()
 }
 
-pub fn create_acls_request(v: i16) -> BoxedStrategy<CreateAclsRequest<'static>> {
+pub(crate) fn create_acls_request(v: i16) -> BoxedStrategy<CreateAclsRequest<'static>> {
     (vec(acl_creation(v), 0..4), unknown_tags(acl_flexible(v)))
         .prop_map(|(creations, tags)| CreateAclsRequest {
             creations,
@@ -196,7 +196,7 @@ fn acl_creation_result(v: i16) -> BoxedStrategy<AclCreationResult<'static>> {
         .boxed()
 }
 
-pub fn create_acls_response(v: i16) -> BoxedStrategy<CreateAclsResponse<'static>> {
+pub(crate) fn create_acls_response(v: i16) -> BoxedStrategy<CreateAclsResponse<'static>> {
     (
         any::<i32>(),
         vec(acl_creation_result(v), 0..4),
@@ -234,7 +234,7 @@ fn delete_acls_filter(v: i16) -> BoxedStrategy<DeleteAclsFilter<'static>> {
         .boxed()
 }
 
-pub fn delete_acls_request(v: i16) -> BoxedStrategy<DeleteAclsRequest<'static>> {
+pub(crate) fn delete_acls_request(v: i16) -> BoxedStrategy<DeleteAclsRequest<'static>> {
     (
         vec(delete_acls_filter(v), 0..4),
         unknown_tags(acl_flexible(v)),
@@ -296,7 +296,7 @@ fn delete_acls_filter_result(v: i16) -> BoxedStrategy<DeleteAclsFilterResult<'st
         .boxed()
 }
 
-pub fn delete_acls_response(v: i16) -> BoxedStrategy<DeleteAclsResponse<'static>> {
+pub(crate) fn delete_acls_response(v: i16) -> BoxedStrategy<DeleteAclsResponse<'static>> {
     (
         any::<i32>(),
         vec(delete_acls_filter_result(v), 0..4),
@@ -312,7 +312,7 @@ pub fn delete_acls_response(v: i16) -> BoxedStrategy<DeleteAclsResponse<'static>
         .boxed()
 }
 
-pub fn api_versions_request(v: i16) -> BoxedStrategy<ApiVersionsRequest<'static>> {
+pub(crate) fn api_versions_request(v: i16) -> BoxedStrategy<ApiVersionsRequest<'static>> {
     (
         when(v >= 3, string(), Cow::Borrowed("")),
         when(v >= 3, string(), Cow::Borrowed("")),
@@ -368,7 +368,7 @@ fn finalized_feature_key(v: i16) -> BoxedStrategy<FinalizedFeatureKey<'static>> 
         .boxed()
 }
 
-pub fn api_versions_response(v: i16) -> BoxedStrategy<ApiVersionsResponse<'static>> {
+pub(crate) fn api_versions_response(v: i16) -> BoxedStrategy<ApiVersionsResponse<'static>> {
     let flexible = v >= 3;
     (
         any::<i16>(),
@@ -397,7 +397,7 @@ pub fn api_versions_response(v: i16) -> BoxedStrategy<ApiVersionsResponse<'stati
         .boxed()
 }
 
-pub fn sasl_handshake_request(_v: i16) -> BoxedStrategy<SaslHandshakeRequest<'static>> {
+pub(crate) fn sasl_handshake_request(_v: i16) -> BoxedStrategy<SaslHandshakeRequest<'static>> {
     string()
         .prop_map(|mechanism| SaslHandshakeRequest {
             mechanism,
@@ -406,7 +406,7 @@ pub fn sasl_handshake_request(_v: i16) -> BoxedStrategy<SaslHandshakeRequest<'st
         .boxed()
 }
 
-pub fn sasl_handshake_response(_v: i16) -> BoxedStrategy<SaslHandshakeResponse<'static>> {
+pub(crate) fn sasl_handshake_response(_v: i16) -> BoxedStrategy<SaslHandshakeResponse<'static>> {
     (any::<i16>(), vec(string(), 0..4))
         .prop_map(|(error_code, mechanisms)| SaslHandshakeResponse {
             error_code,
@@ -416,7 +416,7 @@ pub fn sasl_handshake_response(_v: i16) -> BoxedStrategy<SaslHandshakeResponse<'
         .boxed()
 }
 
-pub fn sasl_authenticate_request(v: i16) -> BoxedStrategy<SaslAuthenticateRequest<'static>> {
+pub(crate) fn sasl_authenticate_request(v: i16) -> BoxedStrategy<SaslAuthenticateRequest<'static>> {
     (bytes(), unknown_tags(v >= 2))
         .prop_map(|(auth_bytes, tags)| SaslAuthenticateRequest {
             auth_bytes,
@@ -425,7 +425,9 @@ pub fn sasl_authenticate_request(v: i16) -> BoxedStrategy<SaslAuthenticateReques
         .boxed()
 }
 
-pub fn sasl_authenticate_response(v: i16) -> BoxedStrategy<SaslAuthenticateResponse<'static>> {
+pub(crate) fn sasl_authenticate_response(
+    v: i16,
+) -> BoxedStrategy<SaslAuthenticateResponse<'static>> {
     (
         any::<i16>(),
         nullable_string(),

@@ -36,7 +36,7 @@ fn describe_configs_resource(v: i16) -> BoxedStrategy<DescribeConfigsResource<'s
         .boxed()
 }
 
-pub fn describe_configs_request(v: i16) -> BoxedStrategy<DescribeConfigsRequest<'static>> {
+pub(crate) fn describe_configs_request(v: i16) -> BoxedStrategy<DescribeConfigsRequest<'static>> {
     (
         vec(describe_configs_resource(v), 0..4),
         when(v >= 1, any::<bool>(), false),
@@ -120,7 +120,7 @@ fn describe_configs_result(v: i16) -> BoxedStrategy<DescribeConfigsResult<'stati
         .boxed()
 }
 
-pub fn describe_configs_response(v: i16) -> BoxedStrategy<DescribeConfigsResponse<'static>> {
+pub(crate) fn describe_configs_response(v: i16) -> BoxedStrategy<DescribeConfigsResponse<'static>> {
     (
         any::<i32>(),
         vec(describe_configs_result(v), 0..3),
@@ -160,7 +160,7 @@ fn alter_configs_resource(v: i16) -> BoxedStrategy<ac::AlterConfigsResource<'sta
         .boxed()
 }
 
-pub fn alter_configs_request(v: i16) -> BoxedStrategy<ac::AlterConfigsRequest<'static>> {
+pub(crate) fn alter_configs_request(v: i16) -> BoxedStrategy<ac::AlterConfigsRequest<'static>> {
     (
         vec(alter_configs_resource(v), 0..4),
         any::<bool>(),
@@ -174,7 +174,7 @@ pub fn alter_configs_request(v: i16) -> BoxedStrategy<ac::AlterConfigsRequest<'s
         .boxed()
 }
 
-pub fn alter_configs_response(v: i16) -> BoxedStrategy<ac::AlterConfigsResponse<'static>> {
+pub(crate) fn alter_configs_response(v: i16) -> BoxedStrategy<ac::AlterConfigsResponse<'static>> {
     let response = (
         any::<i16>(),
         nullable_string(),
@@ -228,7 +228,7 @@ fn incremental_alter_configs_resource(v: i16) -> BoxedStrategy<iac::AlterConfigs
         .boxed()
 }
 
-pub fn incremental_alter_configs_request(
+pub(crate) fn incremental_alter_configs_request(
     v: i16,
 ) -> BoxedStrategy<iac::IncrementalAlterConfigsRequest<'static>> {
     (
@@ -246,7 +246,7 @@ pub fn incremental_alter_configs_request(
         .boxed()
 }
 
-pub fn incremental_alter_configs_response(
+pub(crate) fn incremental_alter_configs_response(
     v: i16,
 ) -> BoxedStrategy<iac::IncrementalAlterConfigsResponse<'static>> {
     let response = (

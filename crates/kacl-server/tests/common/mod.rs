@@ -20,28 +20,28 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 /// A server and the directory holding its data (deleted on drop).
-pub struct TestServer {
+pub(crate) struct TestServer {
     pub server: RunningServer,
     pub dir: TempDir,
 }
 
 impl TestServer {
     /// The PLAINTEXT (or first) listener's address.
-    pub fn addr(&self) -> SocketAddr {
+    pub(crate) fn addr(&self) -> SocketAddr {
         self.server.listeners()[0].local_addr
     }
 
-    pub fn addr_of(&self, name: &str) -> SocketAddr {
+    pub(crate) fn addr_of(&self, name: &str) -> SocketAddr {
         self.server.local_addr(name).expect("listener")
     }
 
-    pub async fn client(&self) -> Client {
+    pub(crate) async fn client(&self) -> Client {
         Client::connect(self.addr()).await
     }
 }
 
 /// `properties` on top of a PLAINTEXT listener on an ephemeral port and a fresh data dir.
-pub fn config(dir: &std::path::Path, properties: &[(&str, &str)]) -> ServerConfig {
+pub(crate) fn config(dir: &std::path::Path, properties: &[(&str, &str)]) -> ServerConfig {
     let mut pairs: Vec<(String, String)> = vec![
         ("listeners".into(), "PLAINTEXT://127.0.0.1:0".into()),
         ("super.users".into(), "User:ANONYMOUS".into()),
@@ -59,7 +59,7 @@ pub fn config(dir: &std::path::Path, properties: &[(&str, &str)]) -> ServerConfi
     ServerConfig::from_properties("", &pairs).expect("valid test config")
 }
 
-pub async fn start(properties: &[(&str, &str)]) -> TestServer {
+pub(crate) async fn start(properties: &[(&str, &str)]) -> TestServer {
     init_logs();
     let dir = tempfile::tempdir().expect("tempdir");
     let server = Server::start(config(dir.path(), properties))
@@ -69,7 +69,7 @@ pub async fn start(properties: &[(&str, &str)]) -> TestServer {
 }
 
 /// Restarts on the same data directory with new properties.
-pub async fn restart(old: TestServer, properties: &[(&str, &str)]) -> TestServer {
+pub(crate) async fn restart(old: TestServer, properties: &[(&str, &str)]) -> TestServer {
     let TestServer { server, dir } = old;
     server.shutdown().await;
     let server = Server::start(config(dir.path(), properties))
@@ -78,7 +78,7 @@ pub async fn restart(old: TestServer, properties: &[(&str, &str)]) -> TestServer
     TestServer { server, dir }
 }
 
-pub fn init_logs() {
+pub(crate) fn init_logs() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -89,13 +89,13 @@ pub fn init_logs() {
 }
 
 /// A raw Kafka client: frames in, frames out.
-pub struct Client {
+pub(crate) struct Client {
     pub stream: TcpStream,
     next_correlation: i32,
 }
 
 impl Client {
-    pub async fn connect(addr: SocketAddr) -> Client {
+    pub(crate) async fn connect(addr: SocketAddr) -> Client {
         Client {
             stream: TcpStream::connect(addr).await.expect("connect"),
             next_correlation: 1,
@@ -103,7 +103,7 @@ impl Client {
     }
 
     /// Sends `body` at `version`; returns the correlation id used.
-    pub async fn send<'a, M: Message<'a>>(&mut self, version: i16, body: &M) -> i32 {
+    pub(crate) async fn send<'a, M: Message<'a>>(&mut self, version: i16, body: &M) -> i32 {
         let correlation_id = self.next_correlation;
         self.next_correlation += 1;
         let header = RequestHeader {
@@ -117,12 +117,12 @@ impl Client {
         correlation_id
     }
 
-    pub async fn send_raw(&mut self, bytes: &[u8]) {
+    pub(crate) async fn send_raw(&mut self, bytes: &[u8]) {
         self.stream.write_all(bytes).await.expect("write");
     }
 
     /// The next frame's payload, or `None` if the server closed the connection.
-    pub async fn read_frame(&mut self) -> Option<Vec<u8>> {
+    pub(crate) async fn read_frame(&mut self) -> Option<Vec<u8>> {
         let read = async {
             let mut size = [0u8; 4];
             self.stream.read_exact(&mut size).await.ok()?;
@@ -136,12 +136,12 @@ impl Client {
     }
 
     /// True if the server closes the connection without sending anything more.
-    pub async fn is_closed(&mut self) -> bool {
+    pub(crate) async fn is_closed(&mut self) -> bool {
         self.read_frame().await.is_none()
     }
 
     /// Sends and returns the response payload (checked to carry the right correlation id).
-    pub async fn call<'a, M: Message<'a>>(&mut self, version: i16, body: &M) -> Vec<u8> {
+    pub(crate) async fn call<'a, M: Message<'a>>(&mut self, version: i16, body: &M) -> Vec<u8> {
         let correlation_id = self.send(version, body).await;
         let payload = self.read_frame().await.expect("a response");
         assert_eq!(
@@ -152,7 +152,7 @@ impl Client {
         payload
     }
 
-    pub async fn describe(
+    pub(crate) async fn describe(
         &mut self,
         version: i16,
         req: &DescribeAclsRequest<'_>,
@@ -161,7 +161,7 @@ impl Client {
         decode::<DescribeAclsResponse>(&payload, version).into_static()
     }
 
-    pub async fn create(
+    pub(crate) async fn create(
         &mut self,
         version: i16,
         creations: Vec<AclCreation<'static>>,
@@ -174,7 +174,7 @@ impl Client {
         decode::<CreateAclsResponse>(&payload, version).into_static()
     }
 
-    pub async fn delete(
+    pub(crate) async fn delete(
         &mut self,
         version: i16,
         filters: Vec<DeleteAclsFilter<'static>>,
@@ -190,10 +190,10 @@ impl Client {
 
 /// One ACL as DescribeAcls shows it: resource type, name, pattern type, principal, host,
 /// operation, permission type.
-pub type AclRow = (i8, String, i8, String, String, i8, i8);
+pub(crate) type AclRow = (i8, String, i8, String, String, i8, i8);
 
 /// Every ACL of a DescribeAcls answer, flattened in answer order.
-pub fn acl_rows(response: &DescribeAclsResponse<'_>) -> Vec<AclRow> {
+pub(crate) fn acl_rows(response: &DescribeAclsResponse<'_>) -> Vec<AclRow> {
     response
         .resources
         .iter()
@@ -214,7 +214,7 @@ pub fn acl_rows(response: &DescribeAclsResponse<'_>) -> Vec<AclRow> {
 }
 
 /// Decodes a response payload (header included) at `version`.
-pub fn decode<'a, M: Message<'a>>(payload: &'a [u8], version: i16) -> M {
+pub(crate) fn decode<'a, M: Message<'a>>(payload: &'a [u8], version: i16) -> M {
     decode_response_frame::<M>(payload, version)
         .expect("well-formed response")
         .1
@@ -223,7 +223,7 @@ pub fn decode<'a, M: Message<'a>>(payload: &'a [u8], version: i16) -> M {
 use kacl_protocol::IntoStatic;
 
 /// A CreateAcls entry.
-pub fn creation(
+pub(crate) fn creation(
     rt: i8,
     name: &str,
     pt: i8,
@@ -245,11 +245,11 @@ pub fn creation(
 }
 
 /// ALLOW READ on a LITERAL topic for a principal from any host.
-pub fn allow_read(topic: &str, principal: &str) -> AclCreation<'static> {
+pub(crate) fn allow_read(topic: &str, principal: &str) -> AclCreation<'static> {
     creation(TOPIC, topic, LITERAL, principal, "*", READ, ALLOW)
 }
 
-pub fn describe_filter(
+pub(crate) fn describe_filter(
     rt: i8,
     name: Option<&str>,
     pt: i8,
@@ -269,11 +269,11 @@ pub fn describe_filter(
     }
 }
 
-pub fn describe_all() -> DescribeAclsRequest<'static> {
+pub(crate) fn describe_all() -> DescribeAclsRequest<'static> {
     describe_filter(ANY, None, ANY, None, ANY, ANY)
 }
 
-pub fn delete_filter(
+pub(crate) fn delete_filter(
     rt: i8,
     name: Option<&str>,
     pt: i8,
@@ -294,23 +294,23 @@ pub fn delete_filter(
 }
 
 /// Number of ACLs in a describe response.
-pub fn acl_count(resp: &DescribeAclsResponse<'_>) -> usize {
+pub(crate) fn acl_count(resp: &DescribeAclsResponse<'_>) -> usize {
     resp.resources.iter().map(|r| r.acls.len()).sum()
 }
 
 // Kafka's codes, spelled out so tests read like the protocol.
-pub const ANY: i8 = 1;
-pub const MATCH: i8 = 2;
-pub const LITERAL: i8 = 3;
-pub const PREFIXED: i8 = 4;
-pub const TOPIC: i8 = 2;
-pub const GROUP: i8 = 3;
-pub const CLUSTER: i8 = 4;
-pub const USER: i8 = 7;
-pub const ALL: i8 = 2;
-pub const READ: i8 = 3;
-pub const WRITE: i8 = 4;
-pub const ALTER: i8 = 7;
-pub const DESCRIBE: i8 = 8;
-pub const DENY: i8 = 2;
-pub const ALLOW: i8 = 3;
+pub(crate) const ANY: i8 = 1;
+pub(crate) const MATCH: i8 = 2;
+pub(crate) const LITERAL: i8 = 3;
+pub(crate) const PREFIXED: i8 = 4;
+pub(crate) const TOPIC: i8 = 2;
+pub(crate) const GROUP: i8 = 3;
+pub(crate) const CLUSTER: i8 = 4;
+pub(crate) const USER: i8 = 7;
+pub(crate) const ALL: i8 = 2;
+pub(crate) const READ: i8 = 3;
+pub(crate) const WRITE: i8 = 4;
+pub(crate) const ALTER: i8 = 7;
+pub(crate) const DESCRIBE: i8 = 8;
+pub(crate) const DENY: i8 = 2;
+pub(crate) const ALLOW: i8 = 3;

@@ -33,23 +33,23 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 /// PLAIN users of the test SASL listeners: `admin` (a super user) and `alice`.
-pub const JAAS: &str = "org.apache.kafka.common.security.plain.PlainLoginModule required \
+pub(crate) const JAAS: &str = "org.apache.kafka.common.security.plain.PlainLoginModule required \
     user_admin=\"admin-secret\" user_alice=\"alice-secret\";";
 
 /// A running server and its data directory.
-pub struct TestServer {
+pub(crate) struct TestServer {
     pub server: RunningServer,
     pub dir: TempDir,
 }
 
 impl TestServer {
-    pub fn addr(&self, listener: &str) -> SocketAddr {
+    pub(crate) fn addr(&self, listener: &str) -> SocketAddr {
         self.server.local_addr(listener).expect("listener bound")
     }
 }
 
 /// Test defaults (data dir, a short failed-authentication delay) under `properties`.
-pub fn config(dir: &Path, properties: &[(&str, &str)]) -> ServerConfig {
+pub(crate) fn config(dir: &Path, properties: &[(&str, &str)]) -> ServerConfig {
     let mut pairs: Vec<(String, String)> = vec![
         ("metadata.log.dir".into(), dir.display().to_string()),
         (
@@ -65,12 +65,12 @@ pub fn config(dir: &Path, properties: &[(&str, &str)]) -> ServerConfig {
     ServerConfig::from_properties("", &pairs).expect("valid test config")
 }
 
-pub async fn start(properties: &[(&str, &str)]) -> TestServer {
+pub(crate) async fn start(properties: &[(&str, &str)]) -> TestServer {
     let dir = tempfile::tempdir().expect("tempdir");
     start_in(dir, properties).await
 }
 
-pub async fn start_in(dir: TempDir, properties: &[(&str, &str)]) -> TestServer {
+pub(crate) async fn start_in(dir: TempDir, properties: &[(&str, &str)]) -> TestServer {
     let server = Server::start(config(dir.path(), properties))
         .await
         .expect("server starts");
@@ -78,7 +78,7 @@ pub async fn start_in(dir: TempDir, properties: &[(&str, &str)]) -> TestServer {
 }
 
 /// A SASL_PLAINTEXT listener with the PLAIN users of [`JAAS`], `admin` a super user.
-pub async fn sasl_server(extra: &[(&str, &str)]) -> TestServer {
+pub(crate) async fn sasl_server(extra: &[(&str, &str)]) -> TestServer {
     let mut props = vec![
         ("listeners", "SASL_PLAINTEXT://127.0.0.1:0"),
         ("super.users", "User:admin"),
@@ -104,26 +104,26 @@ macro_rules! call_as {
 }
 
 /// A Kafka client over any byte stream: frames in, frames out.
-pub struct Wire<S> {
+pub(crate) struct Wire<S> {
     pub stream: S,
     next_correlation: i32,
 }
 
 impl Wire<TcpStream> {
-    pub async fn tcp(addr: SocketAddr) -> Wire<TcpStream> {
+    pub(crate) async fn tcp(addr: SocketAddr) -> Wire<TcpStream> {
         Wire::new(TcpStream::connect(addr).await.expect("connect"))
     }
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin> Wire<S> {
-    pub fn new(stream: S) -> Wire<S> {
+    pub(crate) fn new(stream: S) -> Wire<S> {
         Wire {
             stream,
             next_correlation: 1,
         }
     }
 
-    pub async fn send<'a, M: Message<'a>>(&mut self, version: i16, body: &M) -> i32 {
+    pub(crate) async fn send<'a, M: Message<'a>>(&mut self, version: i16, body: &M) -> i32 {
         let correlation_id = self.next_correlation;
         self.next_correlation += 1;
         let header = RequestHeader {
@@ -139,7 +139,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Wire<S> {
     }
 
     /// The next frame's payload, or `None` once the server closed the connection.
-    pub async fn read_frame(&mut self) -> Option<Vec<u8>> {
+    pub(crate) async fn read_frame(&mut self) -> Option<Vec<u8>> {
         let read = async {
             let mut size = [0u8; 4];
             self.stream.read_exact(&mut size).await.ok()?;
@@ -152,11 +152,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Wire<S> {
             .expect("server answered or closed in time")
     }
 
-    pub async fn is_closed(&mut self) -> bool {
+    pub(crate) async fn is_closed(&mut self) -> bool {
         self.read_frame().await.is_none()
     }
 
-    pub async fn handshake(&mut self, mechanism: &str) -> SaslHandshakeResponse<'static> {
+    pub(crate) async fn handshake(&mut self, mechanism: &str) -> SaslHandshakeResponse<'static> {
         let req = SaslHandshakeRequest {
             mechanism: Cow::Owned(mechanism.to_owned()),
             ..Default::default()
@@ -164,7 +164,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Wire<S> {
         call_as!(self, 1, &req, SaslHandshakeResponse)
     }
 
-    pub async fn authenticate(&mut self, token: &[u8]) -> SaslAuthenticateResponse<'static> {
+    pub(crate) async fn authenticate(&mut self, token: &[u8]) -> SaslAuthenticateResponse<'static> {
         let req = SaslAuthenticateRequest {
             auth_bytes: Cow::Owned(token.to_vec()),
             ..Default::default()
@@ -173,7 +173,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Wire<S> {
     }
 
     /// PLAIN login; panics unless it succeeds.
-    pub async fn plain_login(&mut self, user: &str, password: &str) {
+    pub(crate) async fn plain_login(&mut self, user: &str, password: &str) {
         assert_eq!(self.handshake("PLAIN").await.error_code, 0);
         let resp = self.authenticate(&client_token("", user, password)).await;
         assert_eq!(resp.error_code, 0, "PLAIN login of {user}: {resp:?}");
@@ -181,7 +181,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Wire<S> {
 
     /// A whole SCRAM exchange; the last SaslAuthenticate response (error 0 on success, and
     /// then the server's signature has been verified).
-    pub async fn scram_login(
+    pub(crate) async fn scram_login(
         &mut self,
         mechanism: ScramMechanism,
         user: &str,
@@ -203,11 +203,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Wire<S> {
         last
     }
 
-    pub async fn describe_acls(&mut self) -> DescribeAclsResponse<'static> {
+    pub(crate) async fn describe_acls(&mut self) -> DescribeAclsResponse<'static> {
         call_as!(self, 2, &describe_everything(), DescribeAclsResponse)
     }
 
-    pub async fn alter_scram(
+    pub(crate) async fn alter_scram(
         &mut self,
         deletions: Vec<ScramCredentialDeletion<'static>>,
         upsertions: Vec<ScramCredentialUpsertion<'static>>,
@@ -220,7 +220,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Wire<S> {
         call_as!(self, 0, &req, AlterUserScramCredentialsResponse)
     }
 
-    pub async fn describe_scram(
+    pub(crate) async fn describe_scram(
         &mut self,
         users: Option<&[&str]>,
     ) -> DescribeUserScramCredentialsResponse<'static> {
@@ -242,7 +242,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Wire<S> {
 
 /// An upsertion as a client builds it: the password salted and hashed on the client side.
 /// DescribeAcls of every ACL (ANY on every filter field).
-pub fn describe_everything() -> DescribeAclsRequest<'static> {
+pub(crate) fn describe_everything() -> DescribeAclsRequest<'static> {
     DescribeAclsRequest {
         resource_type_filter: 1,
         pattern_type_filter: 1,
@@ -252,7 +252,7 @@ pub fn describe_everything() -> DescribeAclsRequest<'static> {
     }
 }
 
-pub fn upsertion(
+pub(crate) fn upsertion(
     user: &str,
     mechanism: ScramMechanism,
     password: &str,
@@ -270,7 +270,7 @@ pub fn upsertion(
     }
 }
 
-pub fn deletion(user: &str, mechanism_code: i8) -> ScramCredentialDeletion<'static> {
+pub(crate) fn deletion(user: &str, mechanism_code: i8) -> ScramCredentialDeletion<'static> {
     ScramCredentialDeletion {
         name: Cow::Owned(user.to_owned()),
         mechanism: mechanism_code,
@@ -289,7 +289,7 @@ fn rand_salt() -> [u8; 16] {
 }
 
 /// A test certificate authority and the files a TLS listener needs.
-pub struct TestPki {
+pub(crate) struct TestPki {
     pub dir: TempDir,
     ca: rcgen::CertifiedIssuer<'static, rcgen::KeyPair>,
     /// PEM of the CA certificate.
@@ -297,13 +297,13 @@ pub struct TestPki {
 }
 
 /// A client identity: its certificate chain and key, ready for rustls.
-pub struct ClientIdentity {
+pub(crate) struct ClientIdentity {
     pub chain: Vec<rustls::pki_types::CertificateDer<'static>>,
     pub key: rustls::pki_types::PrivateKeyDer<'static>,
 }
 
 impl TestPki {
-    pub fn new() -> TestPki {
+    pub(crate) fn new() -> TestPki {
         let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
         params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
         params
@@ -325,7 +325,7 @@ impl TestPki {
 
     /// Writes the server key store (chain + key in one PEM file, for `localhost` and
     /// 127.0.0.1) and the trust store; returns their paths.
-    pub fn server_files(&self) -> (PathBuf, PathBuf) {
+    pub(crate) fn server_files(&self) -> (PathBuf, PathBuf) {
         let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
         params
             .subject_alt_names
@@ -345,7 +345,7 @@ impl TestPki {
 
     /// A client certificate whose subject has these RDNs in certificate order (least specific
     /// first: `[("OU","eng"),("CN","alice")]` prints as `CN=alice,OU=eng`).
-    pub fn client(&self, rdns: &[(&str, &str)]) -> ClientIdentity {
+    pub(crate) fn client(&self, rdns: &[(&str, &str)]) -> ClientIdentity {
         let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
         params.distinguished_name = rcgen::DistinguishedName::new();
         for (kind, value) in rdns {
@@ -368,7 +368,7 @@ impl TestPki {
     }
 
     /// A TLS connection to `addr` trusting the test CA, with an optional client certificate.
-    pub async fn connect(
+    pub(crate) async fn connect(
         &self,
         addr: SocketAddr,
         identity: Option<ClientIdentity>,
@@ -379,7 +379,7 @@ impl TestPki {
 
     /// As [`TestPki::connect`], offering only `versions` and, if given, only the cipher suites
     /// whose rustls names are listed (`TLS13_AES_128_GCM_SHA256`, ...).
-    pub async fn connect_offering(
+    pub(crate) async fn connect_offering(
         &self,
         addr: SocketAddr,
         identity: Option<ClientIdentity>,
@@ -415,11 +415,11 @@ impl TestPki {
 /// Everything logged while the guard lives (on this thread: the tests use the current-thread
 /// runtime, where the server's tasks run too), as text.
 #[derive(Clone, Default)]
-pub struct LogCapture(Arc<Mutex<Vec<u8>>>);
+pub(crate) struct LogCapture(Arc<Mutex<Vec<u8>>>);
 
 impl LogCapture {
     /// Captures `filter` (an `EnvFilter` directive) until the guard is dropped.
-    pub fn start(filter: &str) -> (LogCapture, tracing::subscriber::DefaultGuard) {
+    pub(crate) fn start(filter: &str) -> (LogCapture, tracing::subscriber::DefaultGuard) {
         let capture = LogCapture::default();
         let writer = capture.clone();
         let subscriber = tracing_subscriber::fmt()
@@ -432,12 +432,12 @@ impl LogCapture {
         (capture, guard)
     }
 
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
     }
 
     /// The captured lines that contain `needle`.
-    pub fn lines_with(&self, needle: &str) -> Vec<String> {
+    pub(crate) fn lines_with(&self, needle: &str) -> Vec<String> {
         self.text()
             .lines()
             .filter(|l| l.contains(needle))

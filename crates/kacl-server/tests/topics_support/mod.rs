@@ -26,7 +26,11 @@ use kacl_protocol::IntoStatic;
 use crate::common::{decode, Client, TestServer};
 
 /// A topic with a partition count and replication factor (-1: the broker's default).
-pub fn topic(name: &str, partitions: i32, replication_factor: i16) -> CreatableTopic<'static> {
+pub(crate) fn topic(
+    name: &str,
+    partitions: i32,
+    replication_factor: i16,
+) -> CreatableTopic<'static> {
     CreatableTopic {
         name: Cow::Owned(name.to_owned()),
         num_partitions: partitions,
@@ -36,7 +40,7 @@ pub fn topic(name: &str, partitions: i32, replication_factor: i16) -> CreatableT
 }
 
 /// `topic` with configs (`None` values are sent as null).
-pub fn with_configs(
+pub(crate) fn with_configs(
     mut topic: CreatableTopic<'static>,
     configs: &[(&str, Option<&str>)],
 ) -> CreatableTopic<'static> {
@@ -52,7 +56,7 @@ pub fn with_configs(
 }
 
 /// A topic with manual assignments `(partition, brokers)` and the given counts.
-pub fn assigned(
+pub(crate) fn assigned(
     name: &str,
     partitions: i32,
     replication_factor: i16,
@@ -70,7 +74,7 @@ pub fn assigned(
     topic
 }
 
-pub async fn create_topics(
+pub(crate) async fn create_topics(
     client: &mut Client,
     version: i16,
     topics: Vec<CreatableTopic<'static>>,
@@ -87,7 +91,7 @@ pub async fn create_topics(
 }
 
 /// Creates the topics at v7 and asserts every one succeeded.
-pub async fn create_ok(client: &mut Client, topics: Vec<CreatableTopic<'static>>) {
+pub(crate) async fn create_ok(client: &mut Client, topics: Vec<CreatableTopic<'static>>) {
     let resp = create_topics(client, 7, topics, false).await;
     for result in &resp.topics {
         assert_eq!(
@@ -100,7 +104,9 @@ pub async fn create_ok(client: &mut Client, topics: Vec<CreatableTopic<'static>>
 }
 
 /// `(name, code, message)` of each CreateTopics result.
-pub fn create_outcomes(resp: &CreateTopicsResponse<'_>) -> Vec<(String, i16, Option<String>)> {
+pub(crate) fn create_outcomes(
+    resp: &CreateTopicsResponse<'_>,
+) -> Vec<(String, i16, Option<String>)> {
     resp.topics
         .iter()
         .map(|t| {
@@ -113,7 +119,7 @@ pub fn create_outcomes(resp: &CreateTopicsResponse<'_>) -> Vec<(String, i16, Opt
         .collect()
 }
 
-pub async fn delete_by_name(
+pub(crate) async fn delete_by_name(
     client: &mut Client,
     version: i16,
     names: &[&str],
@@ -141,7 +147,7 @@ pub async fn delete_by_name(
 }
 
 /// A v6 entry: by name, by id, both or neither.
-pub fn state(name: Option<&str>, id: Uuid) -> DeleteTopicState<'static> {
+pub(crate) fn state(name: Option<&str>, id: Uuid) -> DeleteTopicState<'static> {
     DeleteTopicState {
         name: name.map(|n| Cow::Owned(n.to_owned())),
         topic_id: id,
@@ -149,7 +155,7 @@ pub fn state(name: Option<&str>, id: Uuid) -> DeleteTopicState<'static> {
     }
 }
 
-pub async fn delete_v6(
+pub(crate) async fn delete_v6(
     client: &mut Client,
     topics: Vec<DeleteTopicState<'static>>,
 ) -> DeleteTopicsResponse<'static> {
@@ -161,7 +167,7 @@ pub async fn delete_v6(
     delete_topics(client, 6, &request).await
 }
 
-pub async fn delete_topics(
+pub(crate) async fn delete_topics(
     client: &mut Client,
     version: i16,
     request: &DeleteTopicsRequest<'_>,
@@ -171,7 +177,7 @@ pub async fn delete_topics(
 }
 
 /// `(name, code, message)` of each DeleteTopics result.
-pub fn delete_outcomes(
+pub(crate) fn delete_outcomes(
     resp: &DeleteTopicsResponse<'_>,
 ) -> Vec<(Option<String>, i16, Option<String>)> {
     resp.responses
@@ -187,7 +193,7 @@ pub fn delete_outcomes(
 }
 
 /// A CreatePartitions entry; `assignments` `None` sends null (automatic placement).
-pub fn increase(
+pub(crate) fn increase(
     name: &str,
     count: i32,
     assignments: Option<&[&[i32]]>,
@@ -207,7 +213,7 @@ pub fn increase(
     }
 }
 
-pub async fn create_partitions(
+pub(crate) async fn create_partitions(
     client: &mut Client,
     version: i16,
     topics: Vec<CreatePartitionsTopic<'static>>,
@@ -224,7 +230,7 @@ pub async fn create_partitions(
 }
 
 /// `(name, code, message)` of each CreatePartitions result.
-pub fn partition_outcomes(
+pub(crate) fn partition_outcomes(
     resp: &CreatePartitionsResponse<'_>,
 ) -> Vec<(String, i16, Option<String>)> {
     resp.results
@@ -239,7 +245,7 @@ pub fn partition_outcomes(
         .collect()
 }
 
-pub async fn metadata(
+pub(crate) async fn metadata(
     client: &mut Client,
     version: i16,
     request: &MetadataRequest<'_>,
@@ -249,7 +255,7 @@ pub async fn metadata(
 }
 
 /// Metadata v12 for every topic.
-pub async fn all_topics(client: &mut Client) -> MetadataResponse<'static> {
+pub(crate) async fn all_topics(client: &mut Client) -> MetadataResponse<'static> {
     metadata(
         client,
         12,
@@ -262,7 +268,7 @@ pub async fn all_topics(client: &mut Client) -> MetadataResponse<'static> {
 }
 
 /// The request topics for these names.
-pub fn names(names: &[&str]) -> Option<Vec<MetadataRequestTopic<'static>>> {
+pub(crate) fn names(names: &[&str]) -> Option<Vec<MetadataRequestTopic<'static>>> {
     Some(
         names
             .iter()
@@ -275,7 +281,7 @@ pub fn names(names: &[&str]) -> Option<Vec<MetadataRequestTopic<'static>>> {
 }
 
 /// `(name, partition count)` of every topic in a Metadata response, sorted by name.
-pub fn listed(resp: &MetadataResponse<'_>) -> Vec<(String, usize)> {
+pub(crate) fn listed(resp: &MetadataResponse<'_>) -> Vec<(String, usize)> {
     let mut topics: Vec<(String, usize)> = resp
         .topics
         .iter()
@@ -292,7 +298,7 @@ pub fn listed(resp: &MetadataResponse<'_>) -> Vec<(String, usize)> {
 
 /// Grants `principal` an ALLOW of `operation` on a resource, from any host, through the
 /// server's own ACL writer (the index and the store both see it at once).
-pub fn grant(
+pub(crate) fn grant(
     server: &TestServer,
     principal: &str,
     resource_type: ResourceType,
@@ -322,6 +328,6 @@ pub fn grant(
 }
 
 /// The principal of PLAINTEXT clients, made an ordinary user by `super.users=User:admin`.
-pub const ANONYMOUS: &str = "User:ANONYMOUS";
+pub(crate) const ANONYMOUS: &str = "User:ANONYMOUS";
 /// Properties under which `User:ANONYMOUS` is not a super user.
-pub const NOT_SUPER: &[(&str, &str)] = &[("super.users", "User:admin")];
+pub(crate) const NOT_SUPER: &[(&str, &str)] = &[("super.users", "User:admin")];

@@ -221,6 +221,7 @@ impl Metrics {
         self.listen_addr.get().copied()
     }
 
+    /// Records where `/metrics` is served, once the shell has bound it.
     pub fn set_listen_addr(&self, addr: SocketAddr) {
         let _ = self.listen_addr.set(addr);
     }

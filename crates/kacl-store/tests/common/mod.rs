@@ -11,7 +11,7 @@ use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 use kacl_store::{MetadataStore, PartitionRecord, StoreError, TopicRecord};
 
 /// A topic READ ACL for `principal` on `topic`.
-pub fn acl(topic: &str, principal: &str) -> AclBinding {
+pub(crate) fn acl(topic: &str, principal: &str) -> AclBinding {
     AclBinding::new(
         ResourcePattern::new(ResourceType::Topic, topic, PatternType::Literal),
         AccessControlEntry::new(principal, "*", AclOperation::Read, AclPermissionType::Allow),
@@ -20,7 +20,7 @@ pub fn acl(topic: &str, principal: &str) -> AclBinding {
 
 /// `n` distinct bindings spread over every resource type, pattern, operation and
 /// permission, with varied string lengths.
-pub fn many_acls(n: usize) -> Vec<AclBinding> {
+pub(crate) fn many_acls(n: usize) -> Vec<AclBinding> {
     let types = [
         ResourceType::Topic,
         ResourceType::Group,
@@ -61,12 +61,12 @@ pub fn many_acls(n: usize) -> Vec<AclBinding> {
         .collect()
 }
 
-pub fn sorted(mut acls: Vec<AclBinding>) -> Vec<AclBinding> {
+pub(crate) fn sorted(mut acls: Vec<AclBinding>) -> Vec<AclBinding> {
     acls.sort();
     acls
 }
 
-pub fn topic(name: &str, partitions: i32) -> TopicRecord {
+pub(crate) fn topic(name: &str, partitions: i32) -> TopicRecord {
     TopicRecord {
         name: name.to_string(),
         topic_id: kacl_store::random_kafka_uuid(),
@@ -82,7 +82,7 @@ pub fn topic(name: &str, partitions: i32) -> TopicRecord {
 }
 
 /// A credential of `mechanism`'s key length.
-pub fn credential(mechanism: ScramMechanism, iterations: u32) -> ScramCredential {
+pub(crate) fn credential(mechanism: ScramMechanism, iterations: u32) -> ScramCredential {
     ScramCredential {
         salt: vec![9; 16],
         iterations,
@@ -92,7 +92,7 @@ pub fn credential(mechanism: ScramMechanism, iterations: u32) -> ScramCredential
 }
 
 /// ACL commits: idempotent adds, absent removes, dedupe, atomic refusal.
-pub fn check_acls(store: &dyn MetadataStore) {
+pub(crate) fn check_acls(store: &dyn MetadataStore) {
     let a = acl("orders", "User:alice");
     let b = acl("orders", "User:bob");
     let c = acl("payments", "User:alice");
@@ -151,7 +151,7 @@ pub fn check_acls(store: &dyn MetadataStore) {
 /// Topics: creation order, atomic refusal, deletion, partitions.
 /// The chunked load hands over exactly `load_acls`' bindings, in the same order, in chunks of
 /// at most the asked length, and stops at the sink's first error.
-pub fn check_chunked_acl_load(store: &dyn MetadataStore) {
+pub(crate) fn check_chunked_acl_load(store: &dyn MetadataStore) {
     store.commit_acl_changes(&many_acls(1000), &[]).unwrap();
     let whole = store.load_acls().unwrap();
     for chunk_len in [1, 7, 1000, 5000] {
@@ -177,7 +177,7 @@ pub fn check_chunked_acl_load(store: &dyn MetadataStore) {
     assert_eq!(calls, 1, "the load stops at the sink's first error");
 }
 
-pub fn check_topics(store: &dyn MetadataStore) {
+pub(crate) fn check_topics(store: &dyn MetadataStore) {
     let created = store
         .create_topics(&[topic("zeta", 1), topic("alpha", 3)])
         .unwrap();
@@ -266,7 +266,7 @@ pub fn check_topics(store: &dyn MetadataStore) {
 }
 
 /// SCRAM credentials: upsert replaces, keyed by user and mechanism.
-pub fn check_scram(store: &dyn MetadataStore) {
+pub(crate) fn check_scram(store: &dyn MetadataStore) {
     use ScramMechanism::{Sha256, Sha512};
     store
         .upsert_scram_credential("bob", Sha512, &credential(Sha512, 4096))
@@ -306,7 +306,7 @@ pub fn check_scram(store: &dyn MetadataStore) {
 }
 
 /// The cluster id looks like Kafka's.
-pub fn check_cluster_id(store: &dyn MetadataStore) {
+pub(crate) fn check_cluster_id(store: &dyn MetadataStore) {
     let id = store.cluster_id();
     assert_eq!(id.len(), 22, "{id}");
     assert!(kacl_store::parse_kafka_uuid(&id).is_some());
@@ -315,7 +315,10 @@ pub fn check_cluster_id(store: &dyn MetadataStore) {
 
 /// The SCRAM bootstrap happens once per store: after it, and on a store that already had
 /// credentials, nothing is stored however often it is asked for.
-pub fn check_scram_bootstrap(fresh: &dyn MetadataStore, with_credentials: &dyn MetadataStore) {
+pub(crate) fn check_scram_bootstrap(
+    fresh: &dyn MetadataStore,
+    with_credentials: &dyn MetadataStore,
+) {
     use ScramMechanism::Sha512;
     let entry = ("admin".to_string(), Sha512, credential(Sha512, 4096));
     assert!(!fresh.scram_bootstrapped().unwrap());

@@ -10,7 +10,7 @@ use kacl_client::{AdminConfig, Properties};
 
 /// Connection flags, as `kafka-acls.sh` names them.
 #[derive(Debug, Clone, clap::Args)]
-pub struct ConnectionArgs {
+pub(crate) struct ConnectionArgs {
     /// Brokers to bootstrap from: host1:port1,host2:port2,...
     #[arg(long, value_name = "HOST:PORT")]
     pub bootstrap_server: Option<String>,
@@ -25,7 +25,7 @@ pub struct ConnectionArgs {
 
 impl ConnectionArgs {
     /// Checks the flags as Kafka's tools do and builds the client configuration.
-    pub fn admin_config(&self) -> anyhow::Result<AdminConfig> {
+    pub(crate) fn admin_config(&self) -> anyhow::Result<AdminConfig> {
         let servers = match (&self.bootstrap_server, &self.bootstrap_controller) {
             (Some(_), Some(_)) => {
                 bail!("Only one of --bootstrap-server or --bootstrap-controller must be specified")
@@ -57,7 +57,7 @@ impl ConnectionArgs {
 
 /// `--output`: text in Kafka's format, or JSON for scripts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum OutputFormat {
+pub(crate) enum OutputFormat {
     /// What the Kafka tool prints.
     #[default]
     Text,
@@ -67,7 +67,7 @@ pub enum OutputFormat {
 
 /// Runs `work` on a single-threaded runtime: an admin command is a handful of requests and a
 /// one-thread runtime starts faster.
-pub fn block_on<T>(
+pub(crate) fn block_on<T>(
     work: impl std::future::Future<Output = anyhow::Result<T>>,
 ) -> anyhow::Result<T> {
     tokio::runtime::Builder::new_current_thread()
@@ -78,13 +78,13 @@ pub fn block_on<T>(
 }
 
 /// Whether to ask before a destructive action: only when a person can answer.
-pub fn can_prompt() -> bool {
+pub(crate) fn can_prompt() -> bool {
     std::io::stdin().is_terminal()
 }
 
 /// Prints `question`, reads one line, and says whether it was `y` (any case), as Kafka's
 /// `confirmAction` does.
-pub fn confirm(question: &str) -> anyhow::Result<bool> {
+pub(crate) fn confirm(question: &str) -> anyhow::Result<bool> {
     println!("{question}");
     let mut answer = String::new();
     std::io::stdin()

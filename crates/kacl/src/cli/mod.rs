@@ -1,8 +1,8 @@
 //! The admin CLI subcommands: `acls` (kafka-acls.sh), `topics` (kafka-topics.sh), `configs`
 //! (kafka-configs.sh) and `users` (its SCRAM part), over [`kacl_client`].
 
-pub mod acls;
-pub mod common;
-pub mod configs;
-pub mod topics;
-pub mod users;
+pub(crate) mod acls;
+pub(crate) mod common;
+pub(crate) mod configs;
+pub(crate) mod topics;
+pub(crate) mod users;

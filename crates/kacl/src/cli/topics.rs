@@ -28,7 +28,7 @@ Examples:
 /// Create, delete, list, describe and alter topics (kafka-topics.sh flags).
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = EXAMPLES)]
-pub struct TopicsArgs {
+pub(crate) struct TopicsArgs {
     #[command(flatten)]
     connection: ConnectionArgs,
     /// Create a topic.
@@ -85,7 +85,7 @@ enum Action {
 }
 
 /// Parses `0:1,1:2`: partitions separated by commas, replica broker ids by colons.
-pub fn parse_replica_assignment(text: &str) -> anyhow::Result<Vec<Vec<i32>>> {
+pub(crate) fn parse_replica_assignment(text: &str) -> anyhow::Result<Vec<Vec<i32>>> {
     text.split(',')
         .enumerate()
         .map(|(partition, replicas)| {
@@ -158,7 +158,7 @@ impl TopicsArgs {
 }
 
 /// Runs `kacl topics`.
-pub fn run(args: TopicsArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: TopicsArgs) -> anyhow::Result<ExitCode> {
     let action = args.check()?;
     let config = args.connection.admin_config()?;
     let assignment = args

@@ -25,12 +25,12 @@ Examples:
   kacl users --bootstrap-server localhost:9092 --delete --user alice --mechanism SCRAM-SHA-256";
 
 /// Kafka's default SCRAM iteration count (`ScramMechanism` default in kafka-configs.sh).
-pub const DEFAULT_ITERATIONS: u32 = 4096;
+pub(crate) const DEFAULT_ITERATIONS: u32 = 4096;
 
 /// Add, delete, list and describe SCRAM users (kafka-configs.sh --entity-type users).
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = EXAMPLES)]
-pub struct UsersArgs {
+pub(crate) struct UsersArgs {
     #[command(flatten)]
     connection: ConnectionArgs,
     /// Add or replace a SCRAM credential.
@@ -135,7 +135,7 @@ impl UsersArgs {
 }
 
 /// Runs `kacl users`.
-pub fn run(args: UsersArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: UsersArgs) -> anyhow::Result<ExitCode> {
     let (action, mechanism) = args.check()?;
     let config = args.connection.admin_config()?;
     let password = if action == Action::Add {
@@ -229,7 +229,7 @@ async fn describe(
 }
 
 /// kafka-configs.sh's line for a user's SCRAM credentials (shared with `kacl configs`).
-pub fn credentials_line(user: &str, credentials: &[ScramCredentialInfo]) -> String {
+pub(crate) fn credentials_line(user: &str, credentials: &[ScramCredentialInfo]) -> String {
     let listed: Vec<String> = credentials
         .iter()
         .map(|c| {
@@ -244,7 +244,10 @@ pub fn credentials_line(user: &str, credentials: &[ScramCredentialInfo]) -> Stri
 }
 
 /// The JSON form of a user's SCRAM credentials (shared with `kacl configs`).
-pub fn credentials_json(user: &str, credentials: &[ScramCredentialInfo]) -> serde_json::Value {
+pub(crate) fn credentials_json(
+    user: &str,
+    credentials: &[ScramCredentialInfo],
+) -> serde_json::Value {
     json!({
         "user": user,
         "credentials": credentials.iter().map(|c| json!({
@@ -255,7 +258,7 @@ pub fn credentials_json(user: &str, credentials: &[ScramCredentialInfo]) -> serd
 }
 
 /// Applies SCRAM alterations and fails on the first refused one (shared with `kacl configs`).
-pub async fn apply(
+pub(crate) async fn apply(
     admin: &Admin,
     alterations: Vec<UserScramCredentialAlteration>,
 ) -> anyhow::Result<()> {

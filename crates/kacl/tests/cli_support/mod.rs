@@ -8,10 +8,10 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// The `kacl` binary under test.
-pub const KACL: &str = env!("CARGO_BIN_EXE_kacl");
+pub(crate) const KACL: &str = env!("CARGO_BIN_EXE_kacl");
 
 /// A running `kacl serve`, killed on drop.
-pub struct TestServer {
+pub(crate) struct TestServer {
     child: Child,
     /// `127.0.0.1:PORT` of the first listener.
     pub addr: String,
@@ -21,7 +21,7 @@ pub struct TestServer {
 
 impl TestServer {
     /// A PLAINTEXT server in development mode (every client is a super user).
-    pub fn plaintext() -> TestServer {
+    pub(crate) fn plaintext() -> TestServer {
         TestServer::start(&[
             ("listeners", "PLAINTEXT://127.0.0.1:0"),
             ("super.users", "User:ANONYMOUS"),
@@ -29,7 +29,7 @@ impl TestServer {
     }
 
     /// A SASL_PLAINTEXT server with PLAIN users `admin` (super user) and `alice`.
-    pub fn sasl_plain() -> TestServer {
+    pub(crate) fn sasl_plain() -> TestServer {
         TestServer::start(&[
             ("listeners", "SASL_PLAINTEXT://127.0.0.1:0"),
             ("super.users", "User:admin"),
@@ -46,7 +46,7 @@ impl TestServer {
     }
 
     /// Starts `kacl serve` with a config file of `settings` and waits for its listener line.
-    pub fn start(settings: &[(&str, &str)]) -> TestServer {
+    pub(crate) fn start(settings: &[(&str, &str)]) -> TestServer {
         let dir = tempfile::tempdir().expect("temp dir");
         let mut config = format!("metadata.log.dir={}\n", dir.path().join("data").display());
         for (key, value) in settings {
@@ -87,24 +87,24 @@ impl TestServer {
     }
 
     /// The server's process id (for signals).
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// What the server has logged so far.
-    pub fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
     }
 
     /// Writes a file in the server's temp dir and returns its path.
-    pub fn file(&self, name: &str, contents: &str) -> String {
+    pub(crate) fn file(&self, name: &str, contents: &str) -> String {
         let path = self.dir.path().join(name);
         std::fs::write(&path, contents).expect("write file");
         path.display().to_string()
     }
 
     /// The command-config file for a PLAIN user.
-    pub fn plain_config(&self, user: &str, password: &str) -> String {
+    pub(crate) fn plain_config(&self, user: &str, password: &str) -> String {
         self.file(
             &format!("{user}-{password}.properties"),
             &format!(
@@ -125,7 +125,7 @@ impl Drop for TestServer {
 
 /// What a CLI run produced.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     /// The exit code (-1 if killed by a signal).
     pub code: i32,
     /// Standard output.
@@ -145,7 +145,7 @@ impl From<Output> for Run {
 }
 
 /// Runs `kacl ARGS` with stdin closed.
-pub fn kacl(args: &[&str]) -> Run {
+pub(crate) fn kacl(args: &[&str]) -> Run {
     Command::new(KACL)
         .args(args)
         .stdin(Stdio::null())
@@ -155,7 +155,7 @@ pub fn kacl(args: &[&str]) -> Run {
 }
 
 /// Runs `kacl ARGS` with `input` on stdin.
-pub fn kacl_with_stdin(args: &[&str], input: &str) -> Run {
+pub(crate) fn kacl_with_stdin(args: &[&str], input: &str) -> Run {
     let mut child = Command::new(KACL)
         .args(args)
         .stdin(Stdio::piped())
@@ -170,14 +170,14 @@ pub fn kacl_with_stdin(args: &[&str], input: &str) -> Run {
 }
 
 /// Runs `kacl` and insists on success.
-pub fn ok(args: &[&str]) -> String {
+pub(crate) fn ok(args: &[&str]) -> String {
     let run = kacl(args);
     assert_eq!(run.code, 0, "kacl {args:?} failed: {run:?}");
     run.stdout
 }
 
 /// Parses a JSON document from a successful run's stdout.
-pub fn json(args: &[&str]) -> serde_json::Value {
+pub(crate) fn json(args: &[&str]) -> serde_json::Value {
     let out = ok(args);
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
 }

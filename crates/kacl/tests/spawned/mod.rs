@@ -7,10 +7,10 @@ use std::path::Path;
 use std::process::Child;
 
 /// The binary under test, built by cargo for the integration tests.
-pub const KACL: &str = env!("CARGO_BIN_EXE_kacl");
+pub(crate) const KACL: &str = env!("CARGO_BIN_EXE_kacl");
 
 /// `kacl serve` arguments: one PLAINTEXT listener on an ephemeral loopback port, data in `dir`.
-pub fn serve_args(dir: &Path) -> Vec<String> {
+pub(crate) fn serve_args(dir: &Path) -> Vec<String> {
     vec![
         "serve".to_owned(),
         "--override".to_owned(),
@@ -22,7 +22,7 @@ pub fn serve_args(dir: &Path) -> Vec<String> {
 
 /// Waits for the server's first stdout line, `listening PLAINTEXT://ADDR`, and returns ADDR.
 /// The child must have been spawned with a piped stdout.
-pub fn listening_addr(child: &mut Child) -> String {
+pub(crate) fn listening_addr(child: &mut Child) -> String {
     let stdout = child.stdout.take().expect("stdout is piped");
     let mut line = String::new();
     BufReader::new(stdout)

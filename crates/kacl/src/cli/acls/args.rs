@@ -25,7 +25,7 @@ Examples:
 /// List, add and remove ACLs (kafka-acls.sh flags).
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = EXAMPLES, args_conflicts_with_subcommands = true)]
-pub struct AclsArgs {
+pub(crate) struct AclsArgs {
     /// ACLs as code (plan, apply, import) and "why" (explain, who-can, effective); without
     /// one, the kafka-acls.sh flags below.
     #[command(subcommand)]
@@ -115,7 +115,7 @@ pub struct AclsArgs {
 
 /// The one action of a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     /// `--list`.
     List,
     /// `--add`.
@@ -126,7 +126,7 @@ pub enum Action {
 
 impl AclsArgs {
     /// Kafka's `checkArgs`, in its order and with its messages; returns the action.
-    pub fn check(&self) -> anyhow::Result<Action> {
+    pub(crate) fn check(&self) -> anyhow::Result<Action> {
         let action = match (self.list, self.add, self.remove) {
             (true, false, false) => Action::List,
             (false, true, false) => Action::Add,

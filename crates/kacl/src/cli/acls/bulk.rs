@@ -106,7 +106,7 @@ fn capitalized(verb: &str) -> String {
 
 /// Creates every ACL of the file, `--batch-size` per CreateAcls request. Creation is
 /// idempotent, so re-running an import is safe.
-pub async fn import(admin: &Admin, args: &AclsArgs, path: &Path) -> anyhow::Result<()> {
+pub(super) async fn import(admin: &Admin, args: &AclsArgs, path: &Path) -> anyhow::Result<()> {
     let bindings = read(path)?;
     let progress = Progress::new("Added", bindings.len());
     let mut added = Vec::new();
@@ -128,7 +128,7 @@ pub async fn import(admin: &Admin, args: &AclsArgs, path: &Path) -> anyhow::Resu
 }
 
 /// Removes exactly the ACLs of the file (each as an exact filter), after confirmation.
-pub async fn remove(admin: &Admin, args: &AclsArgs, path: &Path) -> anyhow::Result<()> {
+pub(super) async fn remove(admin: &Admin, args: &AclsArgs, path: &Path) -> anyhow::Result<()> {
     let bindings = read(path)?;
     if !args.force
         && common::can_prompt()

@@ -9,7 +9,10 @@ use kacl_client::{
 use super::policy_args::AuthorizerArgs;
 
 /// Every ACL matching `filter`.
-pub async fn acls(admin: &Admin, filter: AclBindingFilter) -> anyhow::Result<Vec<AclBinding>> {
+pub(super) async fn acls(
+    admin: &Admin,
+    filter: AclBindingFilter,
+) -> anyhow::Result<Vec<AclBinding>> {
     Ok(admin
         .describe_acls(filter, DescribeAclsOptions::default())
         .await?)
@@ -17,7 +20,7 @@ pub async fn acls(admin: &Admin, filter: AclBindingFilter) -> anyhow::Result<Vec
 
 /// Where `super.users` and `allow.everyone.if.no.acl.found` were taken from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConfigSource {
+pub(super) enum ConfigSource {
     /// The broker's DescribeConfigs.
     Broker,
     /// `--super-users` / `--allow-everyone-if-no-acl-found`.
@@ -26,7 +29,7 @@ pub enum ConfigSource {
 
 impl ConfigSource {
     /// The sentence the output carries.
-    pub fn describe(self) -> &'static str {
+    pub(super) fn describe(self) -> &'static str {
         match self {
             ConfigSource::Broker => "super.users and allow.everyone.if.no.acl.found: from the broker (DescribeConfigs)",
             ConfigSource::Flags => "super.users and allow.everyone.if.no.acl.found: from --super-users / --allow-everyone-if-no-acl-found (the broker did not serve them)",
@@ -34,7 +37,7 @@ impl ConfigSource {
     }
 
     /// `broker` or `flags`, for JSON.
-    pub fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             ConfigSource::Broker => "broker",
             ConfigSource::Flags => "flags",
@@ -43,7 +46,7 @@ impl ConfigSource {
 }
 
 /// The authorizer settings: the broker's where it serves them, else the flags.
-pub async fn authorizer_config(
+pub(super) async fn authorizer_config(
     admin: &Admin,
     flags: &AuthorizerArgs,
 ) -> anyhow::Result<(AuthorizerConfig, ConfigSource)> {

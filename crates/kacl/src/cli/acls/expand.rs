@@ -17,18 +17,18 @@ use kacl_acl::{
 use super::args::AclsArgs;
 
 /// A resource pattern filter with a name, in a sortable form.
-pub type ResourceKey = (ResourceType, String, PatternType);
+pub(super) type ResourceKey = (ResourceType, String, PatternType);
 
 /// Resource filters and the entries to add or remove on each.
-pub type ResourceAcls = BTreeMap<ResourceKey, BTreeSet<AccessControlEntry>>;
+pub(super) type ResourceAcls = BTreeMap<ResourceKey, BTreeSet<AccessControlEntry>>;
 
 /// The filter for a key.
-pub fn to_filter(key: &ResourceKey) -> ResourcePatternFilter {
+pub(super) fn to_filter(key: &ResourceKey) -> ResourcePatternFilter {
     ResourcePatternFilter::new(key.0, Some(key.1.clone()), key.2)
 }
 
 /// `--resource-pattern-type`, parsed case-insensitively as Kafka's enum converter does.
-pub fn pattern_type(args: &AclsArgs) -> anyhow::Result<PatternType> {
+pub(super) fn pattern_type(args: &AclsArgs) -> anyhow::Result<PatternType> {
     let text = args.resource_pattern_type.trim();
     match PatternType::ALL
         .iter()
@@ -45,7 +45,7 @@ pub fn pattern_type(args: &AclsArgs) -> anyhow::Result<PatternType> {
 }
 
 /// The operations each resource type supports (Kafka 4's `AclEntry.supportedOperations`).
-pub fn supported_operations(resource_type: ResourceType) -> &'static [AclOperation] {
+pub(super) fn supported_operations(resource_type: ResourceType) -> &'static [AclOperation] {
     use AclOperation::*;
     match resource_type {
         ResourceType::Topic => &[
@@ -77,7 +77,7 @@ pub fn supported_operations(resource_type: ResourceType) -> &'static [AclOperati
 
 /// Kafka's `getResourceFilter`: one filter per resource flag value. `--cluster` (and
 /// `--idempotent`) add the cluster only with the literal pattern type, as in Kafka.
-pub fn resource_filters(
+pub(super) fn resource_filters(
     args: &AclsArgs,
     pattern_type: PatternType,
     die_if_none: bool,
@@ -124,7 +124,7 @@ fn cluster_key() -> ResourceKey {
 }
 
 /// Parses `Type:name` principals, as `SecurityUtils.parseKafkaPrincipal`.
-pub fn principals(values: &[String]) -> anyhow::Result<BTreeSet<String>> {
+pub(super) fn principals(values: &[String]) -> anyhow::Result<BTreeSet<String>> {
     values
         .iter()
         .map(|p| {
@@ -146,7 +146,7 @@ fn hosts(hosts: &[String], principals_given: bool) -> BTreeSet<String> {
 }
 
 /// `--operation` values (default All).
-pub fn operations(args: &AclsArgs) -> anyhow::Result<BTreeSet<AclOperation>> {
+pub(super) fn operations(args: &AclsArgs) -> anyhow::Result<BTreeSet<AclOperation>> {
     if args.operation.is_empty() {
         return Ok(BTreeSet::from([AclOperation::All]));
     }
@@ -158,7 +158,7 @@ pub fn operations(args: &AclsArgs) -> anyhow::Result<BTreeSet<AclOperation>> {
 
 /// Kafka's `getAcl(opts, operations)`: allow entries, then deny entries, each the product of
 /// principals, operations and hosts.
-pub fn entries(
+pub(super) fn entries(
     args: &AclsArgs,
     operations: &BTreeSet<AclOperation>,
 ) -> anyhow::Result<BTreeSet<AccessControlEntry>> {
@@ -196,7 +196,10 @@ pub fn entries(
 
 /// Kafka's `getResourceFilterToAcls`: the entries per resource filter for `--add` and
 /// `--remove`, shortcuts expanded, operations checked against each resource type.
-pub fn resource_acls(args: &AclsArgs, pattern_type: PatternType) -> anyhow::Result<ResourceAcls> {
+pub(super) fn resource_acls(
+    args: &AclsArgs,
+    pattern_type: PatternType,
+) -> anyhow::Result<ResourceAcls> {
     let mut map = ResourceAcls::new();
     if !args.producer && !args.consumer {
         let acls = entries(args, &operations(args)?)?;
@@ -258,7 +261,7 @@ pub fn resource_acls(args: &AclsArgs, pattern_type: PatternType) -> anyhow::Resu
 
 /// Kafka's `validateOperation`: every entry's operation must be supported by its resource type
 /// or be ALL. (Kafka prints the set in hash order; kacl in code order.)
-pub fn validate_operations(map: &ResourceAcls) -> anyhow::Result<()> {
+pub(super) fn validate_operations(map: &ResourceAcls) -> anyhow::Result<()> {
     for (key, acls) in map {
         let supported = supported_operations(key.0);
         let valid = |op: AclOperation| op == AclOperation::All || supported.contains(&op);
@@ -278,7 +281,7 @@ pub fn validate_operations(map: &ResourceAcls) -> anyhow::Result<()> {
 }
 
 /// `--add`'s `getResourceToAcls`: a specific pattern type and at least one principal.
-pub fn resource_acls_to_add(
+pub(super) fn resource_acls_to_add(
     args: &AclsArgs,
     pattern_type: PatternType,
 ) -> anyhow::Result<ResourceAcls> {

@@ -24,14 +24,14 @@ use kacl_acl::{AccessControlEntryFilter, AclBinding, AclBindingFilter};
 use kacl_client::{Admin, CreateAclsOptions, DeleteAclsOptions, DescribeAclsOptions};
 use serde_json::json;
 
-pub use args::AclsArgs;
+pub(crate) use args::AclsArgs;
 use args::Action;
 use expand::{resource_acls, resource_acls_to_add, resource_filters, to_filter};
 
 use crate::cli::common::{self, OutputFormat};
 
 /// Runs `kacl acls`.
-pub fn run(args: AclsArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: AclsArgs) -> anyhow::Result<ExitCode> {
     if let Some(command) = args.command {
         use policy_args::PolicyCommand;
         return match command {

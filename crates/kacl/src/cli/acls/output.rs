@@ -13,12 +13,12 @@ use kacl_acl::{
 use serde::{Deserialize, Serialize};
 
 /// Version of the JSON document; bumped if its meaning ever changes.
-pub const JSON_VERSION: u32 = 1;
+pub(super) const JSON_VERSION: u32 = 1;
 
 /// One ACL in JSON, with Kafka's upper-case enum names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct JsonAcl {
+pub(super) struct JsonAcl {
     /// TOPIC, GROUP, CLUSTER, TRANSACTIONAL_ID, DELEGATION_TOKEN or USER.
     pub resource_type: String,
     /// The resource name (or prefix).
@@ -38,7 +38,7 @@ pub struct JsonAcl {
 /// The document `--list --output json` prints and `--add --from-file` reads.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct JsonAcls {
+pub(super) struct JsonAcls {
     /// Always 1.
     pub version: u32,
     /// The ACLs, sorted.
@@ -61,7 +61,7 @@ impl From<&AclBinding> for JsonAcl {
 
 impl JsonAcl {
     /// The binding, accepting Kafka's names or the CLI spellings (`Read`, `prefixed`).
-    pub fn to_binding(&self) -> anyhow::Result<AclBinding> {
+    pub(super) fn to_binding(&self) -> anyhow::Result<AclBinding> {
         Ok(AclBinding::new(
             ResourcePattern::new(
                 self.resource_type.parse::<ResourceType>()?,
@@ -79,7 +79,7 @@ impl JsonAcl {
 }
 
 /// The JSON document for `bindings`, sorted.
-pub fn to_json(bindings: &BTreeSet<AclBinding>) -> anyhow::Result<String> {
+pub(super) fn to_json(bindings: &BTreeSet<AclBinding>) -> anyhow::Result<String> {
     let doc = JsonAcls {
         version: JSON_VERSION,
         acls: bindings.iter().map(JsonAcl::from).collect(),
@@ -88,7 +88,7 @@ pub fn to_json(bindings: &BTreeSet<AclBinding>) -> anyhow::Result<String> {
 }
 
 /// Reads a JSON document of ACLs, naming the offending entry on error.
-pub fn from_json(text: &str) -> anyhow::Result<Vec<AclBinding>> {
+pub(super) fn from_json(text: &str) -> anyhow::Result<Vec<AclBinding>> {
     let doc: JsonAcls = serde_json::from_str(text).context("not a kacl ACL document")?;
     if doc.version != JSON_VERSION {
         bail!(
@@ -104,7 +104,7 @@ pub fn from_json(text: &str) -> anyhow::Result<Vec<AclBinding>> {
 }
 
 /// Groups bindings by resource pattern, sorted.
-pub fn by_resource(
+pub(super) fn by_resource(
     bindings: impl IntoIterator<Item = AclBinding>,
 ) -> BTreeMap<ResourcePattern, BTreeSet<AccessControlEntry>> {
     let mut map: BTreeMap<ResourcePattern, BTreeSet<AccessControlEntry>> = BTreeMap::new();
@@ -118,7 +118,7 @@ pub fn by_resource(
 
 /// Kafka's `printResourceAcls`: per resource, the heading, one tab-indented entry per line,
 /// and a blank line.
-pub fn write_resource_acls(
+pub(super) fn write_resource_acls(
     out: &mut String,
     resources: &BTreeMap<ResourcePattern, BTreeSet<AccessControlEntry>>,
 ) {
@@ -132,7 +132,11 @@ pub fn write_resource_acls(
 }
 
 /// Kafka's line before creating: `Adding ACLs for resource `R`: ` then ` \t(e1)`, `\t(e2)`.
-pub fn write_adding(out: &mut String, resource: &ResourcePattern, acls: &[&AccessControlEntry]) {
+pub(super) fn write_adding(
+    out: &mut String,
+    resource: &ResourcePattern,
+    acls: &[&AccessControlEntry],
+) {
     let _ = writeln!(out, "Adding ACLs for resource `{resource}`: ");
     for (i, acl) in acls.iter().enumerate() {
         let lead = if i == 0 { " " } else { "" };

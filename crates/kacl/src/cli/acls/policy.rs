@@ -21,7 +21,7 @@ const MAX_BATCH: usize = 10_000;
 const CHANGES_PENDING: u8 = 2;
 
 /// `kacl acls plan`.
-pub fn plan(args: PlanArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn plan(args: PlanArgs) -> anyhow::Result<ExitCode> {
     let doc = Document::load(&args.file)?;
     let config = args.connection.admin_config()?;
     let plan = common::block_on(async move {
@@ -41,7 +41,7 @@ pub fn plan(args: PlanArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// `kacl acls import`.
-pub fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
     let scope = super::policy_args::scope(&args.scope)?;
     let config = args.connection.admin_config()?;
     let current = common::block_on(async move {
@@ -58,7 +58,7 @@ pub fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// `kacl acls apply`.
-pub fn apply(args: ApplyArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn apply(args: ApplyArgs) -> anyhow::Result<ExitCode> {
     if args.batch_size == 0 || args.batch_size > MAX_BATCH {
         bail!("--batch-size must be between 1 and {MAX_BATCH}");
     }

@@ -12,7 +12,7 @@ use crate::cli::common::{ConnectionArgs, OutputFormat};
 
 /// ACLs as code and "why" questions.
 #[derive(Debug, Clone, clap::Subcommand)]
-pub enum PolicyCommand {
+pub(crate) enum PolicyCommand {
     /// Diff a desired-state file against the cluster, within the file's scope. Exit code 0:
     /// no change, 2: changes pending, 1: error (for CI drift checks).
     Plan(PlanArgs),
@@ -30,7 +30,7 @@ pub enum PolicyCommand {
 
 /// `kacl acls plan`.
 #[derive(Debug, Clone, clap::Args)]
-pub struct PlanArgs {
+pub(crate) struct PlanArgs {
     #[command(flatten)]
     pub connection: ConnectionArgs,
     /// The desired-state file (YAML, or JSON for `.json`).
@@ -43,7 +43,7 @@ pub struct PlanArgs {
 
 /// `kacl acls apply`.
 #[derive(Debug, Clone, clap::Args)]
-pub struct ApplyArgs {
+pub(crate) struct ApplyArgs {
     #[command(flatten)]
     pub connection: ConnectionArgs,
     /// The desired-state file.
@@ -69,7 +69,7 @@ pub struct ApplyArgs {
 
 /// `kacl acls import`.
 #[derive(Debug, Clone, clap::Args)]
-pub struct ImportArgs {
+pub(crate) struct ImportArgs {
     #[command(flatten)]
     pub connection: ConnectionArgs,
     /// What the file will own: `principal=User:alice`, `topic=orders` (LITERAL),
@@ -84,7 +84,7 @@ pub struct ImportArgs {
 
 /// The format `import` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum FileFormat {
+pub(crate) enum FileFormat {
     /// YAML.
     Yaml,
     /// JSON.
@@ -94,7 +94,7 @@ pub enum FileFormat {
 /// One resource, as kafka-acls.sh names it.
 #[derive(Debug, Clone, clap::Args)]
 #[group(required = true, multiple = false)]
-pub struct ResourceArgs {
+pub(crate) struct ResourceArgs {
     /// A topic.
     #[arg(long, value_name = "TOPIC")]
     pub topic: Option<String>,
@@ -117,7 +117,7 @@ pub struct ResourceArgs {
 
 impl ResourceArgs {
     /// The resource's type and name.
-    pub fn resource(&self) -> (ResourceType, String) {
+    pub(crate) fn resource(&self) -> (ResourceType, String) {
         let pick = |t, v: &Option<String>| v.as_ref().map(|n| (t, n.clone()));
         pick(ResourceType::Topic, &self.topic)
             .or_else(|| pick(ResourceType::Group, &self.group))
@@ -130,7 +130,7 @@ impl ResourceArgs {
 
 /// `super.users` and `allow.everyone.if.no.acl.found` when the broker does not say.
 #[derive(Debug, Clone, clap::Args)]
-pub struct AuthorizerArgs {
+pub(crate) struct AuthorizerArgs {
     /// `super.users` (`User:a;User:b`), used when the broker's DescribeConfigs does not
     /// give it.
     #[arg(long, value_name = "PRINCIPALS", default_value = "")]
@@ -143,7 +143,7 @@ pub struct AuthorizerArgs {
 
 impl AuthorizerArgs {
     /// The configuration the flags give.
-    pub fn config(&self) -> anyhow::Result<AuthorizerConfig> {
+    pub(crate) fn config(&self) -> anyhow::Result<AuthorizerConfig> {
         Ok(AuthorizerConfig {
             super_users: AuthorizerConfig::parse_super_users(&self.super_users)
                 .context("--super-users")?,
@@ -154,7 +154,7 @@ impl AuthorizerArgs {
 
 /// `kacl acls explain`.
 #[derive(Debug, Clone, clap::Args)]
-pub struct ExplainArgs {
+pub(crate) struct ExplainArgs {
     #[command(flatten)]
     pub connection: ConnectionArgs,
     /// The requesting principal, Type:name.
@@ -177,7 +177,7 @@ pub struct ExplainArgs {
 
 /// `kacl acls who-can`.
 #[derive(Debug, Clone, clap::Args)]
-pub struct WhoCanArgs {
+pub(crate) struct WhoCanArgs {
     #[command(flatten)]
     pub connection: ConnectionArgs,
     /// The operation.
@@ -194,7 +194,7 @@ pub struct WhoCanArgs {
 
 /// `kacl acls effective`.
 #[derive(Debug, Clone, clap::Args)]
-pub struct EffectiveArgs {
+pub(crate) struct EffectiveArgs {
     #[command(flatten)]
     pub connection: ConnectionArgs,
     /// The principal, Type:name.
@@ -212,7 +212,7 @@ pub struct EffectiveArgs {
 }
 
 /// An operation an ACL can name.
-pub fn operation(text: &str) -> anyhow::Result<AclOperation> {
+pub(super) fn operation(text: &str) -> anyhow::Result<AclOperation> {
     match text.parse::<AclOperation>() {
         Ok(op) if !matches!(op, AclOperation::Any | AclOperation::Unknown) => Ok(op),
         _ => bail!("unknown operation `{text}`"),
@@ -220,7 +220,7 @@ pub fn operation(text: &str) -> anyhow::Result<AclOperation> {
 }
 
 /// A concrete resource type (`topic`, `transactional-id`, ...).
-pub fn resource_type(text: &str) -> anyhow::Result<ResourceType> {
+pub(super) fn resource_type(text: &str) -> anyhow::Result<ResourceType> {
     match text.parse::<ResourceType>() {
         Ok(t) if !matches!(t, ResourceType::Any | ResourceType::Unknown) => Ok(t),
         _ => bail!("unknown resource type `{text}`"),
@@ -228,7 +228,7 @@ pub fn resource_type(text: &str) -> anyhow::Result<ResourceType> {
 }
 
 /// `--scope` values: principals and resource patterns (empty both for `all`).
-pub fn scope(values: &[String]) -> anyhow::Result<kacl_policy::Scope> {
+pub(super) fn scope(values: &[String]) -> anyhow::Result<kacl_policy::Scope> {
     let mut principals = Vec::new();
     let mut resources = Vec::new();
     let mut all = false;

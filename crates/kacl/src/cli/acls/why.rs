@@ -47,7 +47,7 @@ fn audit_resource(resource_type: ResourceType, name: &str) -> String {
 }
 
 /// `kacl acls explain`.
-pub fn explain(args: ExplainArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn explain(args: ExplainArgs) -> anyhow::Result<ExitCode> {
     let operation = policy_args::operation(&args.operation)?;
     let principal: kacl_acl::KafkaPrincipal = args
         .principal
@@ -215,7 +215,7 @@ fn explain_text(
 }
 
 /// `kacl acls who-can`.
-pub fn who_can(args: WhoCanArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn who_can(args: WhoCanArgs) -> anyhow::Result<ExitCode> {
     let operation = policy_args::operation(&args.operation)?;
     let (resource_type, name) = args.resource.resource();
     let config = args.connection.admin_config()?;
@@ -290,7 +290,7 @@ pub fn who_can(args: WhoCanArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// `kacl acls effective`.
-pub fn effective(args: EffectiveArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn effective(args: EffectiveArgs) -> anyhow::Result<ExitCode> {
     let principal: kacl_acl::KafkaPrincipal = args
         .principal
         .parse()

@@ -52,7 +52,7 @@ const QUOTA_KEYS: [&str; 4] = [
 /// Describe and alter topic, broker and user configs (kafka-configs.sh flags).
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = EXAMPLES)]
-pub struct ConfigsArgs {
+pub(crate) struct ConfigsArgs {
     #[command(flatten)]
     connection: ConnectionArgs,
     /// List configs for the given entity.
@@ -248,7 +248,7 @@ impl ConfigsArgs {
 }
 
 /// Runs `kacl configs`.
-pub fn run(args: ConfigsArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: ConfigsArgs) -> anyhow::Result<ExitCode> {
     let command = args.check()?;
     let config = args.connection.admin_config()?;
     common::block_on(async move {

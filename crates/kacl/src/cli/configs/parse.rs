@@ -39,7 +39,7 @@ fn split_outside(text: &str, sep: char) -> Vec<&str> {
 }
 
 /// `--add-config 'k1=v1,k2=[a,b],k3='`: keys and values trimmed, brackets removed from values.
-pub fn add_config(text: &str) -> anyhow::Result<BTreeMap<String, String>> {
+pub(super) fn add_config(text: &str) -> anyhow::Result<BTreeMap<String, String>> {
     let mut configs = BTreeMap::new();
     for pair in split_outside(text, ',') {
         let parts = split_outside(pair, '=');
@@ -55,7 +55,7 @@ pub fn add_config(text: &str) -> anyhow::Result<BTreeMap<String, String>> {
 }
 
 /// `--add-config-file FILE`: a Java properties file.
-pub fn add_config_file(path: &std::path::Path) -> anyhow::Result<BTreeMap<String, String>> {
+pub(super) fn add_config_file(path: &std::path::Path) -> anyhow::Result<BTreeMap<String, String>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let props =
@@ -67,7 +67,7 @@ pub fn add_config_file(path: &std::path::Path) -> anyhow::Result<BTreeMap<String
 }
 
 /// Kafka's `validatePropsKey`: keys of `[a-zA-Z0-9._-]*` only.
-pub fn check_keys(configs: &BTreeMap<String, String>) -> anyhow::Result<()> {
+pub(super) fn check_keys(configs: &BTreeMap<String, String>) -> anyhow::Result<()> {
     for key in configs.keys() {
         let ok = key
             .chars()
@@ -80,7 +80,7 @@ pub fn check_keys(configs: &BTreeMap<String, String>) -> anyhow::Result<()> {
 }
 
 /// `--delete-config k1,k2`: trimmed keys.
-pub fn delete_config(values: &[String]) -> Vec<String> {
+pub(super) fn delete_config(values: &[String]) -> Vec<String> {
     values
         .iter()
         .flat_map(|v| v.split(','))
@@ -90,7 +90,10 @@ pub fn delete_config(values: &[String]) -> Vec<String> {
 
 /// The iterations and password of a SCRAM `--add-config` value, as kafka-configs.sh reads
 /// `(?:iterations=(-?[0-9]*),)?password=(.*)` (iterations -1 or absent: 4096).
-pub fn scram_credential(mechanism: ScramMechanism, value: &str) -> anyhow::Result<(u32, String)> {
+pub(super) fn scram_credential(
+    mechanism: ScramMechanism,
+    value: &str,
+) -> anyhow::Result<(u32, String)> {
     let invalid = || anyhow::anyhow!("Invalid credential property {}={value}", mechanism.name());
     let (iterations, rest) = match value.strip_prefix("iterations=") {
         Some(rest) => {
