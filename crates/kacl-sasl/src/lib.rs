@@ -112,6 +112,14 @@ pub trait CredentialLookup {
         let _ = (mechanism, username);
         None
     }
+
+    /// The iteration count the stand-in credential of an unknown user shows for `mechanism`:
+    /// the count most stored credentials have, so that the answer does not tell unknown users
+    /// from real ones (see `scram::stand_in`). The default is Kafka's 4096.
+    fn stand_in_iterations(&self, mechanism: ScramMechanism) -> u32 {
+        let _ = mechanism;
+        ScramCredential::DEFAULT_ITERATIONS
+    }
 }
 
 /// What to do after a client token was accepted.

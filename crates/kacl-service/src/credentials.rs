@@ -145,6 +145,17 @@ impl ScramCredentials {
         self.by_user.read().keys().cloned().collect()
     }
 
+    /// The iteration count most stored credentials of `mechanism` have (Kafka's 4096 when
+    /// there are none): what an unknown user's stand-in shows, so it looks like the others.
+    pub fn typical_iterations(&self, mechanism: ScramMechanism) -> u32 {
+        let by_user = self.by_user.read();
+        kacl_sasl::scram::typical_iterations(
+            by_user
+                .values()
+                .filter_map(|slots| slots[slot(mechanism)].as_ref().map(|c| c.iterations)),
+        )
+    }
+
     /// Number of users with at least one credential.
     pub fn user_count(&self) -> usize {
         self.by_user.read().len()

@@ -20,3 +20,4 @@ pub use client::{ScramClient, ScramClientError};
 pub use credential::{ParseScramMechanismError, ScramCredential, ScramMechanism};
 pub use salt::random_salt;
 pub use server::ScramServer;
+pub use stand_in::typical_iterations;

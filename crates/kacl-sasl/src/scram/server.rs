@@ -167,7 +167,11 @@ impl ScramServer {
                     )));
                 }
                 Some(c) => (c, true),
-                None => (stand_in_credential(self.mechanism, &first.username), false),
+                None => {
+                    let iterations = credentials.stand_in_iterations(self.mechanism);
+                    let stand_in = stand_in_credential(self.mechanism, &first.username, iterations);
+                    (stand_in, false)
+                }
             };
         let server_nonce = self.fixed_server_nonce.clone().unwrap_or_else(random_nonce);
         let server_first = ServerFirst {
@@ -268,20 +272,15 @@ fn random_nonce() -> String {
     STANDARD.encode(bytes)
 }
 
-/// The same made-up credential every time for a given unknown name (within one process), so
-/// that its salt gives nothing away. No password produces its keys.
-fn stand_in_credential(mechanism: ScramMechanism, username: &str) -> ScramCredential {
+/// The same made-up credential every time for a given unknown name (within one process, under
+/// a secret drawn at start), shaped like a real one: a Kafka-shaped salt and `iterations`
+/// (what most real credentials have). No password produces its keys.
+fn stand_in_credential(
+    mechanism: ScramMechanism,
+    username: &str,
+    iterations: u32,
+) -> ScramCredential {
     static SECRET: OnceLock<[u8; 32]> = OnceLock::new();
     let secret = SECRET.get_or_init(rand::random);
-    let derive = |label: &[u8], len: usize| {
-        let mut bytes = mechanism.hmac(secret, &[label, b"\0", username.as_bytes()]);
-        bytes.resize(len, 0);
-        bytes
-    };
-    ScramCredential {
-        salt: derive(b"salt", ScramCredential::SALT_LEN),
-        iterations: ScramCredential::DEFAULT_ITERATIONS,
-        stored_key: derive(b"stored-key", mechanism.hash_len()),
-        server_key: derive(b"server-key", mechanism.hash_len()),
-    }
+    super::stand_in::stand_in_credential(secret, mechanism, username, iterations)
 }

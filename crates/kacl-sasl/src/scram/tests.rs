@@ -597,3 +597,32 @@ fn the_doubled_nonce_is_signed_as_sent_and_other_prefixes_are_refused() {
         Ok(SaslStep::Complete { .. })
     ));
 }
+
+/// A lookup whose real users have 8192 iterations, as most of a cluster's might.
+struct EightK(Store);
+
+impl CredentialLookup for EightK {
+    fn scram_credential(&self, m: ScramMechanism, user: &str) -> Option<ScramCredential> {
+        self.0.scram_credential(m, user)
+    }
+
+    fn stand_in_iterations(&self, _: ScramMechanism) -> u32 {
+        8192
+    }
+}
+
+#[test]
+fn an_unknown_users_stand_in_looks_like_the_real_ones() {
+    let mechanism = ScramMechanism::Sha512;
+    let lookup = EightK(Store::with(mechanism, "alice", "pw"));
+    let mut server = ScramServer::new(mechanism);
+    let first = challenge(server.step(b"n,,n=mallory,r=abc", &lookup).unwrap());
+    let parsed = messages::ServerFirst::parse(text(&first)).unwrap();
+    // The iterations the real users have, not a constant that sets the stand-in apart, and a
+    // salt shaped like the ones Kafka's tools store.
+    assert_eq!(parsed.iterations, 8192);
+    assert!(parsed
+        .salt
+        .iter()
+        .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase()));
+}

@@ -50,6 +50,10 @@ impl CredentialLookup for ListenerCredentials<'_> {
     ) -> Option<ScramCredential> {
         self.scram.get(username, mechanism)
     }
+
+    fn stand_in_iterations(&self, mechanism: ScramMechanism) -> u32 {
+        self.scram.typical_iterations(mechanism)
+    }
 }
 
 /// What one token did to the exchange.
