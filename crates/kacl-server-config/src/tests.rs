@@ -175,7 +175,7 @@ fn listeners_and_protocol_map() {
     let c = parse(
         "listeners=PLAINTEXT://:9092,INTERNAL://127.0.0.1:9093,SASL_PLAINTEXT://[::1]:0\n\
          listener.security.protocol.map=INTERNAL:SASL_PLAINTEXT\n\
-         sasl.jaas.config=x.M required user_a=\"b\";",
+         sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_a=\"b\";",
     );
     assert_eq!(c.listeners.len(), 3);
     assert_eq!(c.listeners[1].protocol, SecurityProtocol::SaslPlaintext);
@@ -288,7 +288,7 @@ fn plain_users_per_listener_and_global() {
         "listeners=SASL_PLAINTEXT://:9092,EXTERNAL://:9093\n\
          listener.security.protocol.map=EXTERNAL:SASL_PLAINTEXT\n\
          listener.name.sasl_plaintext.plain.sasl.jaas.config={PLAIN_JAAS}\n\
-         sasl.jaas.config=x.M required user_bob=\"bob-secret\";\n"
+         sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_bob=\"bob-secret\";\n"
     );
     let c = parse(&text);
     let own = c.plain_users_for("SASL_PLAINTEXT").unwrap();
