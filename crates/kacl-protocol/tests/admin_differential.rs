@@ -3,6 +3,8 @@
 //! DeleteTopics from v1, as Kafka 4 does): for random values, both encoders produce the same
 //! bytes, and each decoder reads the other's bytes back to the same value.
 
+#[macro_use]
+mod differential_support;
 mod admin_common;
 mod common;
 
@@ -481,33 +483,8 @@ mod convert {
     }
 }
 
-macro_rules! differential {
-    ($($test:ident: $ours:path, $theirs:ty, $lo:literal..=$hi:literal;)*) => {$(
-        proptest! {
-            #![proptest_config(ProptestConfig::with_cases(64))]
-            #[test]
-            fn $test((version, value) in ($lo..=$hi as i16)
-                .prop_flat_map(|v| (Just(v), admin_common::$test(v))))
-            {
-                let converted: $theirs = convert::$test(&value);
-                let ours_bytes = value.to_bytes(version).unwrap();
-                let mut theirs_bytes = Vec::new();
-                converted.encode(&mut theirs_bytes, version).unwrap();
-                prop_assert_eq!(&ours_bytes, &theirs_bytes, "encoders disagree at v{}", version);
-
-                let mut input = &ours_bytes[..];
-                let theirs_decoded = <$theirs>::decode(&mut input, version).unwrap();
-                prop_assert!(input.is_empty());
-                prop_assert_eq!(&theirs_decoded, &converted);
-
-                let ours_decoded = <$ours>::decode_exact(&theirs_bytes, version).unwrap();
-                prop_assert_eq!(&ours_decoded, &value);
-            }
-        }
-    )*};
-}
-
 differential! {
+    strategies: admin_common;
     metadata_request: ours_md::MetadataRequest,
         kafka_protocol::messages::MetadataRequest, 0..=13;
     metadata_response: ours_md::MetadataResponse,

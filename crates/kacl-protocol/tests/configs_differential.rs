@@ -4,6 +4,8 @@
 //! other's bytes back to the same value. DescribeConfigs v0 is pinned by golden bytes in
 //! `configs_roundtrip.rs`.
 
+#[macro_use]
+mod differential_support;
 mod common;
 mod configs_common;
 
@@ -226,33 +228,8 @@ mod convert {
     }
 }
 
-macro_rules! differential {
-    ($($test:ident: $ours:path, $theirs:ty, $lo:literal..=$hi:literal;)*) => {$(
-        proptest! {
-            #![proptest_config(ProptestConfig::with_cases(64))]
-            #[test]
-            fn $test((version, value) in ($lo..=$hi as i16)
-                .prop_flat_map(|v| (Just(v), configs_common::$test(v))))
-            {
-                let converted: $theirs = convert::$test(&value);
-                let ours_bytes = value.to_bytes(version).unwrap();
-                let mut theirs_bytes = Vec::new();
-                converted.encode(&mut theirs_bytes, version).unwrap();
-                prop_assert_eq!(&ours_bytes, &theirs_bytes, "encoders disagree at v{}", version);
-
-                let mut input = &ours_bytes[..];
-                let theirs_decoded = <$theirs>::decode(&mut input, version).unwrap();
-                prop_assert!(input.is_empty());
-                prop_assert_eq!(&theirs_decoded, &converted);
-
-                let ours_decoded = <$ours>::decode_exact(&theirs_bytes, version).unwrap();
-                prop_assert_eq!(&ours_decoded, &value);
-            }
-        }
-    )*};
-}
-
 differential! {
+    strategies: configs_common;
     describe_configs_request: ours_dc::DescribeConfigsRequest,
         kafka_protocol::messages::DescribeConfigsRequest, 1..=4;
     describe_configs_response: ours_dc::DescribeConfigsResponse,

@@ -3,6 +3,8 @@
 //! encoders produce the same bytes, and each decoder reads the other's bytes back to the same
 //! value.
 
+#[macro_use]
+mod differential_support;
 mod common;
 
 use std::borrow::Cow;
@@ -296,33 +298,8 @@ mod convert {
     }
 }
 
-macro_rules! differential {
-    ($($test:ident: $ours:path, $theirs:ty, $lo:literal..=$hi:literal;)*) => {$(
-        proptest! {
-            #![proptest_config(ProptestConfig::with_cases(64))]
-            #[test]
-            fn $test((version, value) in ($lo..=$hi as i16)
-                .prop_flat_map(|v| (Just(v), common::$test(v))))
-            {
-                let converted: $theirs = convert::$test(&value);
-                let ours_bytes = value.to_bytes(version).unwrap();
-                let mut theirs_bytes = Vec::new();
-                converted.encode(&mut theirs_bytes, version).unwrap();
-                prop_assert_eq!(&ours_bytes, &theirs_bytes, "encoders disagree at v{}", version);
-
-                let mut input = &ours_bytes[..];
-                let theirs_decoded = <$theirs>::decode(&mut input, version).unwrap();
-                prop_assert!(input.is_empty());
-                prop_assert_eq!(&theirs_decoded, &converted);
-
-                let ours_decoded = <$ours>::decode_exact(&theirs_bytes, version).unwrap();
-                prop_assert_eq!(&ours_decoded, &value);
-            }
-        }
-    )*};
-}
-
 differential! {
+    strategies: common;
     describe_acls_request: ours_dd::DescribeAclsRequest,
         kafka_protocol::messages::DescribeAclsRequest, 1..=3;
     describe_acls_response: ours_dd::DescribeAclsResponse,
