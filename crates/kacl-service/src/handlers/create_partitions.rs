@@ -26,7 +26,7 @@ use kacl_store::PartitionRecord;
 
 use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
-use crate::topic_registry::{PartitionsOutcome, TopicChange, TopicCommit};
+use crate::topic_registry::{PartitionsOutcome, TopicChange, TopicCommit, TopicTable};
 use kacl_topics::{plan_partition_increase, TopicError};
 
 /// Answers one CreatePartitions request.
@@ -86,40 +86,7 @@ pub async fn handle(
         let brokers = [state.node_id()];
         authorized
             .iter()
-            .map(|topic| {
-                let name: &str = &topic.name;
-                let Some(record) = table.get(name) else {
-                    return (name, Err(Refusal::UnknownTopic));
-                };
-                let existing: Vec<Vec<i32>> = record
-                    .partitions
-                    .iter()
-                    .map(|p| p.replicas.clone())
-                    .collect();
-                let assignments: Option<Vec<&[i32]>> = topic
-                    .assignments
-                    .as_ref()
-                    .map(|list| list.iter().map(|a| a.broker_ids.as_slice()).collect());
-                let plan = plan_partition_increase(
-                    name,
-                    &existing,
-                    topic.count,
-                    assignments.as_deref(),
-                    &brokers,
-                )
-                .map_err(Refusal::Rule)
-                .map(|new_replicas| {
-                    new_replicas
-                        .into_iter()
-                        .zip(record.partitions.len()..)
-                        .map(|(replicas, index)| PartitionRecord {
-                            partition_index: i32::try_from(index).unwrap_or(i32::MAX),
-                            replicas,
-                        })
-                        .collect()
-                });
-                (name, plan)
-            })
+            .map(|topic| (&*topic.name, plan_topic(topic, &table, &brokers)))
             .collect()
     };
     let increases: Vec<(String, Vec<PartitionRecord>)> = planned
@@ -179,6 +146,46 @@ pub async fn handle(
     }
 }
 
+/// Kafka's rules for one authorized topic's increase, against the topics as they stand: the new
+/// partitions to store, or why not. Pure, so the rules are tested without a store or a socket.
+fn plan_topic(
+    topic: &CreatePartitionsTopic<'_>,
+    table: &TopicTable,
+    brokers: &[i32],
+) -> Result<Vec<PartitionRecord>, Refusal> {
+    let name: &str = &topic.name;
+    let Some(record) = table.get(name) else {
+        return Err(Refusal::UnknownTopic);
+    };
+    let existing: Vec<Vec<i32>> = record
+        .partitions
+        .iter()
+        .map(|p| p.replicas.clone())
+        .collect();
+    let assignments: Option<Vec<&[i32]>> = topic
+        .assignments
+        .as_ref()
+        .map(|list| list.iter().map(|a| a.broker_ids.as_slice()).collect());
+    plan_partition_increase(
+        name,
+        &existing,
+        topic.count,
+        assignments.as_deref(),
+        brokers,
+    )
+    .map_err(Refusal::Rule)
+    .map(|new_replicas| {
+        new_replicas
+            .into_iter()
+            .zip(record.partitions.len()..)
+            .map(|(replicas, index)| PartitionRecord {
+                partition_index: i32::try_from(index).unwrap_or(i32::MAX),
+                replicas,
+            })
+            .collect()
+    })
+}
+
 /// Why a topic's increase is refused.
 enum Refusal {
     /// No such topic: UNKNOWN_TOPIC_OR_PARTITION without a message, as Kafka sends it.
@@ -193,5 +200,52 @@ fn result(name: &str, code: i16, message: Option<&str>) -> CreatePartitionsTopic
         error_code: code,
         error_message: message.map(|m| Cow::Owned(m.to_owned())),
         unknown_tagged_fields: Default::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use kacl_protocol::messages::create_partitions::CreatePartitionsTopic;
+    use kacl_store::{PartitionRecord, TopicRecord};
+
+    use super::*;
+
+    #[test]
+    fn the_plan_follows_kafkas_rules_without_a_store() {
+        let orders = TopicRecord {
+            name: "orders".to_owned(),
+            topic_id: [1; 16],
+            partitions: vec![PartitionRecord {
+                partition_index: 0,
+                replicas: vec![1],
+            }],
+            configs: Default::default(),
+            created_seq: 1,
+        };
+        let table = TopicTable::from_records(vec![orders]);
+        let raise = |name: &'static str, count: i32| CreatePartitionsTopic {
+            name: name.into(),
+            count,
+            assignments: None,
+            ..Default::default()
+        };
+        let added = match plan_topic(&raise("orders", 3), &table, &[1]) {
+            Ok(added) => added,
+            Err(Refusal::Rule(e)) => panic!("{}", e.message()),
+            Err(Refusal::UnknownTopic) => panic!("unknown"),
+        };
+        assert_eq!(
+            added.iter().map(|p| p.partition_index).collect::<Vec<_>>(),
+            [1, 2]
+        );
+        assert!(matches!(
+            plan_topic(&raise("absent", 3), &table, &[1]),
+            Err(Refusal::UnknownTopic)
+        ));
+        // Kafka refuses a count that does not grow the topic.
+        assert!(matches!(
+            plan_topic(&raise("orders", 1), &table, &[1]),
+            Err(Refusal::Rule(_))
+        ));
     }
 }
