@@ -14,6 +14,10 @@ use kacl_acl::{
     ResourcePatternFilter, ResourceType, CLUSTER_NAME, WILDCARD_HOST,
 };
 
+// The operations each resource type supports: the policy library's table, so the CLI and the
+// desired-state file check against the same one.
+use kacl_policy::supported_operations;
+
 use super::args::AclsArgs;
 
 /// A resource pattern filter with a name, in a sortable form.
@@ -41,37 +45,6 @@ pub(super) fn pattern_type(args: &AclsArgs) -> anyhow::Result<PatternType> {
             )
         }
         Some(p) => Ok(*p),
-    }
-}
-
-/// The operations each resource type supports (Kafka 4's `AclEntry.supportedOperations`).
-pub(super) fn supported_operations(resource_type: ResourceType) -> &'static [AclOperation] {
-    use AclOperation::*;
-    match resource_type {
-        ResourceType::Topic => &[
-            Read,
-            Write,
-            Create,
-            Delete,
-            Alter,
-            Describe,
-            DescribeConfigs,
-            AlterConfigs,
-        ],
-        ResourceType::Group => &[Read, Delete, Describe, DescribeConfigs, AlterConfigs],
-        ResourceType::Cluster => &[
-            Create,
-            Alter,
-            Describe,
-            ClusterAction,
-            DescribeConfigs,
-            AlterConfigs,
-            IdempotentWrite,
-        ],
-        ResourceType::TransactionalId => &[Write, Describe],
-        ResourceType::DelegationToken => &[Describe],
-        ResourceType::User => &[CreateTokens, DescribeTokens],
-        ResourceType::Unknown | ResourceType::Any => &[],
     }
 }
 
