@@ -1,0 +1,24 @@
+// kacl console: progressive enhancement only; every page works without this file.
+"use strict";
+document.addEventListener("DOMContentLoaded", function () {
+  // Plan page: load a chosen file into the text area (the form posts text, not files).
+  var file = document.getElementById("plan-file");
+  var text = document.getElementById("document");
+  if (file && text) {
+    file.hidden = false;
+    file.addEventListener("change", function () {
+      var f = file.files && file.files[0];
+      if (!f) return;
+      f.text().then(function (t) { text.value = t; });
+    });
+  }
+  // Cluster page: reload the chart image every 5 s.
+  var chart = document.getElementById("metrics-chart");
+  if (chart) {
+    setInterval(function () {
+      fetch("/cluster/chart.svg", { credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (svg) { if (svg) chart.innerHTML = svg; });
+    }, 5000);
+  }
+});

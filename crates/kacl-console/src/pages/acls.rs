@@ -1,0 +1,600 @@
+//! ACL search (paged, sortable, counted, grouped by resource as `kafka-acls.sh --list`
+//! prints), export of the result as a desired-state file, and add/remove with a
+//! confirmation page that shows exactly the change.
+
+use std::sync::Arc;
+
+use axum::extract::{Form, Query, State as Extract};
+use axum::http::{header, HeaderMap};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use kacl_acl::{
+    AccessControlEntry, AclBinding, AclOperation, AclPermissionType, PatternType, ResourcePattern,
+    ResourceType,
+};
+use kacl_client::{CreateAclsOptions, DeleteAclsOptions, DescribeAclsOptions};
+use maud::{html, Markup};
+use serde::Deserialize;
+
+use super::{change_session, session, AppState};
+use crate::connect::problem;
+use crate::filter::{encode_query, AclCache, AclQuery, Sort};
+use crate::html::{self, page, respond};
+use crate::session::Session;
+use crate::State;
+
+pub(super) fn routes() -> Router<Arc<State>> {
+    Router::new()
+        .route("/acls", get(search))
+        .route("/acls/export", get(export))
+        .route("/acls/add", get(add_form).post(add))
+        .route("/acls/add/confirm", get(add_confirm))
+        .route("/acls/remove", get(remove_confirm).post(remove))
+}
+
+/// `(value, text)` options of an enum select, with an "any" entry first when `any`.
+pub(crate) fn enum_options<T: Copy>(
+    all: &[T],
+    name: impl Fn(T) -> &'static str,
+    skip: impl Fn(T) -> bool,
+    any: Option<&'static str>,
+) -> Vec<(&'static str, &'static str)> {
+    let mut out: Vec<(&str, &str)> = any.map(|a| ("", a)).into_iter().collect();
+    out.extend(
+        all.iter()
+            .copied()
+            .filter(|v| !skip(*v))
+            .map(|v| (name(v), name(v))),
+    );
+    out
+}
+
+pub(crate) fn resource_types(any: Option<&'static str>) -> Vec<(&'static str, &'static str)> {
+    enum_options(
+        ResourceType::ALL,
+        ResourceType::cli_name,
+        |t| matches!(t, ResourceType::Unknown | ResourceType::Any),
+        any,
+    )
+}
+
+pub(crate) fn operations(any: Option<&'static str>) -> Vec<(&'static str, &'static str)> {
+    enum_options(
+        AclOperation::ALL,
+        AclOperation::cli_name,
+        |o| matches!(o, AclOperation::Unknown | AclOperation::Any),
+        any,
+    )
+}
+
+/// Fetches (or reuses) the session's result for `query`.
+async fn result<'a>(
+    session: &'a Session,
+    query: &AclQuery,
+) -> Result<tokio::sync::MutexGuard<'a, Option<AclCache>>, Response> {
+    let filter = query
+        .filter()
+        .map_err(|e| html::refused(400, "ACLs", &e, Some(session)))?;
+    let mut cache = session.acls.lock().await;
+    let fresh = query.refresh.is_empty() && cache.as_ref().is_some_and(|c| c.answers(&filter));
+    if fresh {
+        if let Some(c) = cache.as_mut() {
+            c.resort(query.sort());
+        }
+    } else {
+        let acls = session
+            .admin
+            .describe_acls(filter.clone(), DescribeAclsOptions::default())
+            .await
+            .map_err(|e| html::problem_page(&problem(&e, &session.principal), Some(session)))?;
+        *cache = Some(AclCache::new(filter, query.sort(), acls));
+    }
+    Ok(cache)
+}
+
+fn search_form(q: &AclQuery) -> Markup {
+    let patterns = [
+        ("", "any"),
+        ("literal", "literal"),
+        ("prefixed", "prefixed"),
+        ("match", "match (every ACL that applies to the name)"),
+    ];
+    let permissions = [("", "any"), ("Allow", "Allow"), ("Deny", "Deny")];
+    html! {
+        form.search method="get" action="/acls" role="search" aria-label="ACL search" {
+            div.field { (html::input("principal", "Principal", &q.principal, "User:alice")) }
+            div.field { (html::select("resource_type", "Resource type", &resource_types(Some("any")), &q.resource_type)) }
+            div.field { (html::input("name", "Resource name", &q.name, "orders")) }
+            div.field { (html::select("pattern_type", "Pattern type", &patterns, &q.pattern_type)) }
+            div.field { (html::select("operation", "Operation", &operations(Some("any")), &q.operation)) }
+            div.field { (html::select("permission", "Permission", &permissions, &q.permission)) }
+            div.field { (html::input("host", "Host", &q.host, "*")) }
+            div.field {
+                (html::select("sort", "Sort by", &Sort::ALL.map(|s| (s.name(), s.name())), q.sort().name()))
+            }
+            div.actions {
+                button type="submit" { "Search" }
+                a.button.secondary href="/acls" { "Clear" }
+                a.button.secondary href="/acls/add" { "Add an ACL" }
+            }
+        }
+    }
+}
+
+/// The remove link's query: the binding's exact fields.
+fn binding_query(b: &AclBinding) -> String {
+    encode_query(&[
+        (
+            "resource_type",
+            b.pattern.resource_type.cli_name().to_owned(),
+        ),
+        ("name", b.pattern.name.clone()),
+        ("pattern_type", b.pattern.pattern_type.cli_name().to_owned()),
+        ("principal", b.entry.principal.clone()),
+        ("host", b.entry.host.clone()),
+        ("operation", b.entry.operation.cli_name().to_owned()),
+        ("permission", b.entry.permission_type.cli_name().to_owned()),
+    ])
+}
+
+fn permission_cell(p: AclPermissionType) -> Markup {
+    html! {
+        @match p {
+            AclPermissionType::Allow => span.allow { "Allow" },
+            AclPermissionType::Deny => span.deny { "Deny" },
+            other => span { (other.cli_name()) },
+        }
+    }
+}
+
+fn table(cache: &AclCache, rows: &[AclBinding]) -> Markup {
+    let grouped = cache.sort == Sort::Resource;
+    html! {
+        table {
+            caption.muted { "ACLs on this page" }
+            thead { tr {
+                @if !grouped { th scope="col" { "Resource" } }
+                th scope="col" { "Principal" } th scope="col" { "Host" }
+                th scope="col" { "Operation" } th scope="col" { "Permission" }
+                th scope="col" { span.muted { "Change" } }
+            } }
+            tbody {
+                @for (i, b) in rows.iter().enumerate() {
+                    @if grouped && (i == 0 || rows[i - 1].pattern != b.pattern) {
+                        tr.group { th colspan="5" scope="rowgroup" {
+                            "Current ACLs for resource " code { "`" (b.pattern) "`" } ":"
+                        } }
+                    }
+                    tr {
+                        @if !grouped { td { code { (b.pattern) } } }
+                        td { code { (b.entry.principal) } }
+                        td { code { (b.entry.host) } }
+                        td { (b.entry.operation.cli_name()) }
+                        td { (permission_cell(b.entry.permission_type)) }
+                        td { a href={ "/acls/remove?" (binding_query(b)) } aria-label={ "Remove " (b) } { "Remove…" } }
+                    }
+                }
+            }
+        }
+    }
+}
+
+async fn search(
+    Extract(state): AppState,
+    headers: HeaderMap,
+    Query(q): Query<AclQuery>,
+) -> Response {
+    let session = match session(&state, &headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let cache = match result(&session, &q).await {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    let Some(cache) = cache.as_ref() else {
+        return html::refused(500, "ACLs", "no result", Some(&session));
+    };
+    let (page_no, rows) = cache.page(q.page);
+    let c = &cache.counts;
+    let sort = cache.sort;
+    let body = html! {
+        (search_form(&q))
+        p.counts aria-live="polite" {
+            span { strong { (kacl_policy::thousands(c.acls)) } " ACLs" }
+            span { strong { (kacl_policy::thousands(c.resources)) } " resources" }
+            span { strong { (kacl_policy::thousands(c.principals)) } " principals" }
+            span { span.allow { (kacl_policy::thousands(c.allow)) } " allow" }
+            span { span.deny { (kacl_policy::thousands(c.deny)) } " deny" }
+            span.muted { "fetched " (cache.fetched.elapsed().as_secs()) " s ago · "
+                a href={ "/acls?" (q.link(page_no, sort)) "&refresh=1" } { "refresh" } }
+            a href={ "/acls/export?" (q.link(0, sort)) } { "Export as desired-state file" }
+        }
+        (pager(&q, page_no, cache.pages(), sort))
+        @if rows.is_empty() {
+            p { "No ACL matches this search." }
+        } @else {
+            (table(cache, rows))
+        }
+        (pager(&q, page_no, cache.pages(), sort))
+    };
+    respond(200, page("ACLs", Some(&session), "/acls", body))
+}
+
+fn pager(q: &AclQuery, page_no: usize, pages: usize, sort: Sort) -> Markup {
+    html! {
+        nav.pager aria-label="Pages" {
+            @if page_no > 0 {
+                a href={ "/acls?" (q.link(page_no - 1, sort)) } rel="prev" { "← Previous" }
+            }
+            span { "Page " (page_no + 1) " of " (kacl_policy::thousands(pages)) }
+            @if page_no + 1 < pages {
+                a href={ "/acls?" (q.link(page_no + 1, sort)) } rel="next" { "Next →" }
+            }
+        }
+    }
+}
+
+async fn export(
+    Extract(state): AppState,
+    headers: HeaderMap,
+    Query(q): Query<AclQuery>,
+) -> Response {
+    let session = match session(&state, &headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let cache = match result(&session, &q).await {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    let acls = cache
+        .as_ref()
+        .map(|c| c.acls.as_slice())
+        .unwrap_or_default();
+    let text = export_text(acls);
+    (
+        [
+            (header::CONTENT_TYPE, "application/yaml; charset=utf-8"),
+            (
+                header::CONTENT_DISPOSITION,
+                "attachment; filename=\"acls.yaml\"",
+            ),
+        ],
+        text,
+    )
+        .into_response()
+}
+
+/// The desired-state file of a result. Its scope is the result's principals and resource
+/// patterns, so `apply` of it touches nothing else — but note: it owns every ACL of those
+/// principals on those patterns, including any the search's operation/host/permission
+/// fields left out.
+pub(crate) fn export_text(acls: &[AclBinding]) -> String {
+    use std::collections::BTreeSet;
+    let principals: BTreeSet<&str> = acls.iter().map(|b| b.entry.principal.as_str()).collect();
+    let patterns: BTreeSet<&ResourcePattern> = acls.iter().map(|b| &b.pattern).collect();
+    let scope = kacl_policy::Scope::new(
+        principals.into_iter().map(str::to_owned).collect(),
+        patterns.into_iter().cloned().collect(),
+    );
+    let doc = kacl_policy::Document::import(scope, acls);
+    format!(
+        "# Exported by kacl console: {} ACLs. The scope owns these principals on these resource\n\
+         # patterns; `kacl acls apply` of this file removes any other ACL they hold there.\n{}",
+        acls.len(),
+        doc.to_yaml()
+    )
+}
+
+/// The fields of one ACL, as the add form and the remove link carry them.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct AclFields {
+    resource_type: String,
+    name: String,
+    pattern_type: String,
+    principal: String,
+    host: String,
+    operation: String,
+    permission: String,
+    csrf: Option<String>,
+}
+
+impl AclFields {
+    /// The binding, checked as Kafka checks a new ACL and as `kafka-acls.sh` checks the
+    /// operation against the resource type.
+    fn binding(&self) -> Result<AclBinding, String> {
+        let parse_err = |e: kacl_acl::ParseEnumError| e.to_string();
+        let resource_type: ResourceType = self.resource_type.trim().parse().map_err(parse_err)?;
+        let pattern_type: PatternType = match self.pattern_type.trim() {
+            "" => PatternType::Literal,
+            p => p.parse().map_err(parse_err)?,
+        };
+        let operation: AclOperation = self.operation.trim().parse().map_err(parse_err)?;
+        let permission: AclPermissionType = self.permission.trim().parse().map_err(parse_err)?;
+        let host = match self.host.trim() {
+            "" => "*",
+            h => h,
+        };
+        let name = if resource_type == ResourceType::Cluster && self.name.trim().is_empty() {
+            kacl_acl::CLUSTER_NAME
+        } else {
+            self.name.trim()
+        };
+        let binding = AclBinding::new(
+            ResourcePattern::new(resource_type, name, pattern_type),
+            AccessControlEntry::new(self.principal.trim(), host, operation, permission),
+        );
+        kacl_acl::validate_new_acl(&binding).map_err(|e| e.to_string())?;
+        let supported = kacl_policy::supported_operations(resource_type);
+        if operation != AclOperation::All && !supported.contains(&operation) {
+            let mut names: Vec<AclOperation> = supported.to_vec();
+            names.push(AclOperation::All);
+            names.sort();
+            let names: Vec<&str> = names.iter().map(|op| op.kafka_name()).collect();
+            return Err(format!(
+                "ResourceType {resource_type} only supports operations [{}]",
+                names.join(", ")
+            ));
+        }
+        Ok(binding)
+    }
+}
+
+fn hidden_fields(b: &AclBinding) -> Markup {
+    html! {
+        input type="hidden" name="resource_type" value=(b.pattern.resource_type.cli_name());
+        input type="hidden" name="name" value=(b.pattern.name);
+        input type="hidden" name="pattern_type" value=(b.pattern.pattern_type.cli_name());
+        input type="hidden" name="principal" value=(b.entry.principal);
+        input type="hidden" name="host" value=(b.entry.host);
+        input type="hidden" name="operation" value=(b.entry.operation.cli_name());
+        input type="hidden" name="permission" value=(b.entry.permission_type.cli_name());
+    }
+}
+
+fn binding_table(b: &AclBinding, class: &str) -> Markup {
+    html! {
+        table.(class) {
+            tbody {
+                tr { th scope="row" { "Resource" } td { code { (b.pattern) } } }
+                tr { th scope="row" { "Principal" } td { code { (b.entry.principal) } } }
+                tr { th scope="row" { "Host" } td { code { (b.entry.host) } } }
+                tr { th scope="row" { "Operation" } td { (b.entry.operation.cli_name()) } }
+                tr { th scope="row" { "Permission" } td { (permission_cell(b.entry.permission_type)) } }
+            }
+        }
+    }
+}
+
+fn add_page(session: &Session, f: &AclFields, error: Option<&str>) -> Markup {
+    let patterns = [("literal", "literal"), ("prefixed", "prefixed")];
+    let permissions = [("Allow", "Allow"), ("Deny", "Deny")];
+    page(
+        "Add an ACL",
+        Some(session),
+        "/acls",
+        html! {
+            @if let Some(e) = error { div.error role="alert" { p { (e) } } }
+            form.box method="get" action="/acls/add/confirm" {
+                div.field { (html::input("principal", "Principal", &f.principal, "User:alice")) }
+                div.field { (html::select("resource_type", "Resource type", &resource_types(None), &f.resource_type)) }
+                div.field { (html::input("name", "Resource name", &f.name, "orders")) }
+                div.field { (html::select("pattern_type", "Pattern type", &patterns, &f.pattern_type)) }
+                div.field { (html::select("operation", "Operation", &operations(None), &f.operation)) }
+                div.field { (html::select("permission", "Permission", &permissions, &f.permission)) }
+                div.field { (html::input("host", "Host", &f.host, "*")) }
+                div.actions { button type="submit" { "Review…" } span.muted { "Nothing changes until you confirm." } }
+            }
+        },
+    )
+}
+
+async fn add_form(
+    Extract(state): AppState,
+    headers: HeaderMap,
+    Query(f): Query<AclFields>,
+) -> Response {
+    match session(&state, &headers) {
+        Ok(s) => respond(200, add_page(&s, &f, None)),
+        Err(r) => r,
+    }
+}
+
+async fn add_confirm(
+    Extract(state): AppState,
+    headers: HeaderMap,
+    Query(f): Query<AclFields>,
+) -> Response {
+    let session = match session(&state, &headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let binding = match f.binding() {
+        Ok(b) => b,
+        Err(e) => return respond(400, add_page(&session, &f, Some(&e))),
+    };
+    respond(
+        200,
+        page(
+            "Confirm: add this ACL",
+            Some(&session),
+            "/acls",
+            html! {
+                p { "This creates exactly one ACL:" }
+                (binding_table(&binding, "change-add"))
+                p.muted { "kafka-acls.sh equivalent: " code { "--add " (acl_args(&binding)) } }
+                form method="post" action="/acls/add" {
+                    (hidden_fields(&binding)) (html::csrf(&session))
+                    button type="submit" { "Create ACL" } " "
+                    a.button.secondary href={ "/acls/add?" (binding_query(&binding)) } { "Back" }
+                }
+            },
+        ),
+    )
+}
+
+/// `--allow-principal P --operation O --topic T ...` for display.
+fn acl_args(b: &AclBinding) -> String {
+    let who = match b.entry.permission_type {
+        AclPermissionType::Deny => "--deny-principal",
+        _ => "--allow-principal",
+    };
+    let resource = match b.pattern.resource_type {
+        ResourceType::Cluster => "--cluster".to_owned(),
+        t => format!("--{} {}", kebab(t.cli_name()), b.pattern.name),
+    };
+    format!(
+        "{who} {} --host {} --operation {} {resource} --resource-pattern-type {}",
+        b.entry.principal,
+        b.entry.host,
+        b.entry.operation.cli_name(),
+        b.pattern.pattern_type.cli_name()
+    )
+}
+
+fn kebab(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('-');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+async fn add(Extract(state): AppState, headers: HeaderMap, Form(f): Form<AclFields>) -> Response {
+    let session = match change_session(&state, &headers, f.csrf.as_deref()) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let binding = match f.binding() {
+        Ok(b) => b,
+        Err(e) => return respond(400, add_page(&session, &f, Some(&e))),
+    };
+    let result = session
+        .admin
+        .create_acls(vec![binding.clone()], CreateAclsOptions::default())
+        .await
+        .into_iter()
+        .next()
+        .unwrap_or(Ok(()));
+    session.forget_acls().await;
+    if let Err(e) = result {
+        return html::problem_page(&problem(&e, &session.principal), Some(&session));
+    }
+    let search = encode_query(&[
+        ("principal", binding.entry.principal.clone()),
+        (
+            "resource_type",
+            binding.pattern.resource_type.cli_name().to_owned(),
+        ),
+        ("name", binding.pattern.name.clone()),
+    ]);
+    respond(
+        200,
+        page(
+            "ACL created",
+            Some(&session),
+            "/acls",
+            html! {
+                (html::notice("Created:"))
+                (binding_table(&binding, "change-add"))
+                p { a href={ "/acls?" (search) } { "See it in the ACL list" } }
+            },
+        ),
+    )
+}
+
+async fn remove_confirm(
+    Extract(state): AppState,
+    headers: HeaderMap,
+    Query(f): Query<AclFields>,
+) -> Response {
+    let session = match session(&state, &headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let binding = match f.binding() {
+        Ok(b) => b,
+        Err(e) => return html::refused(400, "Remove an ACL", &e, Some(&session)),
+    };
+    respond(
+        200,
+        page(
+            "Confirm: remove this ACL",
+            Some(&session),
+            "/acls",
+            html! {
+                p { "This deletes exactly this one ACL (an exact filter: nothing else matches it):" }
+                (binding_table(&binding, "change-remove"))
+                p.muted { "kafka-acls.sh equivalent: " code { "--remove " (acl_args(&binding)) } }
+                form method="post" action="/acls/remove" {
+                    (hidden_fields(&binding)) (html::csrf(&session))
+                    button.danger type="submit" { "Remove ACL" } " "
+                    a.button.secondary href="/acls" { "Cancel" }
+                }
+            },
+        ),
+    )
+}
+
+async fn remove(
+    Extract(state): AppState,
+    headers: HeaderMap,
+    Form(f): Form<AclFields>,
+) -> Response {
+    let session = match change_session(&state, &headers, f.csrf.as_deref()) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let binding = match f.binding() {
+        Ok(b) => b,
+        Err(e) => return html::refused(400, "Remove an ACL", &e, Some(&session)),
+    };
+    let outcome = session
+        .admin
+        .delete_acls(vec![binding.to_filter()], DeleteAclsOptions::default())
+        .await
+        .into_iter()
+        .next();
+    session.forget_acls().await;
+    let deleted: Vec<AclBinding> = match outcome {
+        Some(Ok(results)) => {
+            let mut deleted = Vec::new();
+            for r in results {
+                match r {
+                    Ok(b) => deleted.push(b),
+                    Err(e) => {
+                        return html::problem_page(&problem(&e, &session.principal), Some(&session))
+                    }
+                }
+            }
+            deleted
+        }
+        Some(Err(e)) => {
+            return html::problem_page(&problem(&e, &session.principal), Some(&session))
+        }
+        None => Vec::new(),
+    };
+    respond(
+        200,
+        page(
+            "ACL removed",
+            Some(&session),
+            "/acls",
+            html! {
+                @if deleted.is_empty() {
+                    (html::notice("Nothing was removed: the ACL no longer existed."))
+                } @else {
+                    (html::notice(&format!("Removed {} ACL:", deleted.len())))
+                    @for b in &deleted { (binding_table(b, "change-remove")) }
+                }
+                p { a href="/acls" { "Back to the ACL list" } }
+            },
+        ),
+    )
+}

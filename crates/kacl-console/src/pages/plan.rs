@@ -1,0 +1,242 @@
+//! Plan / apply: paste (or, with JavaScript, load) a desired-state file, see the plan, and
+//! apply it with the CLI's guards: the plan applied is the one shown (the in-scope ACLs'
+//! fingerprint must not have changed since), at most `max removals` removals, an explicit
+//! "yes", additions before removals, batches of at most 10,000.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use axum::extract::{Form, State as Extract};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::Router;
+use kacl_acl::{AccessControlEntry, AclBinding, AclBindingFilter, ResourcePattern};
+use kacl_client::{CreateAclsOptions, DeleteAclsOptions, DescribeAclsOptions};
+use kacl_policy::{thousands, Document, Format, Plan};
+use maud::{html, Markup};
+use serde::Deserialize;
+
+use super::{change_session, session, AppState};
+use crate::connect::problem;
+use crate::html::{self, page, respond};
+use crate::session::Session;
+use crate::State;
+
+/// The CLI's `--max-removals` default.
+const MAX_REMOVALS: usize = 100;
+
+/// Kafka refuses CreateAcls/DeleteAcls requests of more entries than this.
+const BATCH: usize = 10_000;
+
+pub(super) fn routes() -> Router<Arc<State>> {
+    Router::new()
+        .route("/plan", get(form).post(plan))
+        .route("/apply", post(apply))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct PlanForm {
+    csrf: Option<String>,
+    document: String,
+    fingerprint: String,
+    max_removals: String,
+    confirm: String,
+}
+
+fn editor(session: &Session, text: &str, error: Option<&str>) -> Markup {
+    html! {
+        @if let Some(e) = error { div.error role="alert" { p { (e) } } }
+        form method="post" action="/plan" {
+            (html::csrf(session))
+            p { label for="document" { "Desired-state file (YAML or JSON), as " code { "kacl acls plan --file" } " reads it" } }
+            textarea id="document" name="document" spellcheck="false" { (text) }
+            p { input type="file" id="plan-file" accept=".yaml,.yml,.json" hidden aria-label="Load a file into the text area"; }
+            button type="submit" { "Plan" } " " span.muted { "Planning changes nothing." }
+        }
+    }
+}
+
+async fn form(Extract(state): AppState, headers: HeaderMap) -> Response {
+    match session(&state, &headers) {
+        Ok(s) => respond(
+            200,
+            page("Plan / apply", Some(&s), "/plan", editor(&s, "", None)),
+        ),
+        Err(r) => r,
+    }
+}
+
+fn parse(text: &str) -> Result<Document, String> {
+    let format = if text.trim_start().starts_with('{') {
+        Format::Json
+    } else {
+        Format::Yaml
+    };
+    Document::parse(Path::new("pasted"), text, format).map_err(|e| e.to_string())
+}
+
+async fn current(session: &Session) -> Result<Vec<AclBinding>, Response> {
+    session
+        .admin
+        .describe_acls(AclBindingFilter::ANY, DescribeAclsOptions::default())
+        .await
+        .map_err(|e| html::problem_page(&problem(&e, &session.principal), Some(session)))
+}
+
+fn plan_view(plan: &Plan) -> Markup {
+    let mut by_resource: BTreeMap<&ResourcePattern, Vec<(char, &AccessControlEntry)>> =
+        BTreeMap::new();
+    for b in &plan.additions {
+        by_resource
+            .entry(&b.pattern)
+            .or_default()
+            .push(('+', &b.entry));
+    }
+    for b in &plan.removals {
+        by_resource
+            .entry(&b.pattern)
+            .or_default()
+            .push(('-', &b.entry));
+    }
+    html! {
+        p role="status" { strong { (plan.summary()) } }
+        @if plan.is_empty() { p { "No changes: the cluster matches the file within its scope." } }
+        @for (resource, entries) in &by_resource {
+            h2 { "Resource " code { "`" (resource) "`" } }
+            ul { @for (sign, entry) in entries {
+                @if *sign == '+' { li.change-add { "+ add " code { (entry) } } }
+                @else { li.change-remove { "− remove " code { (entry) } } }
+            } }
+        }
+    }
+}
+
+async fn plan(Extract(state): AppState, headers: HeaderMap, Form(f): Form<PlanForm>) -> Response {
+    let session = match change_session(&state, &headers, f.csrf.as_deref()) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let doc = match parse(&f.document) {
+        Ok(d) => d,
+        Err(e) => {
+            return respond(
+                400,
+                page(
+                    "Plan / apply",
+                    Some(&session),
+                    "/plan",
+                    editor(&session, &f.document, Some(&e)),
+                ),
+            )
+        }
+    };
+    let current = match current(&session).await {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    let plan = Plan::compute(&doc, &current);
+    let body = html! {
+        (plan_view(&plan))
+        @if !plan.is_empty() {
+            h2 { "Apply" }
+            form.box method="post" action="/apply" {
+                (html::csrf(&session))
+                input type="hidden" name="document" value=(f.document);
+                input type="hidden" name="fingerprint" value=(plan.fingerprint);
+                div.field { (html::input("max_removals", "Refuse more removals than", &MAX_REMOVALS.to_string(), "100")) }
+                div.field { (html::input("confirm", "Type yes to apply exactly this plan", "", "yes")) }
+                div.actions { button type="submit" { "Apply" } }
+            }
+        }
+        h2 { "Edit" }
+        (editor(&session, &f.document, None))
+    };
+    respond(200, page("Plan", Some(&session), "/plan", body))
+}
+
+async fn apply(Extract(state): AppState, headers: HeaderMap, Form(f): Form<PlanForm>) -> Response {
+    let session = match change_session(&state, &headers, f.csrf.as_deref()) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let refuse = |msg: &str| html::refused(409, "Apply refused", msg, Some(&session));
+    if f.confirm.trim() != "yes" {
+        return refuse(
+            "Apply cancelled: only 'yes' is accepted as confirmation. Nothing was changed.",
+        );
+    }
+    let Ok(max_removals) = f.max_removals.trim().parse::<usize>() else {
+        return refuse("The removal limit must be a number.");
+    };
+    let doc = match parse(&f.document) {
+        Ok(d) => d,
+        Err(e) => return refuse(&e),
+    };
+    let current = match current(&session).await {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    let plan = Plan::compute(&doc, &current);
+    if plan.fingerprint != f.fingerprint {
+        return refuse("The cluster's ACLs changed within the plan's scope since the plan was made; plan again. Nothing was changed.");
+    }
+    if plan.removals.len() > max_removals {
+        return refuse(&format!(
+            "The plan removes {} ACLs, more than the limit {max_removals}; check the plan, then raise the limit to apply it. Nothing was changed.",
+            thousands(plan.removals.len())
+        ));
+    }
+    let mut errors = Vec::new();
+    let (mut added, mut removed) = (0, 0);
+    for chunk in plan.additions.chunks(BATCH) {
+        let results = session
+            .admin
+            .create_acls(chunk.to_vec(), CreateAclsOptions::default())
+            .await;
+        for (acl, r) in chunk.iter().zip(results) {
+            match r {
+                Ok(()) => added += 1,
+                Err(e) => errors.push(format!("adding {acl}: {e}")),
+            }
+        }
+    }
+    for chunk in plan.removals.chunks(BATCH) {
+        let filters = chunk.iter().map(AclBinding::to_filter).collect();
+        let results = session
+            .admin
+            .delete_acls(filters, DeleteAclsOptions::default())
+            .await;
+        for (acl, r) in chunk.iter().zip(results) {
+            match r {
+                Ok(deleted) => {
+                    for one in deleted {
+                        match one {
+                            Ok(_) => removed += 1,
+                            Err(e) => errors.push(format!("removing {acl}: {e}")),
+                        }
+                    }
+                }
+                Err(e) => errors.push(format!("removing {acl}: {e}")),
+            }
+        }
+    }
+    session.forget_acls().await;
+    let status = if errors.is_empty() { 200 } else { 207 };
+    respond(
+        status,
+        page(
+            "Apply complete",
+            Some(&session),
+            "/plan",
+            html! {
+                (html::notice(&format!("Apply complete: {} added, {} removed{}.", thousands(added), thousands(removed),
+                    if errors.is_empty() { String::new() } else { format!(", {} failed", thousands(errors.len())) })))
+                @if !errors.is_empty() { div.error role="alert" { ul { @for e in &errors { li { code { (e) } } } } } }
+                p { a href="/acls" { "See the ACLs" } }
+            },
+        ),
+    )
+}

@@ -1,0 +1,401 @@
+//! Explain (allowed or denied, the deciding rule, candidates, near misses, the grant that
+//! would fix it), who-can and effective permissions: kacl-policy over ACLs fetched as the
+//! logged-in user, with the broker's `super.users` and `allow.everyone.if.no.acl.found`.
+
+use std::sync::Arc;
+
+use axum::extract::{Query, State as Extract};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use axum::routing::get;
+use axum::Router;
+use kacl_acl::{
+    AccessControlEntryFilter, AclBinding, AclBindingFilter, AclOperation, AclPermissionType,
+    AuthorizationResult, AuthorizerConfig, DecidingRule, PatternType, ResourcePatternFilter,
+    ResourceType,
+};
+use kacl_client::{
+    Admin, AdminError, ConfigResource, DescribeAclsOptions, DescribeClusterOptions,
+    DescribeConfigsOptions,
+};
+use maud::{html, Markup};
+use serde::Deserialize;
+
+use super::acls::{operations, resource_types};
+use super::{session, AppState};
+use crate::connect::problem;
+use crate::html::{self, page, respond};
+use crate::session::Session;
+use crate::State;
+
+pub(super) fn routes() -> Router<Arc<State>> {
+    Router::new()
+        .route("/explain", get(explain))
+        .route("/who-can", get(who_can))
+        .route("/effective", get(effective))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WhyForm {
+    principal: String,
+    operation: String,
+    resource_type: String,
+    name: String,
+    host: String,
+}
+
+impl WhyForm {
+    fn asked(&self) -> bool {
+        !self.operation.is_empty() || !self.name.is_empty() || !self.principal.is_empty()
+    }
+
+    fn resource(&self) -> Result<(AclOperation, ResourceType, String), String> {
+        let operation: AclOperation = self
+            .operation
+            .trim()
+            .parse()
+            .map_err(|e: kacl_acl::ParseEnumError| e.to_string())?;
+        let resource_type: ResourceType = self
+            .resource_type
+            .trim()
+            .parse()
+            .map_err(|e: kacl_acl::ParseEnumError| e.to_string())?;
+        if matches!(operation, AclOperation::Any | AclOperation::Unknown) {
+            return Err("choose an operation".into());
+        }
+        let name = match (resource_type, self.name.trim()) {
+            (ResourceType::Cluster, "") => kacl_acl::CLUSTER_NAME.to_owned(),
+            (_, "") => return Err("give a resource name".into()),
+            (_, n) => n.to_owned(),
+        };
+        Ok((operation, resource_type, name))
+    }
+}
+
+/// The ACLs that apply to a resource: Kafka's MATCH filter.
+fn match_filter(resource_type: ResourceType, name: &str) -> AclBindingFilter {
+    AclBindingFilter::new(
+        ResourcePatternFilter::new(resource_type, Some(name), PatternType::Match),
+        AccessControlEntryFilter::ANY,
+    )
+}
+
+fn principal_filter(
+    principal: &str,
+    resource_type: ResourceType,
+    pattern: PatternType,
+) -> AclBindingFilter {
+    AclBindingFilter::new(
+        ResourcePatternFilter::new(resource_type, None::<&str>, pattern),
+        AccessControlEntryFilter::new(
+            Some(principal),
+            None::<&str>,
+            AclOperation::Any,
+            AclPermissionType::Any,
+        ),
+    )
+}
+
+async fn acls(admin: &Admin, filter: AclBindingFilter) -> Result<Vec<AclBinding>, AdminError> {
+    admin
+        .describe_acls(filter, DescribeAclsOptions::default())
+        .await
+}
+
+/// The broker's authorizer settings (DescribeConfigs of the first broker), or Kafka's
+/// defaults with a note when it does not serve or refuses them.
+async fn authorizer_config(admin: &Admin) -> (AuthorizerConfig, &'static str) {
+    const FALLBACK: &str = "super.users and allow.everyone.if.no.acl.found: the broker did not \
+                            report them; Kafka's defaults (none, false) are assumed";
+    let Ok(cluster) = admin
+        .describe_cluster(DescribeClusterOptions::default())
+        .await
+    else {
+        return (AuthorizerConfig::default(), FALLBACK);
+    };
+    let Some(broker) = cluster.nodes.first() else {
+        return (AuthorizerConfig::default(), FALLBACK);
+    };
+    let options = DescribeConfigsOptions {
+        configuration_keys: Some(vec![
+            "super.users".into(),
+            "allow.everyone.if.no.acl.found".into(),
+        ]),
+        ..DescribeConfigsOptions::default()
+    };
+    let entries = admin
+        .describe_configs(vec![ConfigResource::broker(broker.id.to_string())], options)
+        .await
+        .into_iter()
+        .next();
+    let Some(Ok(entries)) = entries else {
+        return (AuthorizerConfig::default(), FALLBACK);
+    };
+    let value = |key: &str| {
+        entries
+            .iter()
+            .find(|e| e.name == key)
+            .map(|e| e.value.clone().unwrap_or_default())
+    };
+    let Some(Ok(super_users)) =
+        value("super.users").map(|v| AuthorizerConfig::parse_super_users(&v))
+    else {
+        return (AuthorizerConfig::default(), FALLBACK);
+    };
+    let allow = value("allow.everyone.if.no.acl.found")
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+    (
+        AuthorizerConfig {
+            super_users,
+            allow_everyone_if_no_acl_found: allow,
+        },
+        "super.users and allow.everyone.if.no.acl.found: from the broker (DescribeConfigs)",
+    )
+}
+
+fn form(
+    action: &str,
+    f: &WhyForm,
+    with_principal: bool,
+    with_resource: bool,
+    button: &str,
+) -> Markup {
+    html! {
+        form.search method="get" action=(action) {
+            @if with_principal {
+                div.field { (html::input("principal", "Principal", &f.principal, "User:alice")) }
+                div.field { (html::input("host", "Host", &f.host, "*")) }
+            }
+            @if with_resource {
+                div.field { (html::select("operation", "Operation", &operations(None), &f.operation)) }
+                div.field { (html::select("resource_type", "Resource type", &resource_types(None), &f.resource_type)) }
+                div.field { (html::input("name", "Resource name", &f.name, "orders")) }
+            }
+            div.actions { button type="submit" { (button) } }
+        }
+    }
+}
+
+fn tabs(current: &str) -> Markup {
+    html! {
+        nav.pager aria-label="Questions" {
+            @for (path, label) in [("/explain", "Explain a decision"), ("/who-can", "Who can…"), ("/effective", "Effective permissions")] {
+                @if path == current { strong { (label) } } @else { a href=(path) { (label) } }
+            }
+        }
+    }
+}
+
+fn why_text(rule: &DecidingRule, asked: AclOperation) -> String {
+    match rule {
+        DecidingRule::SuperUser => "the principal is a super user (super.users)".into(),
+        DecidingRule::MatchingAcl { acl, implied } => match acl.entry.permission_type {
+            AclPermissionType::Deny => format!(
+                "a matching DENY of {} decides (a DENY wins over every ALLOW)",
+                acl.entry.operation
+            ),
+            _ if *implied => format!(
+                "a matching ALLOW of {} grants {asked} by implication",
+                acl.entry.operation
+            ),
+            _ => format!("a matching ALLOW of {} grants it", acl.entry.operation),
+        },
+        DecidingRule::DefaultAllow => {
+            "no ACL applies to the resource and allow.everyone.if.no.acl.found is true".into()
+        }
+        DecidingRule::DefaultDeny {
+            resource_has_acls: true,
+        } => {
+            "ACLs apply to the resource, but none matches this principal, host and operation".into()
+        }
+        DecidingRule::DefaultDeny { .. } => {
+            "no ACL applies to the resource and allow.everyone.if.no.acl.found is false".into()
+        }
+    }
+}
+
+async fn explain(
+    Extract(state): AppState,
+    headers: HeaderMap,
+    Query(f): Query<WhyForm>,
+) -> Response {
+    let session = match session(&state, &headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let mut body = html! { (tabs("/explain")) (form("/explain", &f, true, true, "Explain")) };
+    if f.asked() {
+        match explain_answer(&state, &session, &f).await {
+            Ok(answer) => body = html! { (body) (answer) },
+            Err(r) => return r,
+        }
+    }
+    respond(200, page("Explain", Some(&session), "/explain", body))
+}
+
+async fn explain_answer(state: &State, session: &Session, f: &WhyForm) -> Result<Markup, Response> {
+    let bad = |e: String| html::refused(400, "Explain", &e, Some(session));
+    let (operation, resource_type, name) = f.resource().map_err(bad)?;
+    let principal: kacl_acl::KafkaPrincipal = f
+        .principal
+        .trim()
+        .parse()
+        .map_err(|e| bad(format!("principal: {e}")))?;
+    let host = match f.host.trim() {
+        "" => "*",
+        h => h,
+    };
+    let query = kacl_policy::Query {
+        principal: principal.to_string(),
+        host: host.to_owned(),
+        operation,
+        resource_type,
+        name,
+    };
+    let fail = |e: AdminError| html::problem_page(&problem(&e, &session.principal), Some(session));
+    let (config, source) = authorizer_config(&session.admin).await;
+    let candidates = acls(&session.admin, match_filter(resource_type, &query.name))
+        .await
+        .map_err(fail)?;
+    let related = acls(
+        &session.admin,
+        principal_filter(&query.principal, resource_type, PatternType::Prefixed),
+    )
+    .await
+    .map_err(fail)?;
+    let report = kacl_policy::explain(&config, &candidates, &related, &query);
+    let e = &report.explanation;
+    let allowed = e.result == AuthorizationResult::Allowed;
+    let _ = state;
+    Ok(html! {
+        h2 { "Answer" }
+        p { span.verdict.(if allowed { "allow" } else { "deny" }) role="status" { (if allowed { "ALLOWED" } else { "DENIED" }) }
+            " " code { (query.principal) } " " (operation.cli_name()) " on " code { (resource_type.cli_name()) ":" (query.name) } " from " code { (host) } }
+        p { strong { "Why: " } (why_text(&e.rule, operation)) "." }
+        p.muted { (source) "." }
+        @if let DecidingRule::MatchingAcl { acl, .. } = &e.rule {
+            p { "Deciding ACL: " code { (acl) } }
+        }
+        h2 { "Candidate ACLs (" (report.candidates.len()) ")" }
+        @if report.candidates.is_empty() { p { "No ACL applies to this resource." } }
+        @else {
+            table { thead { tr { th scope="col" { "ACL" } th scope="col" { "Applies?" } } } tbody {
+                @for c in &report.candidates {
+                    tr { td { code { (c.acl) } } td {
+                        @if c.mismatches.is_empty() { (if c.implied { "applies (implied)" } else { "applies" }) }
+                        @else { "does not apply: " (c.mismatches.join("; ")) }
+                    } }
+                }
+            } }
+        }
+        @if !report.near_misses.is_empty() {
+            h2 { "Near misses" }
+            ul { @for n in &report.near_misses { li { code { (n.acl) } ": " (n.reason) } } }
+        }
+        @if let Some(grant) = &report.grant {
+            h2 { "To grant it" }
+            pre { "kacl acls --bootstrap-server " (state.config.bootstrap) " " (grant) }
+        }
+    })
+}
+
+async fn who_can(
+    Extract(state): AppState,
+    headers: HeaderMap,
+    Query(f): Query<WhyForm>,
+) -> Response {
+    let session = match session(&state, &headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let mut body = html! { (tabs("/who-can")) (form("/who-can", &f, false, true, "Who can?")) };
+    if f.asked() {
+        let (operation, resource_type, name) = match f.resource() {
+            Ok(r) => r,
+            Err(e) => return html::refused(400, "Who can", &e, Some(&session)),
+        };
+        let (config, source) = authorizer_config(&session.admin).await;
+        let candidates = match acls(&session.admin, match_filter(resource_type, &name)).await {
+            Ok(c) => c,
+            Err(e) => return html::problem_page(&problem(&e, &session.principal), Some(&session)),
+        };
+        let who = kacl_policy::who_can(&config, &candidates, operation, resource_type, &name);
+        body = html! {
+            (body)
+            h2 { "Who can " (operation.cli_name()) " on " code { (resource_type.cli_name()) ":" (name) } }
+            p.muted { (source) "." }
+            h2 { "Allowed" }
+            @if who.everyone_by_default { p { "Everyone: no ACL applies and allow.everyone.if.no.acl.found is true." } }
+            @if who.allowed.is_empty() && !who.everyone_by_default { p { "Nobody through ACLs." } }
+            ul { @for g in &who.allowed { li { code { (g.principal) } " from " code { (g.host) }
+                ul { @for acl in &g.acls { li { "via " code { (acl) } } } } } } }
+            @if !who.denied.is_empty() {
+                h2 { "Granted but denied (a DENY carves the exception)" }
+                ul { @for g in &who.denied { li { code { (g.principal) } " from " code { (g.host) }
+                    ul { @for acl in &g.acls { li { "by " code { (acl) } } } } } } }
+            }
+            @if !who.super_users.is_empty() {
+                p { "Super users (allowed everything): " @for s in &who.super_users { code { (s) } " " } }
+            }
+        };
+    }
+    respond(200, page("Who can", Some(&session), "/who-can", body))
+}
+
+async fn effective(
+    Extract(state): AppState,
+    headers: HeaderMap,
+    Query(f): Query<WhyForm>,
+) -> Response {
+    let session = match session(&state, &headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let mut body =
+        html! { (tabs("/effective")) (form("/effective", &f, true, false, "Show permissions")) };
+    if !f.principal.trim().is_empty() {
+        let principal: kacl_acl::KafkaPrincipal = match f.principal.trim().parse() {
+            Ok(p) => p,
+            Err(e) => {
+                return html::refused(
+                    400,
+                    "Effective permissions",
+                    &format!("principal: {e}"),
+                    Some(&session),
+                )
+            }
+        };
+        let principal = principal.to_string();
+        let mut all = Vec::new();
+        for p in [principal.as_str(), kacl_acl::WILDCARD_PRINCIPAL] {
+            match acls(
+                &session.admin,
+                principal_filter(p, ResourceType::Any, PatternType::Any),
+            )
+            .await
+            {
+                Ok(found) => all.extend(found),
+                Err(e) => {
+                    return html::problem_page(&problem(&e, &session.principal), Some(&session))
+                }
+            }
+        }
+        let host = Some(f.host.trim()).filter(|h| !h.is_empty());
+        let effective = kacl_policy::effective(&all, &principal, host, None);
+        body = html! {
+            (body)
+            h2 { "What " code { (principal) } " may do" }
+            @if effective.is_empty() { p { "No ACL names this principal (or User:*)." } }
+            @else {
+                table { thead { tr { th scope="col" { "Resource pattern" } th scope="col" { "Allowed" } th scope="col" { "Denied" } } } tbody {
+                    @for e in &effective { tr { td { code { (e.pattern) } } td.allow { (e.allowed.join(", ")) } td.deny { (e.denied.join(", ")) } } }
+                } }
+            }
+        };
+    }
+    respond(
+        200,
+        page("Effective permissions", Some(&session), "/who-can", body),
+    )
+}

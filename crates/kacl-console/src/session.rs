@@ -1,0 +1,193 @@
+//! Web sessions: a random id in an `HttpOnly`, `SameSite=Strict` cookie maps to the
+//! session's own admin connection, its principal, its CSRF token and its cached ACL search.
+//! A login always makes a new id (an id planted before login is worthless: no fixation),
+//! logout and idle expiry drop the connection with the session.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::http::HeaderMap;
+use kacl_client::Admin;
+use rand::RngCore;
+
+use crate::filter::AclCache;
+
+/// The cookie's name.
+pub(crate) const COOKIE: &str = "kacl_session";
+
+/// One logged-in user.
+pub(crate) struct Session {
+    /// The admin connection, authenticated as the user.
+    pub(crate) admin: Admin,
+    /// `User:alice` (or `User:ANONYMOUS` without SASL), for display.
+    pub(crate) principal: String,
+    /// Must come back in every form that changes something.
+    pub(crate) csrf: String,
+    /// The last ACL search's result, paged and sorted without asking the cluster again.
+    pub(crate) acls: tokio::sync::Mutex<Option<AclCache>>,
+    last_seen: Mutex<Instant>,
+}
+
+impl Session {
+    /// Whether `token` is this session's CSRF token (compared in constant time).
+    pub(crate) fn csrf_ok(&self, token: Option<&str>) -> bool {
+        let Some(token) = token else { return false };
+        let (a, b) = (token.as_bytes(), self.csrf.as_bytes());
+        a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    }
+
+    /// Drops the cached ACL search (after a change).
+    pub(crate) async fn forget_acls(&self) {
+        *self.acls.lock().await = None;
+    }
+}
+
+/// Every open session, by id.
+pub(crate) struct Sessions {
+    map: Mutex<HashMap<String, Arc<Session>>>,
+    idle: Duration,
+}
+
+impl Sessions {
+    pub(crate) fn new(idle: Duration) -> Sessions {
+        Sessions {
+            map: Mutex::new(HashMap::new()),
+            idle,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Session>>> {
+        self.map
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A new session with a fresh id; `replacing` (the id the browser sent, if any) is
+    /// dropped so that it can never name the new session.
+    pub(crate) fn create(
+        &self,
+        admin: Admin,
+        principal: String,
+        replacing: Option<&str>,
+    ) -> String {
+        let id = random_token();
+        let session = Arc::new(Session {
+            admin,
+            principal,
+            csrf: random_token(),
+            acls: tokio::sync::Mutex::new(None),
+            last_seen: Mutex::new(Instant::now()),
+        });
+        let mut map = self.lock();
+        if let Some(old) = replacing {
+            map.remove(old);
+        }
+        map.insert(id.clone(), session);
+        id
+    }
+
+    /// The live session of the request's cookie, touching its idle clock.
+    pub(crate) fn get(&self, headers: &HeaderMap) -> Option<Arc<Session>> {
+        let id = cookie(headers)?;
+        let mut map = self.lock();
+        let session = map.get(id)?.clone();
+        let mut seen = session
+            .last_seen
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if seen.elapsed() > self.idle {
+            drop(seen);
+            map.remove(id);
+            return None;
+        }
+        *seen = Instant::now();
+        drop(seen);
+        Some(session)
+    }
+
+    /// Ends the request's session, if any.
+    pub(crate) fn remove(&self, headers: &HeaderMap) {
+        if let Some(id) = cookie(headers) {
+            self.lock().remove(id);
+        }
+    }
+
+    /// Drops every session idle for longer than the limit.
+    pub(crate) fn expire(&self) {
+        let idle = self.idle;
+        self.lock().retain(|_, s| {
+            s.last_seen
+                .lock()
+                .map(|seen| seen.elapsed() <= idle)
+                .unwrap_or(false)
+        });
+    }
+
+    pub(crate) fn clear(&self) {
+        self.lock().clear();
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.lock().len()
+    }
+}
+
+/// The session id from the `Cookie` header(s).
+pub(crate) fn cookie(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(axum::http::header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == COOKIE)
+        .map(|(_, value)| value)
+}
+
+/// The `Set-Cookie` value for session `id` (`None`: the logout cookie that clears it).
+pub(crate) fn set_cookie(id: Option<&str>, secure: bool, idle: Duration) -> String {
+    let secure = if secure { "; Secure" } else { "" };
+    match id {
+        Some(id) => format!(
+            "{COOKIE}={id}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{secure}",
+            idle.as_secs()
+        ),
+        None => format!("{COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0{secure}"),
+    }
+}
+
+/// 256 random bits, hex.
+fn random_token() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cookies_are_http_only_strict_and_secure_over_tls() {
+        let c = set_cookie(Some("abc"), true, Duration::from_secs(60));
+        assert_eq!(
+            c,
+            "kacl_session=abc; Path=/; HttpOnly; SameSite=Strict; Max-Age=60; Secure"
+        );
+        assert!(!set_cookie(Some("abc"), false, Duration::from_secs(60)).contains("Secure"));
+        assert!(set_cookie(None, false, Duration::ZERO).contains("Max-Age=0"));
+    }
+
+    #[test]
+    fn the_session_cookie_is_found_among_others() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            axum::http::header::COOKIE,
+            "a=1; kacl_session=xyz; b=2".parse().unwrap(),
+        );
+        assert_eq!(cookie(&headers), Some("xyz"));
+        assert_ne!(random_token(), random_token());
+        assert_eq!(random_token().len(), 64);
+    }
+}
