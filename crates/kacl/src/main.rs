@@ -1,6 +1,6 @@
 //! The `kacl` binary: `serve` runs the server; `acls`, `topics` and `users` are the admin CLI
 //! (flags compatible with `kafka-acls.sh`, `kafka-topics.sh`, `kafka-configs.sh`); `perf` is
-//! the load generator (kacl-perf).
+//! the load generator (kacl-perf); `console` the web console (kacl-console).
 #![forbid(unsafe_code)]
 
 use clap::{Parser, Subcommand};
@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod cli;
+mod console;
 mod perf;
 mod serve;
 mod store_cmd;
@@ -41,6 +42,8 @@ enum Command {
     Perf(perf::PerfArgs),
     /// Offline checks of a server's data directory (`kacl store verify --data-dir DIR`).
     Store(store_cmd::StoreArgs),
+    /// Serve the web console for a cluster (kacl or Kafka).
+    Console(console::ConsoleArgs),
 }
 
 /// The exit code after a closed stdout: 128 + SIGPIPE, what a shell reports for a Unix tool
@@ -59,6 +62,7 @@ fn main() -> std::process::ExitCode {
         Command::Users(args) => cli::users::run(*args),
         Command::Perf(args) => perf::run(args),
         Command::Store(args) => store_cmd::run(args),
+        Command::Console(args) => console::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,72 @@
+//! `kacl console`: the web console (the `kacl-console` crate) in front of any Kafka
+//! cluster. Prints `console listening http://HOST:PORT` once it accepts connections.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use kacl_client::Properties;
+
+/// Serve the web console for a cluster (kacl or Kafka).
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct ConsoleArgs {
+    /// Brokers to bootstrap from: host1:port1,host2:port2,...
+    #[arg(long, value_name = "HOST:PORT")]
+    bootstrap_server: String,
+    /// Kafka client properties: security.protocol (TLS or not; SASL is chosen at login),
+    /// ssl.*, timeouts. Credentials in it are ignored: every user logs in as themselves.
+    #[arg(long, value_name = "FILE")]
+    command_config: Option<PathBuf>,
+    /// Address of the console's HTTP listener (port 0: any free port).
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8080")]
+    listen: String,
+    /// A kacl server's metrics endpoint, for the cluster page's chart.
+    #[arg(long, value_name = "URL")]
+    metrics_url: Option<String>,
+    /// Close web sessions idle this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1800)]
+    idle_timeout: u64,
+    /// Mark cookies Secure: set when a TLS proxy fronts the console.
+    #[arg(long)]
+    secure_cookies: bool,
+}
+
+/// `kacl console`.
+pub(crate) fn run(args: ConsoleArgs) -> anyhow::Result<ExitCode> {
+    let properties = match &args.command_config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            Properties::parse(&text).with_context(|| format!("cannot parse {}", path.display()))?
+        }
+        None => Properties::default(),
+    };
+    let config = kacl_console::ConsoleConfig {
+        bootstrap: args.bootstrap_server.clone(),
+        properties,
+        idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
+        metrics_url: args.metrics_url.clone(),
+        secure_cookies: args.secure_cookies,
+    };
+    let console = kacl_console::Console::new(config)?;
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?
+        .block_on(async move {
+            let listener = tokio::net::TcpListener::bind(&args.listen)
+                .await
+                .with_context(|| format!("cannot bind {}", args.listen))?;
+            let addr = listener.local_addr()?;
+            println!("console listening http://{addr}");
+            std::io::stdout().flush()?;
+            let shutdown = async {
+                let _ = tokio::signal::ctrl_c().await;
+            };
+            console.serve(listener, shutdown).await?;
+            Ok(ExitCode::SUCCESS)
+        })
+}
