@@ -1,0 +1,156 @@
+//! Shared by the console tests: a `kacl console` child process in front of a test server,
+//! and a minimal HTTP/1.1 client (one request per connection, cookies by hand) so that the
+//! tests see exactly the bytes the console sends.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::cli_support::KACL;
+
+/// A running `kacl console`, killed on drop.
+pub(crate) struct Console {
+    child: Child,
+    /// `127.0.0.1:PORT` of its HTTP listener.
+    pub addr: String,
+}
+
+impl Console {
+    /// A console for `bootstrap`; `extra` are more `kacl console` flags.
+    pub(crate) fn start(bootstrap: &str, extra: &[&str]) -> Console {
+        let mut child = Command::new(KACL)
+            .args(["console", "--bootstrap-server", bootstrap, "--listen", "127.0.0.1:0"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn kacl console");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(addr) = line.strip_prefix("console listening http://") {
+                    let _ = tx.send(addr.to_owned());
+                }
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("kacl console did not report its listener");
+        Console { child, addr }
+    }
+
+    /// The console's pid (for memory measurements).
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub(crate) fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// One request.
+    pub(crate) fn request(&self, method: &str, path: &str, cookie: Option<&str>, form: Option<&str>) -> Response {
+        http(&self.addr, method, path, cookie, form)
+    }
+
+    /// Logs in; the session cookie (`kacl_session=...`).
+    pub(crate) fn login(&self, mechanism: &str, user: &str, password: &str) -> Result<String, Response> {
+        let form = format!("mechanism={mechanism}&username={}&password={}", enc(user), enc(password));
+        let response = self.request("POST", "/login", None, Some(&form));
+        match response.session_cookie() {
+            Some(cookie) if response.status == 303 => Ok(cookie),
+            _ => Err(response),
+        }
+    }
+}
+
+impl Drop for Console {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What came back.
+#[derive(Debug)]
+pub(crate) struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Response {
+    /// The first header of that name (any case).
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// `kacl_session=ID` from Set-Cookie.
+    pub(crate) fn session_cookie(&self) -> Option<String> {
+        let value = self.header("set-cookie")?;
+        let pair = value.split(';').next()?.trim();
+        pair.starts_with("kacl_session=").then(|| pair.to_owned())
+    }
+
+    /// The page's CSRF token (the first hidden `csrf` field).
+    pub(crate) fn csrf(&self) -> String {
+        let marker = "name=\"csrf\" value=\"";
+        let start = self.body.find(marker).expect("a csrf field") + marker.len();
+        let end = self.body[start..].find('"').expect("end of value");
+        self.body[start..start + end].to_owned()
+    }
+}
+
+/// Percent-encodes a form value.
+pub(crate) fn enc(text: &str) -> String {
+    let mut out = String::new();
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// One HTTP/1.1 request over a fresh connection (`Connection: close`), bounded by a
+/// 30 s read timeout.
+pub(crate) fn http(addr: &str, method: &str, path: &str, cookie: Option<&str>, form: Option<&str>) -> Response {
+    let mut stream = TcpStream::connect(addr).expect("connect to the console");
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    if let Some(c) = cookie {
+        request.push_str(&format!("Cookie: {c}\r\n"));
+    }
+    let body = form.unwrap_or("");
+    if form.is_some() {
+        request.push_str("Content-Type: application/x-www-form-urlencoded\r\n");
+    }
+    request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).expect("read the response");
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
+        .collect();
+    Response { status, headers, body: body.to_owned() }
+}
