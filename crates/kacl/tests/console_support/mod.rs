@@ -3,6 +3,8 @@
 //! tests see exactly the bytes the console sends.
 #![allow(dead_code)]
 
+pub(crate) mod webdriver;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};

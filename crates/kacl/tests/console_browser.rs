@@ -1,0 +1,200 @@
+//! `kacl console` in a real headless chromium (driven over WebDriver by chromedriver),
+//! against a `kacl serve` with SASL PLAIN: log in, search, add an ACL, see it, remove it,
+//! explain a denial, apply a small plan, log out; a user without Cluster:Describe sees the
+//! refusal page; a form whose CSRF token was removed is refused. Skipped (one line) when
+//! chromium or chromedriver is missing, unless KACL_REQUIRE_EXTERNAL=1.
+//!
+//! With `KACL_CONSOLE_SCREENSHOTS=DIR` each page is saved there at 1280x800
+//! (docs/console/*.png come from `KACL_CONSOLE_SCREENSHOTS=docs/console`).
+
+mod cli_support;
+mod console_support;
+
+use std::time::{Duration, Instant};
+
+use cli_support::{kacl, TestServer};
+use console_support::webdriver::{browser_binaries, Browser};
+use console_support::Console;
+
+struct Shots(Option<std::path::PathBuf>);
+
+impl Shots {
+    fn take(&self, browser: &Browser, name: &str) {
+        if let Some(dir) = &self.0 {
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::write(dir.join(format!("{name}.png")), browser.screenshot()).unwrap();
+        }
+    }
+}
+
+/// Waits (bounded) until the page's text contains `needle`.
+fn wait_for(browser: &Browser, needle: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let text = browser.text();
+        if text.contains(needle) {
+            return text;
+        }
+        assert!(Instant::now() < deadline, "page never showed {needle:?}; it shows:\n{text}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn seed(server: &TestServer) {
+    let config = server.plain_config("admin", "admin-secret");
+    for (principal, op, topic, pattern) in [
+        ("User:orders-app", "Write", "orders", "literal"),
+        ("User:orders-app", "Describe", "orders", "literal"),
+        ("User:billing", "Read", "orders", "literal"),
+        ("User:analytics", "Read", "events-", "prefixed"),
+        ("User:analytics", "Describe", "events-", "prefixed"),
+    ] {
+        let run = kacl(&[
+            "acls", "--bootstrap-server", &server.addr, "--command-config", &config, "--add",
+            "--allow-principal", principal, "--operation", op, "--topic", topic,
+            "--resource-pattern-type", pattern,
+        ]);
+        assert_eq!(run.code, 0, "{run:?}");
+    }
+    let run = kacl(&[
+        "topics", "--bootstrap-server", &server.addr, "--command-config", &config, "--create",
+        "--topic", "orders", "--partitions", "3", "--replication-factor", "1",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+}
+
+#[test]
+fn an_operator_session_in_a_real_browser() {
+    let Some((chromium, chromedriver)) = browser_binaries() else { return };
+    let shots = Shots(std::env::var_os("KACL_CONSOLE_SCREENSHOTS").map(Into::into));
+    let server = TestServer::start(&[
+        ("listeners", "SASL_PLAINTEXT://127.0.0.1:0"),
+        ("super.users", "User:admin"),
+        ("sasl.enabled.mechanisms", "PLAIN"),
+        (
+            "sasl.jaas.config",
+            "org.apache.kafka.common.security.plain.PlainLoginModule required \
+             user_admin=\"admin-secret\" user_alice=\"alice-secret\";",
+        ),
+        ("kacl.metrics.listen", "127.0.0.1:0"),
+    ]);
+    seed(&server);
+    let metrics = server
+        .log()
+        .lines()
+        .find(|l| l.contains("serving /metrics"))
+        .and_then(|l| l.split("address=").nth(1))
+        .map(|a| format!("http://{}/metrics", a.trim()))
+        .expect("the metrics address in the server log");
+    let config = server.file("console.properties", "security.protocol=SASL_PLAINTEXT\n");
+    let console = Console::start(&server.addr, &["--command-config", &config, "--metrics-url", &metrics]);
+    let url = console.url();
+    let browser = Browser::start(&chromium, &chromedriver);
+
+    // Log in.
+    browser.goto(&format!("{url}/login"));
+    wait_for(&browser, "Log in with your Kafka credentials");
+    browser.choose("mechanism", "PLAIN");
+    browser.fill("#username", "admin");
+    browser.fill("#password", "admin-secret");
+    shots.take(&browser, "login");
+    browser.click("form.box button[type=submit]");
+    let text = wait_for(&browser, "Logged in as User:admin");
+    assert!(text.contains("Current ACLs for resource"), "{text}");
+
+    // Search.
+    browser.fill("#principal", "User:analytics");
+    browser.click("form.search button[type=submit]");
+    let text = wait_for(&browser, "2 ACLs");
+    assert!(text.contains("events-") && !text.contains("User:billing"), "{text}");
+    browser.goto(&format!("{url}/acls"));
+    wait_for(&browser, "5 ACLs");
+    shots.take(&browser, "acls");
+
+    // Add an ACL through the form and its confirmation.
+    browser.goto(&format!("{url}/acls/add"));
+    browser.fill("#principal", "User:carol");
+    browser.choose("resource_type", "Topic");
+    browser.fill("#name", "payments");
+    browser.choose("operation", "Read");
+    browser.click("form.box button[type=submit]");
+    wait_for(&browser, "This creates exactly one ACL");
+    shots.take(&browser, "acl-confirm");
+    // The same form with its CSRF token removed is refused.
+    browser.script("document.querySelector('form[action=\"/acls/add\"] input[name=csrf]').remove()");
+    browser.click("form[action=\"/acls/add\"] button[type=submit]");
+    wait_for(&browser, "did not carry the page's CSRF token");
+    browser.goto(&format!("{url}/acls?principal=User%3Acarol"));
+    wait_for(&browser, "No ACL matches this search.");
+    browser.goto(&format!(
+        "{url}/acls/add/confirm?principal=User%3Acarol&resource_type=Topic&name=payments&pattern_type=literal&operation=Read&permission=Allow&host=*"
+    ));
+    browser.click("form[action=\"/acls/add\"] button[type=submit]");
+    wait_for(&browser, "ACL created");
+    browser.click("main a[href^=\"/acls?\"]");
+    let text = wait_for(&browser, "1 ACLs");
+    assert!(text.contains("User:carol") && text.contains("payments"), "{text}");
+
+    // Remove it.
+    browser.click("a[aria-label^=\"Remove\"]");
+    wait_for(&browser, "This deletes exactly this one ACL");
+    browser.click("button.danger");
+    wait_for(&browser, "Removed 1 ACL");
+    browser.goto(&format!("{url}/acls?principal=User%3Acarol"));
+    wait_for(&browser, "No ACL matches this search.");
+
+    // Explain a denial.
+    browser.goto(&format!("{url}/explain"));
+    browser.fill("#principal", "User:billing");
+    browser.choose("operation", "Write");
+    browser.choose("resource_type", "Topic");
+    browser.fill("#name", "orders");
+    browser.click("form.search button[type=submit]");
+    let text = wait_for(&browser, "DENIED");
+    assert!(text.contains("none matches this principal, host and operation"), "{text}");
+    assert!(text.contains("--allow-principal User:billing"), "{text}");
+    shots.take(&browser, "explain");
+    browser.goto(&format!("{url}/who-can?operation=Read&resource_type=Topic&name=orders"));
+    wait_for(&browser, "User:billing");
+    shots.take(&browser, "who-can");
+
+    // Apply a small plan.
+    browser.goto(&format!("{url}/plan"));
+    let doc = "version: 1\nscope:\n  principals: [\"User:billing\"]\nacls:\n  - principal: User:billing\n    allow:\n      - topic: orders\n        operations: [Read, Describe]\n";
+    browser.fill("#document", doc);
+    browser.click("form[action=\"/plan\"] button[type=submit]");
+    wait_for(&browser, "Plan: 1 to add, 0 to remove, 1 unchanged");
+    shots.take(&browser, "plan");
+    browser.fill("#confirm", "yes");
+    browser.click("form[action=\"/apply\"] button[type=submit]");
+    wait_for(&browser, "Apply complete: 1 added, 0 removed.");
+
+    // Topics and the cluster.
+    browser.goto(&format!("{url}/topics"));
+    wait_for(&browser, "orders");
+    shots.take(&browser, "topics");
+    browser.goto(&format!("{url}/topic/orders"));
+    wait_for(&browser, "Partitions (3)");
+    shots.take(&browser, "topic");
+    if shots.0.is_some() {
+        std::thread::sleep(Duration::from_secs(16)); // three samples for the chart
+    }
+    browser.goto(&format!("{url}/cluster"));
+    wait_for(&browser, "Controller");
+    shots.take(&browser, "cluster");
+
+    // Log out.
+    browser.click("form.logout button");
+    wait_for(&browser, "Log in with your Kafka credentials");
+    browser.goto(&format!("{url}/acls"));
+    wait_for(&browser, "Log in with your Kafka credentials");
+
+    // A user without Cluster:Describe sees the refusal page.
+    browser.choose("mechanism", "PLAIN");
+    browser.fill("#username", "alice");
+    browser.fill("#password", "alice-secret");
+    browser.click("form.box button[type=submit]");
+    let text = wait_for(&browser, "Not authorized on the cluster");
+    assert!(text.contains("User:alice lacks Describe on the cluster"), "{text}");
+    shots.take(&browser, "refusal");
+}
