@@ -38,7 +38,10 @@ fn login_sets_a_fresh_http_only_strict_cookie_and_logout_ends_it() {
     let response = console.request("POST", "/login", Some(planted), Some(form));
     assert_eq!(response.status, 303, "{}", response.body);
     let set = response.header("set-cookie").expect("Set-Cookie");
-    assert!(set.contains("HttpOnly") && set.contains("SameSite=Strict"), "{set}");
+    assert!(
+        set.contains("HttpOnly") && set.contains("SameSite=Strict"),
+        "{set}"
+    );
     assert!(!set.contains("Secure"), "plain HTTP: no Secure flag: {set}");
     let cookie = response.session_cookie().unwrap();
     assert_ne!(cookie, planted);
@@ -52,22 +55,40 @@ fn login_sets_a_fresh_http_only_strict_cookie_and_logout_ends_it() {
 
     let page = console.request("GET", "/acls", Some(&cookie), None);
     assert_eq!(page.status, 200);
-    assert!(page.body.contains("Logged in as <strong>User:admin</strong>"));
-    assert!(page.header("content-security-policy").unwrap().contains("frame-ancestors 'none'"));
+    assert!(page
+        .body
+        .contains("Logged in as <strong>User:admin</strong>"));
+    assert!(page
+        .header("content-security-policy")
+        .unwrap()
+        .contains("frame-ancestors 'none'"));
     // Logout needs the token too, then the cookie is worthless.
     let refused = console.request("POST", "/logout", Some(&cookie), Some(""));
     assert_eq!(refused.status, 403);
-    let out = console.request("POST", "/logout", Some(&cookie), Some(&format!("csrf={}", page.csrf())));
+    let out = console.request(
+        "POST",
+        "/logout",
+        Some(&cookie),
+        Some(&format!("csrf={}", page.csrf())),
+    );
     assert_eq!(out.status, 303);
     assert!(out.header("set-cookie").unwrap().contains("Max-Age=0"));
-    assert_eq!(console.request("GET", "/acls", Some(&cookie), None).status, 303);
+    assert_eq!(
+        console.request("GET", "/acls", Some(&cookie), None).status,
+        303
+    );
 }
 
 #[test]
 fn secure_cookies_when_asked() {
     let server = TestServer::plaintext();
     let console = Console::start(&server.addr, &["--secure-cookies"]);
-    let response = console.request("POST", "/login", None, Some("mechanism=none&username=&password="));
+    let response = console.request(
+        "POST",
+        "/login",
+        None,
+        Some("mechanism=none&username=&password="),
+    );
     assert_eq!(response.status, 303, "{}", response.body);
     assert!(response.header("set-cookie").unwrap().ends_with("; Secure"));
 }
@@ -77,13 +98,27 @@ fn changes_without_the_csrf_token_are_refused_and_change_nothing() {
     let (_server, console) = sasl_console();
     let cookie = console.login("PLAIN", "admin", "admin-secret").unwrap();
     for token in [None, Some("0000")] {
-        let response = console.request("POST", "/acls/add", Some(&cookie), Some(&add_form("User:mallory", "orders", token)));
+        let response = console.request(
+            "POST",
+            "/acls/add",
+            Some(&cookie),
+            Some(&add_form("User:mallory", "orders", token)),
+        );
         assert_eq!(response.status, 403, "{}", response.body);
         assert!(response.body.contains("CSRF token"), "{}", response.body);
     }
     let page = console.request("GET", "/acls?principal=User%3Amallory", Some(&cookie), None);
-    assert!(page.body.contains("No ACL matches this search."), "{}", page.body);
-    let plan = console.request("POST", "/apply", Some(&cookie), Some("document=x&confirm=yes"));
+    assert!(
+        page.body.contains("No ACL matches this search."),
+        "{}",
+        page.body
+    );
+    let plan = console.request(
+        "POST",
+        "/apply",
+        Some(&cookie),
+        Some("document=x&confirm=yes"),
+    );
     assert_eq!(plan.status, 403);
     let topic = console.request("POST", "/topics/create", Some(&cookie), Some("name=t"));
     assert_eq!(topic.status, 403);
@@ -96,40 +131,92 @@ fn add_search_remove_and_names_are_escaped_everywhere() {
     let csrf = console.request("GET", "/acls", Some(&cookie), None).csrf();
     let topic = "<img src=x onerror=alert(2)>";
     // The confirmation page shows exactly the change and escapes it.
-    let confirm = console.request("GET", &format!("/acls/add/confirm?{}", add_form(INJECTED, topic, None)), Some(&cookie), None);
+    let confirm = console.request(
+        "GET",
+        &format!("/acls/add/confirm?{}", add_form(INJECTED, topic, None)),
+        Some(&cookie),
+        None,
+    );
     assert_eq!(confirm.status, 200, "{}", confirm.body);
-    assert!(confirm.body.contains("User:&lt;script&gt;alert(1)&lt;/script&gt;"), "{}", confirm.body);
+    assert!(
+        confirm
+            .body
+            .contains("User:&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{}",
+        confirm.body
+    );
     assert!(!confirm.body.contains("<script>alert") && !confirm.body.contains("<img src=x"));
-    let added = console.request("POST", "/acls/add", Some(&cookie), Some(&add_form(INJECTED, topic, Some(&csrf))));
+    let added = console.request(
+        "POST",
+        "/acls/add",
+        Some(&cookie),
+        Some(&add_form(INJECTED, topic, Some(&csrf))),
+    );
     assert_eq!(added.status, 200, "{}", added.body);
     for path in [
         format!("/acls?principal={}", enc(INJECTED)),
         "/acls?sort=principal".to_owned(),
-        format!("/explain?principal={}&operation=Write&resource_type=Topic&name={}", enc(INJECTED), enc(topic)),
-        format!("/who-can?operation=Read&resource_type=Topic&name={}", enc(topic)),
+        format!(
+            "/explain?principal={}&operation=Write&resource_type=Topic&name={}",
+            enc(INJECTED),
+            enc(topic)
+        ),
+        format!(
+            "/who-can?operation=Read&resource_type=Topic&name={}",
+            enc(topic)
+        ),
         format!("/effective?principal={}", enc(INJECTED)),
     ] {
         let page = console.request("GET", &path, Some(&cookie), None);
         assert_eq!(page.status, 200, "{path}: {}", page.body);
-        assert!(page.body.contains("User:&lt;script&gt;alert(1)&lt;/script&gt;"), "{path}: {}", page.body);
-        assert!(!page.body.contains("<script>alert") && !page.body.contains("<img src=x"), "{path}");
+        assert!(
+            page.body
+                .contains("User:&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{path}: {}",
+            page.body
+        );
+        assert!(
+            !page.body.contains("<script>alert") && !page.body.contains("<img src=x"),
+            "{path}"
+        );
     }
     let explain = console.request(
         "GET",
-        &format!("/explain?principal={}&operation=Write&resource_type=Topic&name={}", enc(INJECTED), enc(topic)),
+        &format!(
+            "/explain?principal={}&operation=Write&resource_type=Topic&name={}",
+            enc(INJECTED),
+            enc(topic)
+        ),
         Some(&cookie),
         None,
     );
     assert!(explain.body.contains("DENIED"), "{}", explain.body);
-    let export = console.request("GET", &format!("/acls/export?principal={}", enc(INJECTED)), Some(&cookie), None);
-    assert!(export.header("content-disposition").unwrap().contains("attachment"));
-    assert!(export.body.contains("alert(1)") && export.body.contains("version: 1"), "{}", export.body);
+    let export = console.request(
+        "GET",
+        &format!("/acls/export?principal={}", enc(INJECTED)),
+        Some(&cookie),
+        None,
+    );
+    assert!(export
+        .header("content-disposition")
+        .unwrap()
+        .contains("attachment"));
+    assert!(
+        export.body.contains("alert(1)") && export.body.contains("version: 1"),
+        "{}",
+        export.body
+    );
 
     let remove = add_form(INJECTED, topic, Some(&csrf));
     let removed = console.request("POST", "/acls/remove", Some(&cookie), Some(&remove));
     assert_eq!(removed.status, 200, "{}", removed.body);
     assert!(removed.body.contains("Removed 1 ACL"), "{}", removed.body);
-    let page = console.request("GET", &format!("/acls?principal={}", enc(INJECTED)), Some(&cookie), None);
+    let page = console.request(
+        "GET",
+        &format!("/acls?principal={}", enc(INJECTED)),
+        Some(&cookie),
+        None,
+    );
     assert!(page.body.contains("No ACL matches this search."));
 }
 
@@ -138,12 +225,21 @@ fn a_principal_without_cluster_describe_sees_the_refusal_and_bad_logins_see_kafk
     let (_server, console) = sasl_console();
     let wrong = console.login("PLAIN", "alice", "nope").unwrap_err();
     assert_eq!(wrong.status, 401);
-    assert!(wrong.body.contains("SASL_AUTHENTICATION_FAILED"), "{}", wrong.body);
+    assert!(
+        wrong.body.contains("SASL_AUTHENTICATION_FAILED"),
+        "{}",
+        wrong.body
+    );
     assert!(!wrong.body.contains("nope"), "the password is never echoed");
     let cookie = console.login("PLAIN", "alice", "alice-secret").unwrap();
     let page = console.request("GET", "/acls", Some(&cookie), None);
     assert_eq!(page.status, 403, "{}", page.body);
-    assert!(page.body.contains("User:alice lacks Describe on the cluster"), "{}", page.body);
+    assert!(
+        page.body
+            .contains("User:alice lacks Describe on the cluster"),
+        "{}",
+        page.body
+    );
     assert!(page.body.contains("CLUSTER_AUTHORIZATION_FAILED"));
 }
 
@@ -155,39 +251,95 @@ fn an_unreachable_cluster_has_its_own_page() {
     let console = Console::start(&addr, &[]);
     let response = console.login("none", "", "").unwrap_err();
     assert_eq!(response.status, 502, "{}", response.body);
-    assert!(response.body.contains("Cluster unreachable"), "{}", response.body);
+    assert!(
+        response.body.contains("Cluster unreachable"),
+        "{}",
+        response.body
+    );
 }
 
 #[test]
 fn topics_plan_and_apply_with_the_clis_guards() {
     let (_server, console) = sasl_console();
     let cookie = console.login("PLAIN", "admin", "admin-secret").unwrap();
-    let csrf = console.request("GET", "/topics", Some(&cookie), None).csrf();
-    let bad = console.request("POST", "/topics/create", Some(&cookie), Some(&format!("csrf={csrf}&name=orders&configs=nokey")));
-    assert!(bad.body.contains("Invalid topic config: all configs to be added must be in the format"), "{}", bad.body);
-    let made = console.request("POST", "/topics/create", Some(&cookie), Some(&format!("csrf={csrf}&name=orders&partitions=3&replication_factor=1")));
+    let csrf = console
+        .request("GET", "/topics", Some(&cookie), None)
+        .csrf();
+    let bad = console.request(
+        "POST",
+        "/topics/create",
+        Some(&cookie),
+        Some(&format!("csrf={csrf}&name=orders&configs=nokey")),
+    );
+    assert!(
+        bad.body
+            .contains("Invalid topic config: all configs to be added must be in the format"),
+        "{}",
+        bad.body
+    );
+    let made = console.request(
+        "POST",
+        "/topics/create",
+        Some(&cookie),
+        Some(&format!(
+            "csrf={csrf}&name=orders&partitions=3&replication_factor=1"
+        )),
+    );
     assert_eq!(made.status, 200, "{}", made.body);
     let topic = console.request("GET", "/topic/orders", Some(&cookie), None);
     assert!(topic.body.contains("Partitions (3)"), "{}", topic.body);
-    let dup = console.request("POST", "/topics/create", Some(&cookie), Some(&format!("csrf={csrf}&name=orders")));
+    let dup = console.request(
+        "POST",
+        "/topics/create",
+        Some(&cookie),
+        Some(&format!("csrf={csrf}&name=orders")),
+    );
     assert!(dup.body.contains("TOPIC_ALREADY_EXISTS"), "{}", dup.body);
 
     let doc = "version: 1\nscope:\n  principals: [\"User:bob\"]\nacls:\n  - principal: User:bob\n    allow:\n      - topic: orders\n        operations: [Read]\n";
-    let planned = console.request("POST", "/plan", Some(&cookie), Some(&format!("csrf={csrf}&document={}", enc(doc))));
+    let planned = console.request(
+        "POST",
+        "/plan",
+        Some(&cookie),
+        Some(&format!("csrf={csrf}&document={}", enc(doc))),
+    );
     assert_eq!(planned.status, 200, "{}", planned.body);
-    assert!(planned.body.contains("Plan: 1 to add, 0 to remove"), "{}", planned.body);
+    assert!(
+        planned.body.contains("Plan: 1 to add, 0 to remove"),
+        "{}",
+        planned.body
+    );
     let fp_marker = "name=\"fingerprint\" value=\"";
     let at = planned.body.find(fp_marker).unwrap() + fp_marker.len();
     let fingerprint = &planned.body[at..at + planned.body[at..].find('"').unwrap()];
     let apply = |confirm: &str, fp: &str| {
-        console.request("POST", "/apply", Some(&cookie), Some(&format!(
-            "csrf={csrf}&document={}&fingerprint={fp}&max_removals=100&confirm={confirm}", enc(doc)
-        )))
+        console.request(
+            "POST",
+            "/apply",
+            Some(&cookie),
+            Some(&format!(
+                "csrf={csrf}&document={}&fingerprint={fp}&max_removals=100&confirm={confirm}",
+                enc(doc)
+            )),
+        )
     };
-    assert!(apply("no", fingerprint).body.contains("only 'yes' is accepted"));
-    assert!(apply("yes", "stale").body.contains("changed within the plan's scope"));
+    assert!(apply("no", fingerprint)
+        .body
+        .contains("only 'yes' is accepted"));
+    assert!(apply("yes", "stale")
+        .body
+        .contains("changed within the plan's scope"));
     let done = apply("yes", fingerprint);
-    assert!(done.body.contains("Apply complete: 1 added, 0 removed."), "{}", done.body);
-    let again = console.request("POST", "/plan", Some(&cookie), Some(&format!("csrf={csrf}&document={}", enc(doc))));
+    assert!(
+        done.body.contains("Apply complete: 1 added, 0 removed."),
+        "{}",
+        done.body
+    );
+    let again = console.request(
+        "POST",
+        "/plan",
+        Some(&cookie),
+        Some(&format!("csrf={csrf}&document={}", enc(doc))),
+    );
     assert!(again.body.contains("No changes"), "{}", again.body);
 }

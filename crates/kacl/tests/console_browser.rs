@@ -35,7 +35,10 @@ fn wait_for(browser: &Browser, needle: &str) -> String {
         if text.contains(needle) {
             return text;
         }
-        assert!(Instant::now() < deadline, "page never showed {needle:?}; it shows:\n{text}");
+        assert!(
+            Instant::now() < deadline,
+            "page never showed {needle:?}; it shows:\n{text}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -50,22 +53,45 @@ fn seed(server: &TestServer) {
         ("User:analytics", "Describe", "events-", "prefixed"),
     ] {
         let run = kacl(&[
-            "acls", "--bootstrap-server", &server.addr, "--command-config", &config, "--add",
-            "--allow-principal", principal, "--operation", op, "--topic", topic,
-            "--resource-pattern-type", pattern,
+            "acls",
+            "--bootstrap-server",
+            &server.addr,
+            "--command-config",
+            &config,
+            "--add",
+            "--allow-principal",
+            principal,
+            "--operation",
+            op,
+            "--topic",
+            topic,
+            "--resource-pattern-type",
+            pattern,
         ]);
         assert_eq!(run.code, 0, "{run:?}");
     }
     let run = kacl(&[
-        "topics", "--bootstrap-server", &server.addr, "--command-config", &config, "--create",
-        "--topic", "orders", "--partitions", "3", "--replication-factor", "1",
+        "topics",
+        "--bootstrap-server",
+        &server.addr,
+        "--command-config",
+        &config,
+        "--create",
+        "--topic",
+        "orders",
+        "--partitions",
+        "3",
+        "--replication-factor",
+        "1",
     ]);
     assert_eq!(run.code, 0, "{run:?}");
 }
 
 #[test]
 fn an_operator_session_in_a_real_browser() {
-    let Some((chromium, chromedriver)) = browser_binaries() else { return };
+    let Some((chromium, chromedriver)) = browser_binaries() else {
+        return;
+    };
     let shots = Shots(std::env::var_os("KACL_CONSOLE_SCREENSHOTS").map(Into::into));
     let server = TestServer::start(&[
         ("listeners", "SASL_PLAINTEXT://127.0.0.1:0"),
@@ -87,7 +113,10 @@ fn an_operator_session_in_a_real_browser() {
         .map(|a| format!("http://{}/metrics", a.trim()))
         .expect("the metrics address in the server log");
     let config = server.file("console.properties", "security.protocol=SASL_PLAINTEXT\n");
-    let console = Console::start(&server.addr, &["--command-config", &config, "--metrics-url", &metrics]);
+    let console = Console::start(
+        &server.addr,
+        &["--command-config", &config, "--metrics-url", &metrics],
+    );
     let url = console.url();
     let browser = Browser::start(&chromium, &chromedriver);
 
@@ -106,7 +135,10 @@ fn an_operator_session_in_a_real_browser() {
     browser.fill("#principal", "User:analytics");
     browser.click("form.search button[type=submit]");
     let text = wait_for(&browser, "2 ACLs");
-    assert!(text.contains("events-") && !text.contains("User:billing"), "{text}");
+    assert!(
+        text.contains("events-") && !text.contains("User:billing"),
+        "{text}"
+    );
     browser.goto(&format!("{url}/acls"));
     wait_for(&browser, "5 ACLs");
     shots.take(&browser, "acls");
@@ -121,7 +153,8 @@ fn an_operator_session_in_a_real_browser() {
     wait_for(&browser, "This creates exactly one ACL");
     shots.take(&browser, "acl-confirm");
     // The same form with its CSRF token removed is refused.
-    browser.script("document.querySelector('form[action=\"/acls/add\"] input[name=csrf]').remove()");
+    browser
+        .script("document.querySelector('form[action=\"/acls/add\"] input[name=csrf]').remove()");
     browser.click("form[action=\"/acls/add\"] button[type=submit]");
     wait_for(&browser, "did not carry the page's CSRF token");
     browser.goto(&format!("{url}/acls?principal=User%3Acarol"));
@@ -133,7 +166,10 @@ fn an_operator_session_in_a_real_browser() {
     wait_for(&browser, "ACL created");
     browser.click("main a[href^=\"/acls?\"]");
     let text = wait_for(&browser, "1 ACLs");
-    assert!(text.contains("User:carol") && text.contains("payments"), "{text}");
+    assert!(
+        text.contains("User:carol") && text.contains("payments"),
+        "{text}"
+    );
 
     // Remove it.
     browser.click("a[aria-label^=\"Remove\"]");
@@ -151,10 +187,15 @@ fn an_operator_session_in_a_real_browser() {
     browser.fill("#name", "orders");
     browser.click("form.search button[type=submit]");
     let text = wait_for(&browser, "DENIED");
-    assert!(text.contains("none matches this principal, host and operation"), "{text}");
+    assert!(
+        text.contains("none matches this principal, host and operation"),
+        "{text}"
+    );
     assert!(text.contains("--allow-principal User:billing"), "{text}");
     shots.take(&browser, "explain");
-    browser.goto(&format!("{url}/who-can?operation=Read&resource_type=Topic&name=orders"));
+    browser.goto(&format!(
+        "{url}/who-can?operation=Read&resource_type=Topic&name=orders"
+    ));
     wait_for(&browser, "User:billing");
     shots.take(&browser, "who-can");
 
@@ -195,6 +236,9 @@ fn an_operator_session_in_a_real_browser() {
     browser.fill("#password", "alice-secret");
     browser.click("form.box button[type=submit]");
     let text = wait_for(&browser, "Not authorized on the cluster");
-    assert!(text.contains("User:alice lacks Describe on the cluster"), "{text}");
+    assert!(
+        text.contains("User:alice lacks Describe on the cluster"),
+        "{text}"
+    );
     shots.take(&browser, "refusal");
 }

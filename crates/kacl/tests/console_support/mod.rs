@@ -24,7 +24,13 @@ impl Console {
     /// A console for `bootstrap`; `extra` are more `kacl console` flags.
     pub(crate) fn start(bootstrap: &str, extra: &[&str]) -> Console {
         let mut child = Command::new(KACL)
-            .args(["console", "--bootstrap-server", bootstrap, "--listen", "127.0.0.1:0"])
+            .args([
+                "console",
+                "--bootstrap-server",
+                bootstrap,
+                "--listen",
+                "127.0.0.1:0",
+            ])
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -57,13 +63,28 @@ impl Console {
     }
 
     /// One request.
-    pub(crate) fn request(&self, method: &str, path: &str, cookie: Option<&str>, form: Option<&str>) -> Response {
+    pub(crate) fn request(
+        &self,
+        method: &str,
+        path: &str,
+        cookie: Option<&str>,
+        form: Option<&str>,
+    ) -> Response {
         http(&self.addr, method, path, cookie, form)
     }
 
     /// Logs in; the session cookie (`kacl_session=...`).
-    pub(crate) fn login(&self, mechanism: &str, user: &str, password: &str) -> Result<String, Response> {
-        let form = format!("mechanism={mechanism}&username={}&password={}", enc(user), enc(password));
+    pub(crate) fn login(
+        &self,
+        mechanism: &str,
+        user: &str,
+        password: &str,
+    ) -> Result<String, Response> {
+        let form = format!(
+            "mechanism={mechanism}&username={}&password={}",
+            enc(user),
+            enc(password)
+        );
         let response = self.request("POST", "/login", None, Some(&form));
         match response.session_cookie() {
             Some(cookie) if response.status == 303 => Ok(cookie),
@@ -127,9 +148,17 @@ pub(crate) fn enc(text: &str) -> String {
 
 /// One HTTP/1.1 request over a fresh connection (`Connection: close`), bounded by a
 /// 30 s read timeout.
-pub(crate) fn http(addr: &str, method: &str, path: &str, cookie: Option<&str>, form: Option<&str>) -> Response {
+pub(crate) fn http(
+    addr: &str,
+    method: &str,
+    path: &str,
+    cookie: Option<&str>,
+    form: Option<&str>,
+) -> Response {
     let mut stream = TcpStream::connect(addr).expect("connect to the console");
-    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
     let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     if let Some(c) = cookie {
         request.push_str(&format!("Cookie: {c}\r\n"));
@@ -154,5 +183,9 @@ pub(crate) fn http(addr: &str, method: &str, path: &str, cookie: Option<&str>, f
         .filter_map(|l| l.split_once(':'))
         .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
         .collect();
-    Response { status, headers, body: body.to_owned() }
+    Response {
+        status,
+        headers,
+        body: body.to_owned(),
+    }
 }

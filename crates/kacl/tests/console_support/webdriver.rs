@@ -34,12 +34,22 @@ fn find_binary(env: &str, candidates: &[&str]) -> Option<String> {
 /// chromium and chromedriver, or `None` after printing the skip line (a failure instead
 /// when `KACL_REQUIRE_EXTERNAL=1`, as `.ci/run` sets).
 pub(crate) fn browser_binaries() -> Option<(String, String)> {
-    let chromium = find_binary("KACL_CHROMIUM", &["/usr/bin/chromium", "chromium", "chromium-browser"]);
-    let driver = find_binary("KACL_CHROMEDRIVER", &["/usr/bin/chromedriver", "chromedriver"]);
+    let chromium = find_binary(
+        "KACL_CHROMIUM",
+        &["/usr/bin/chromium", "chromium", "chromium-browser"],
+    );
+    let driver = find_binary(
+        "KACL_CHROMEDRIVER",
+        &["/usr/bin/chromedriver", "chromedriver"],
+    );
     match (chromium, driver) {
         (Some(c), Some(d)) => Some((c, d)),
         (c, _) => {
-            let missing = if c.is_none() { "chromium" } else { "chromedriver" };
+            let missing = if c.is_none() {
+                "chromium"
+            } else {
+                "chromedriver"
+            };
             if std::env::var("KACL_REQUIRE_EXTERNAL").as_deref() == Ok("1") {
                 panic!("{missing} not installed (see .ci/run) and KACL_REQUIRE_EXTERNAL=1");
             }
@@ -60,7 +70,11 @@ pub(crate) struct Browser {
 impl Browser {
     /// Starts chromedriver on a free port and a headless chromium at 1280x800.
     pub(crate) fn start(chromium: &str, chromedriver: &str) -> Browser {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
         let driver = Command::new(chromedriver)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
@@ -83,20 +97,37 @@ impl Browser {
                 format!("--user-data-dir={}", profile.path().display()),
             ]}
         }}});
-        let mut browser = Browser { driver, addr, session: String::new(), _profile: profile };
+        let mut browser = Browser {
+            driver,
+            addr,
+            session: String::new(),
+            _profile: profile,
+        };
         let created = browser.call("POST", "/session", Some(caps));
-        browser.session = created["value"]["sessionId"].as_str().expect("a session id").to_owned();
+        browser.session = created["value"]["sessionId"]
+            .as_str()
+            .expect("a session id")
+            .to_owned();
         browser
     }
 
     fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
-        self.try_call(method, path, body).unwrap_or_else(|e| panic!("{e}"))
+        self.try_call(method, path, body)
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     fn try_call(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, String> {
-        let body = body.map(|b| b.to_string()).unwrap_or_else(|| if method == "POST" { "{}".into() } else { String::new() });
+        let body = body.map(|b| b.to_string()).unwrap_or_else(|| {
+            if method == "POST" {
+                "{}".into()
+            } else {
+                String::new()
+            }
+        });
         let mut stream = TcpStream::connect(&self.addr).expect("connect to chromedriver");
-        stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
         let request = format!(
             "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
             self.addr,
@@ -104,9 +135,13 @@ impl Browser {
         );
         stream.write_all(request.as_bytes()).unwrap();
         let body = read_response(&mut stream);
-        let value: Value = serde_json::from_str(&body).map_err(|e| format!("{path}: {e}: {body}"))?;
+        let value: Value =
+            serde_json::from_str(&body).map_err(|e| format!("{path}: {e}: {body}"))?;
         if value["value"]["error"].is_string() {
-            return Err(format!("webdriver {method} {path}: {}", value["value"]["message"]));
+            return Err(format!(
+                "webdriver {method} {path}: {}",
+                value["value"]["message"]
+            ));
         }
         Ok(value)
     }
@@ -122,7 +157,11 @@ impl Browser {
 
     /// The element for a CSS selector.
     pub(crate) fn find(&self, css: &str) -> String {
-        let v = self.call("POST", &self.path("/element"), Some(json!({"using": "css selector", "value": css})));
+        let v = self.call(
+            "POST",
+            &self.path("/element"),
+            Some(json!({"using": "css selector", "value": css})),
+        );
         v["value"][ELEMENT].as_str().expect("element id").to_owned()
     }
 
@@ -136,7 +175,11 @@ impl Browser {
     pub(crate) fn fill(&self, css: &str, text: &str) {
         let id = self.find(css);
         self.call("POST", &self.path(&format!("/element/{id}/clear")), None);
-        self.call("POST", &self.path(&format!("/element/{id}/value")), Some(json!({"text": text})));
+        self.call(
+            "POST",
+            &self.path(&format!("/element/{id}/value")),
+            Some(json!({"text": text})),
+        );
     }
 
     /// Chooses the option `value` of the select `name`.
@@ -146,7 +189,8 @@ impl Browser {
 
     /// The visible text of the page (empty while a page is loading).
     pub(crate) fn text(&self) -> String {
-        let script = json!({"script": "return document.body ? document.body.innerText : ''", "args": []});
+        let script =
+            json!({"script": "return document.body ? document.body.innerText : ''", "args": []});
         match self.try_call("POST", &self.path("/execute/sync"), Some(script)) {
             Ok(v) => v["value"].as_str().unwrap_or_default().to_owned(),
             Err(_) => String::new(),
@@ -155,7 +199,11 @@ impl Browser {
 
     /// Runs a script in the page.
     pub(crate) fn script(&self, script: &str) {
-        self.call("POST", &self.path("/execute/sync"), Some(json!({"script": script, "args": []})));
+        self.call(
+            "POST",
+            &self.path("/execute/sync"),
+            Some(json!({"script": script, "args": []})),
+        );
     }
 
     /// A PNG of the viewport.
@@ -198,13 +246,17 @@ fn read_response(stream: &mut TcpStream) -> String {
         }
     }
     let text = String::from_utf8_lossy(&raw).into_owned();
-    text.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default()
+    text.split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default()
 }
 
 fn dechunk(mut body: &str) -> String {
     let mut out = String::new();
     while let Some((size, rest)) = body.split_once("\r\n") {
-        let Ok(n) = usize::from_str_radix(size.trim(), 16) else { break };
+        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
         if n == 0 || rest.len() < n {
             break;
         }
@@ -218,7 +270,9 @@ impl Drop for Browser {
     fn drop(&mut self) {
         if !self.session.is_empty() {
             let path = self.path("");
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.call("DELETE", &path, None)));
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.call("DELETE", &path, None)
+            }));
         }
         let _ = self.driver.kill();
         let _ = self.driver.wait();
