@@ -27,6 +27,7 @@ mod html;
 mod metrics;
 mod pages;
 mod session;
+mod tls;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -35,6 +36,7 @@ use std::time::Duration;
 use kacl_client::Properties;
 
 pub use connect::Mechanism;
+pub use tls::server_config as tls_server_config;
 
 /// Everything a console needs to know about the cluster it fronts.
 #[derive(Debug, Clone)]
@@ -88,6 +90,14 @@ pub(crate) struct State {
     pub(crate) config: ConsoleConfig,
     pub(crate) sessions: session::Sessions,
     pub(crate) metrics: metrics::Sampler,
+    /// `Secure` cookies: configured, or served over TLS.
+    pub(crate) secure: std::sync::atomic::AtomicBool,
+}
+
+impl State {
+    pub(crate) fn secure_cookies(&self) -> bool {
+        self.secure.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 impl Console {
@@ -97,11 +107,13 @@ impl Console {
         connect::check(&config).map_err(|e| ConsoleError::Config(e.to_string()))?;
         let sessions = session::Sessions::new(config.idle_timeout);
         let metrics = metrics::Sampler::new(config.metrics_url.clone());
+        let secure = config.secure_cookies.into();
         Ok(Console {
             state: Arc::new(State {
                 config,
                 sessions,
                 metrics,
+                secure,
             }),
         })
     }
@@ -118,6 +130,27 @@ impl Console {
         listener: tokio::net::TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ConsoleError> {
+        let background = tokio::spawn(background(self.state.clone()));
+        let result = axum::serve(listener, self.router())
+            .with_graceful_shutdown(shutdown)
+            .await;
+        background.abort();
+        self.state.sessions.clear();
+        Ok(result?)
+    }
+
+    /// Like [`Console::serve`], over TLS (`tls` from [`tls_server_config`]). Cookies are
+    /// `Secure` then, whatever the configuration says.
+    pub async fn serve_tls(
+        self,
+        listener: tokio::net::TcpListener,
+        tls: Arc<rustls::ServerConfig>,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ConsoleError> {
+        let listener = tls::TlsListener::new(listener, tls)?;
+        self.state
+            .secure
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         let background = tokio::spawn(background(self.state.clone()));
         let result = axum::serve(listener, self.router())
             .with_graceful_shutdown(shutdown)

@@ -1,5 +1,6 @@
 //! `kacl console`: the web console (the `kacl-console` crate) in front of any Kafka
-//! cluster. Prints `console listening http://HOST:PORT` once it accepts connections.
+//! cluster. Prints `console listening http://HOST:PORT` (or `https://`) once it accepts
+//! connections.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -28,9 +29,14 @@ pub(crate) struct ConsoleArgs {
     /// Close web sessions idle this many seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 1800)]
     idle_timeout: u64,
-    /// Mark cookies Secure: set when a TLS proxy fronts the console.
+    /// Mark cookies Secure: set when a TLS proxy fronts the console (implied by
+    /// --ssl-keystore-location).
     #[arg(long)]
     secure_cookies: bool,
+    /// Serve HTTPS: a PEM file with the private key and certificate chain (as the server's
+    /// ssl.keystore.location with ssl.keystore.type=PEM).
+    #[arg(long, value_name = "FILE")]
+    ssl_keystore_location: Option<PathBuf>,
 }
 
 /// `kacl console`.
@@ -51,6 +57,10 @@ pub(crate) fn run(args: ConsoleArgs) -> anyhow::Result<ExitCode> {
         secure_cookies: args.secure_cookies,
     };
     let console = kacl_console::Console::new(config)?;
+    let tls = match &args.ssl_keystore_location {
+        Some(path) => Some(kacl_console::tls_server_config(path)?),
+        None => None,
+    };
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -61,12 +71,16 @@ pub(crate) fn run(args: ConsoleArgs) -> anyhow::Result<ExitCode> {
                 .await
                 .with_context(|| format!("cannot bind {}", args.listen))?;
             let addr = listener.local_addr()?;
-            println!("console listening http://{addr}");
+            let scheme = if tls.is_some() { "https" } else { "http" };
+            println!("console listening {scheme}://{addr}");
             std::io::stdout().flush()?;
             let shutdown = async {
                 let _ = tokio::signal::ctrl_c().await;
             };
-            console.serve(listener, shutdown).await?;
+            match tls {
+                Some(tls) => console.serve_tls(listener, tls, shutdown).await?,
+                None => console.serve(listener, shutdown).await?,
+            }
             Ok(ExitCode::SUCCESS)
         })
 }

@@ -343,3 +343,65 @@ fn topics_plan_and_apply_with_the_clis_guards() {
     );
     assert!(again.body.contains("No changes"), "{}", again.body);
 }
+
+/// A self-signed certificate for 127.0.0.1: (key and chain PEM, certificate DER).
+fn self_signed() -> (String, Vec<u8>) {
+    let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    params
+        .subject_alt_names
+        .push(rcgen::SanType::IpAddress("127.0.0.1".parse().unwrap()));
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = params.self_signed(&key).unwrap();
+    (
+        format!("{}{}", key.serialize_pem(), cert.pem()),
+        cert.der().to_vec(),
+    )
+}
+
+#[test]
+fn over_tls_the_console_serves_https_and_cookies_are_secure() {
+    use std::io::{Read, Write};
+    let server = TestServer::plaintext();
+    let (pem, der) = self_signed();
+    let pem_path = server.file("console.pem", &pem);
+    let console = Console::start(&server.addr, &["--ssl-keystore-location", &pem_path]);
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(rustls::pki_types::CertificateDer::from(der))
+        .unwrap();
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
+    let conn = rustls::ClientConnection::new(std::sync::Arc::new(config), name).unwrap();
+    let tcp = std::net::TcpStream::connect(&console.addr).unwrap();
+    tcp.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let mut tls = rustls::StreamOwned::new(conn, tcp);
+    let body = "mechanism=none&username=&password=";
+    write!(
+        tls,
+        "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\
+         Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    let _ = tls.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw);
+    assert!(text.starts_with("HTTP/1.1 303"), "{text}");
+    let cookie = text
+        .lines()
+        .find(|l| l.to_ascii_lowercase().starts_with("set-cookie:"))
+        .unwrap();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.ends_with("; Secure"),
+        "{cookie}"
+    );
+    // Plain HTTP on the TLS port gets nothing useful.
+    let plain = console.request("GET", "/login", None, None);
+    assert_ne!(plain.status, 200);
+}

@@ -213,11 +213,8 @@ async fn login(
             let id = state
                 .sessions
                 .create(admin, principal, session::cookie(&headers));
-            let cookie = session::set_cookie(
-                Some(&id),
-                state.config.secure_cookies,
-                state.config.idle_timeout,
-            );
+            let cookie =
+                session::set_cookie(Some(&id), state.secure_cookies(), state.config.idle_timeout);
             ([(header::SET_COOKIE, cookie)], Redirect::to("/acls")).into_response()
         }
         Err(err) => {
@@ -248,6 +245,6 @@ async fn logout(
         return refusal;
     }
     state.sessions.remove(&headers);
-    let cookie = session::set_cookie(None, state.config.secure_cookies, state.config.idle_timeout);
+    let cookie = session::set_cookie(None, state.secure_cookies(), state.config.idle_timeout);
     ([(header::SET_COOKIE, cookie)], Redirect::to("/login")).into_response()
 }

@@ -41,7 +41,8 @@ impl Console {
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some(addr) = line.strip_prefix("console listening http://") {
+                if let Some(rest) = line.strip_prefix("console listening ") {
+                    let addr = rest.split("://").nth(1).unwrap_or_default();
                     let _ = tx.send(addr.to_owned());
                 }
             }

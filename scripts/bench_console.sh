@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Issue 18's console figures on loopback: the ACL search page of `kacl console` in front of a
+# `kacl serve` holding 2,000,000 ACLs (kacl perf's AuthorizerBenchmark shape), and the
+# console's memory with 20 sessions.
+#
+#   cargo build --release -p kacl
+#   scripts/bench_console.sh              # KACL=path/to/kacl N=20 (calls per search) to override
+#
+# Per search: N calls with &refresh=1 (each asks the cluster: one DescribeAcls with the
+# search's filter), then N paging calls served from the session's cached result. Server time
+# is the page's Server-Timing header (handler start to rendered page); first byte and total
+# are curl's time_starttransfer and time_total. The reference, side by side: the same
+# DescribeAcls by principal from kacl-client alone (`kacl perf acls --workload
+# describe-principal`, one connection).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+KACL=${KACL:-${CARGO_TARGET_DIR:-target}/release/kacl}
+N=${N:-20}
+WORK=$(mktemp -d /tmp/kacl-console-bench.XXXXXX)
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+"$KACL" serve --override "listeners=PLAINTEXT://127.0.0.1:0" --override "metadata.log.dir=$WORK/data" \
+    --override "super.users=User:ANONYMOUS" >"$WORK/serve.out" 2>"$WORK/serve.err" &
+PIDS+=($!)
+for _ in $(seq 100); do grep -q listening "$WORK/serve.out" && break; sleep 0.1; done
+A=$(sed -n 's|^listening PLAINTEXT://||p' "$WORK/serve.out" | head -1)
+echo "server $A: loading 2,000,000 ACLs"
+"$KACL" perf acls --bootstrap-server "$A" --workload load --acls 2000000 --batch-size 1000 --connections 2 | tail -1
+
+"$KACL" console --bootstrap-server "$A" --listen 127.0.0.1:0 >"$WORK/console.out" 2>"$WORK/console.err" &
+CONSOLE_PID=$!
+PIDS+=($CONSOLE_PID)
+for _ in $(seq 100); do grep -q listening "$WORK/console.out" && break; sleep 0.1; done
+C=$(sed -n 's|^console listening ||p' "$WORK/console.out")
+rss() { awk '/VmRSS/ {print $2 " kB"}' "/proc/$CONSOLE_PID/status"; }
+echo "console $C: VmRSS before any session $(rss)"
+
+login() {
+    curl -s -o /dev/null -D - -X POST -d 'mechanism=none&username=&password=' "$C/login" \
+        | sed -n 's/^set-cookie: \(kacl_session=[0-9a-f]*\).*/\1/Ip'
+}
+COOKIE=$(login)
+
+# measure NAME QUERY: N calls; prints p50 and max of server time, first byte, total (ms).
+measure() {
+    local name=$1 query=$2
+    : >"$WORK/t"
+    for _ in $(seq "$N"); do
+        curl -s -o /dev/null -b "$COOKIE" -D "$WORK/h" -w '%{time_starttransfer} %{time_total}\n' \
+            "$C/acls?$query" >"$WORK/w"
+        local app
+        app=$(sed -n 's/^server-timing: app;dur=\([0-9.]*\).*/\1/Ip' "$WORK/h" | tr -d '\r')
+        read -r fb total <"$WORK/w"
+        echo "$app $fb $total" >>"$WORK/t"
+    done
+    sort -n "$WORK/t" | awk -v name="$name" '{a[NR]=$1; f[NR]=$2*1000; t[NR]=$3*1000}
+        END { n=asort(a); asort(f); asort(t); m=int((n+1)/2);
+              printf "%-44s server p50 %6.1f max %6.1f | first byte p50 %6.1f max %6.1f | total p50 %6.1f ms\n",
+                     name, a[m], a[n], f[m], f[n], t[m] }'
+}
+
+measure "principal User:auditor-7 (10 ACLs), fetched" "principal=User%3Aauditor-7&refresh=1"
+measure "principal User:auditor-7, cached" "principal=User%3Aauditor-7"
+measure "MATCH Topic foo-bar35_resource-7 , fetched" "resource_type=Topic&name=foo-bar35_resource-7&pattern_type=match&refresh=1"
+measure "principal User:test-user (~200k), fetched" "principal=User%3Atest-user&refresh=1"
+measure "principal User:test-user, page 2000 cached" "principal=User%3Atest-user&page=2000"
+measure "every ACL (2M), fetched" "refresh=1"
+measure "every ACL, page 20000 cached" "page=20000"
+measure "every ACL, sort by host (re-sort) then cached" "sort=host&page=7"
+echo "console VmRSS, 1 session holding the 2M result: $(rss)"
+
+# 20 sessions, each with a principal search cached; the 2M result dropped by a small search.
+curl -s -o /dev/null -b "$COOKIE" "$C/acls?principal=User%3Aauditor-1&refresh=1"
+for i in $(seq 2 20); do
+    c=$(login)
+    curl -s -o /dev/null -b "$c" "$C/acls?principal=User%3Aauditor-$i&refresh=1"
+done
+echo "console VmRSS, 20 sessions (each a 10-ACL result): $(rss)"
+
+echo "reference: kacl-client DescribeAcls by principal alone (1 connection, 10 s)"
+"$KACL" perf acls --bootstrap-server "$A" --workload describe-principal --acls 2000000 --connections 1 --warmup 2s --duration 10s | tail -3
