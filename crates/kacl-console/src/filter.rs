@@ -203,6 +203,8 @@ pub(crate) struct AclCache {
     pub(crate) acls: Vec<AclBinding>,
     pub(crate) counts: Counts,
     pub(crate) fetched: Instant,
+    /// Its share of the sessions' cache budget.
+    pub(crate) ticket: Option<crate::session::CacheTicket>,
 }
 
 impl AclCache {
@@ -246,6 +248,7 @@ impl AclCache {
             acls,
             counts,
             fetched: Instant::now(),
+            ticket: None,
         }
     }
 

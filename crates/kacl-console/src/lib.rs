@@ -164,6 +164,12 @@ impl Console {
     pub fn session_count(&self) -> usize {
         self.state.sessions.len()
     }
+
+    /// How many ACLs the sessions' cached search results hold together (bounded: past four
+    /// million, other sessions' results are dropped and fetched again when next shown).
+    pub fn cached_acls(&self) -> usize {
+        self.state.sessions.cached_acls()
+    }
 }
 
 /// Every few seconds: drop idle sessions, take a `/metrics` sample.

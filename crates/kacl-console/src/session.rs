@@ -4,6 +4,7 @@
 //! logout and idle expiry drop the connection with the session.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -43,10 +44,27 @@ impl Session {
     }
 }
 
+/// ACLs the sessions may keep cached in all (a 2M-ACL result is ~0.5 GB of `AclBinding`s):
+/// past it, other sessions' cached results are dropped (they fetch again on their next page).
+pub(crate) const CACHE_BUDGET: usize = 4_000_000;
+
 /// Every open session, by id.
 pub(crate) struct Sessions {
     map: Mutex<HashMap<String, Arc<Session>>>,
     idle: Duration,
+    cached: Arc<AtomicUsize>,
+}
+
+/// A cached result's share of [`CACHE_BUDGET`], given back when the result is dropped.
+pub(crate) struct CacheTicket {
+    total: Arc<AtomicUsize>,
+    n: usize,
+}
+
+impl Drop for CacheTicket {
+    fn drop(&mut self) {
+        self.total.fetch_sub(self.n, Ordering::Relaxed);
+    }
 }
 
 impl Sessions {
@@ -54,7 +72,37 @@ impl Sessions {
         Sessions {
             map: Mutex::new(HashMap::new()),
             idle,
+            cached: Arc::new(AtomicUsize::new(0)),
         }
+    }
+
+    /// Admits a result of `n` ACLs for `keep`, first dropping other sessions' cached
+    /// results (those not in use right now) while the total would exceed the budget.
+    pub(crate) fn admit(&self, n: usize, keep: &Session) -> CacheTicket {
+        if self.cached.load(Ordering::Relaxed) + n > CACHE_BUDGET {
+            let others: Vec<Arc<Session>> = self.lock().values().cloned().collect();
+            for other in others {
+                if self.cached.load(Ordering::Relaxed) + n <= CACHE_BUDGET {
+                    break;
+                }
+                if std::ptr::eq(Arc::as_ptr(&other), keep) {
+                    continue;
+                }
+                if let Ok(mut cache) = other.acls.try_lock() {
+                    *cache = None;
+                }
+            }
+        }
+        self.cached.fetch_add(n, Ordering::Relaxed);
+        CacheTicket {
+            total: self.cached.clone(),
+            n,
+        }
+    }
+
+    /// ACLs cached by all sessions together.
+    pub(crate) fn cached_acls(&self) -> usize {
+        self.cached.load(Ordering::Relaxed)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Session>>> {
@@ -177,6 +225,25 @@ mod tests {
         );
         assert!(!set_cookie(Some("abc"), false, Duration::from_secs(60)).contains("Secure"));
         assert!(set_cookie(None, false, Duration::ZERO).contains("Max-Age=0"));
+    }
+
+    #[test]
+    fn the_cache_budget_is_given_back_on_drop() {
+        let sessions = Sessions::new(Duration::from_secs(60));
+        let a = sessions.cached.clone();
+        let one = CacheTicket {
+            total: a.clone(),
+            n: 0,
+        };
+        a.fetch_add(10, Ordering::Relaxed);
+        let ten = CacheTicket {
+            total: a.clone(),
+            n: 10,
+        };
+        assert_eq!(sessions.cached_acls(), 10);
+        drop(ten);
+        drop(one);
+        assert_eq!(sessions.cached_acls(), 0);
     }
 
     #[test]

@@ -70,6 +70,7 @@ pub(crate) fn operations(any: Option<&'static str>) -> Vec<(&'static str, &'stat
 
 /// Fetches (or reuses) the session's result for `query`.
 async fn result<'a>(
+    state: &State,
     session: &'a Session,
     query: &AclQuery,
 ) -> Result<tokio::sync::MutexGuard<'a, Option<AclCache>>, Response> {
@@ -88,7 +89,12 @@ async fn result<'a>(
             .describe_acls(filter.clone(), DescribeAclsOptions::default())
             .await
             .map_err(|e| html::problem_page(&problem(&e, &session.principal), Some(session)))?;
-        *cache = Some(AclCache::new(filter, query.sort(), acls));
+        // The old result goes first, so its share of the budget is free again.
+        *cache = None;
+        let ticket = state.sessions.admit(acls.len(), session);
+        let mut fresh = AclCache::new(filter, query.sort(), acls);
+        fresh.ticket = Some(ticket);
+        *cache = Some(fresh);
     }
     Ok(cache)
 }
@@ -190,7 +196,7 @@ async fn search(
         Ok(s) => s,
         Err(r) => return r,
     };
-    let cache = match result(&session, &q).await {
+    let cache = match result(&state, &session, &q).await {
         Ok(c) => c,
         Err(r) => return r,
     };
@@ -253,7 +259,7 @@ async fn export(
         Ok(s) => s,
         Err(r) => return r,
     };
-    let cache = match result(&session, &q).await {
+    let cache = match result(&state, &session, &q).await {
         Ok(c) => c,
         Err(r) => return r,
     };
