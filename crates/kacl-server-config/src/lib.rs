@@ -179,6 +179,9 @@ pub struct ServerConfig {
     pub describe_self_service: bool,
     /// `kacl.metrics.listen`: `host:port` for Prometheus `/metrics`.
     pub metrics_listen: Option<String>,
+    /// `kacl.console.listen`: `host:port` of the embedded web console (kacl-console), off
+    /// when unset.
+    pub console_listen: Option<String>,
     /// `kacl.store.cache.bytes`: the most memory the store's page cache may hold (default
     /// [`kacl_store::DEFAULT_CACHE_BYTES`], 32 MiB; ACL reads come from the in-memory index, so a
     /// larger cache mostly keeps the start-up scan resident).
@@ -244,6 +247,7 @@ impl ServerConfig {
             acl_max_batch: 10_000,
             describe_self_service: false,
             metrics_listen: None,
+            console_listen: None,
             store_cache_bytes: kacl_store::DEFAULT_CACHE_BYTES,
             request_max_decoded_bytes: DEFAULT_REQUEST_MAX_DECODED_BYTES,
             scram_bootstrap: Vec::new(),
@@ -404,7 +408,8 @@ impl ServerConfig {
         } = limits::Limits::parse(&mut source)?;
         let acl_max_batch = source.int("kacl.acl.max.batch", 10_000, 1, i32::MAX.into())? as usize;
         let describe_self_service = source.bool("kacl.describe.self.service.enable", false)?;
-        let metrics_listen = metrics_listen(source.take("kacl.metrics.listen"))?;
+        let metrics_listen = host_port("kacl.metrics.listen", source.take("kacl.metrics.listen"))?;
+        let console_listen = host_port("kacl.console.listen", source.take("kacl.console.listen"))?;
         let store_cache_bytes = store_cache_bytes(&mut source)?;
         let scram_bootstrap = match source.take(scram_bootstrap::BOOTSTRAP_KEY) {
             Some(value) => scram_bootstrap::parse(value)
@@ -442,6 +447,7 @@ impl ServerConfig {
             acl_max_batch,
             describe_self_service,
             metrics_listen,
+            console_listen,
             store_cache_bytes,
             request_max_decoded_bytes,
             scram_bootstrap,
@@ -526,7 +532,8 @@ fn store_cache_bytes(source: &mut Source) -> Result<usize, ConfigError> {
         .map_err(|_| ConfigError::invalid(KEY, format!("{bytes} does not fit this machine")))
 }
 
-fn metrics_listen(value: Option<&str>) -> Result<Option<String>, ConfigError> {
+/// A `host:port` key (`kacl.metrics.listen`, `kacl.console.listen`); empty means unset.
+fn host_port(key: &'static str, value: Option<&str>) -> Result<Option<String>, ConfigError> {
     let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
         return Ok(None);
     };
@@ -535,7 +542,7 @@ fn metrics_listen(value: Option<&str>) -> Result<Option<String>, ConfigError> {
         .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
     if !valid {
         return Err(ConfigError::invalid(
-            "kacl.metrics.listen",
+            key,
             format!("`{value}` is not host:port (e.g. 127.0.0.1:9404)"),
         ));
     }

@@ -502,6 +502,18 @@ fn metrics_listen() {
 }
 
 #[test]
+fn console_listen() {
+    assert_eq!(parse("").console_listen, None, "off by default");
+    assert_eq!(
+        parse("kacl.console.listen=127.0.0.1:8080")
+            .console_listen
+            .as_deref(),
+        Some("127.0.0.1:8080")
+    );
+    refused_for("kacl.console.listen=8080", "kacl.console.listen");
+}
+
+#[test]
 fn a_kafka_style_production_file() {
     let text = r#"
 # kacl in production
