@@ -84,3 +84,37 @@ pub(crate) fn run(args: ConsoleArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         })
 }
+
+/// `kacl.console.listen` in `kacl serve`: the console against this server's first listener
+/// without TLS (a TLS listener needs client-side trust settings the server file does not
+/// hold; run `kacl console --command-config` for those), charting this server's `/metrics`.
+/// Prints `console listening http://HOST:PORT`; it runs until the process ends.
+pub(crate) async fn embedded(server: &kacl_server::RunningServer, listen: &str) -> anyhow::Result<()> {
+    let Some(target) = server.listeners().iter().find(|l| !l.protocol.uses_tls()) else {
+        anyhow::bail!(
+            "kacl.console.listen: the console needs a PLAINTEXT or SASL_PLAINTEXT listener to \
+             connect to; with TLS listeners only, run `kacl console` with a --command-config"
+        );
+    };
+    let mut properties = Properties::default();
+    let protocol = target.protocol.name().to_owned();
+    properties.set("security.protocol".to_owned(), protocol);
+    let config = kacl_console::ConsoleConfig {
+        bootstrap: target.local_addr.to_string(),
+        properties,
+        metrics_url: server.metrics_addr().map(|a| format!("http://{a}/metrics")),
+        ..kacl_console::ConsoleConfig::new(target.local_addr.to_string())
+    };
+    let console = kacl_console::Console::new(config)?;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("kacl.console.listen: cannot bind {listen}"))?;
+    println!("console listening http://{}", listener.local_addr()?);
+    std::io::stdout().flush()?;
+    tokio::spawn(async move {
+        if let Err(err) = console.serve(listener, std::future::pending()).await {
+            tracing::error!(%err, "the embedded console stopped");
+        }
+    });
+    Ok(())
+}

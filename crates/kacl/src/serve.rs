@@ -61,6 +61,7 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 }
 
 async fn serve(config: ServerConfig) -> anyhow::Result<()> {
+    let console_listen = config.console_listen.clone();
     let server = Server::start(config).await?;
     {
         let mut stdout = std::io::stdout().lock();
@@ -72,6 +73,9 @@ async fn serve(config: ServerConfig) -> anyhow::Result<()> {
             )?;
         }
         stdout.flush()?;
+    }
+    if let Some(listen) = console_listen {
+        crate::console::embedded(&server, &listen).await?;
     }
     let handle = server.shutdown_handle();
     let reloader = server.tls_reloader();

@@ -405,3 +405,38 @@ fn over_tls_the_console_serves_https_and_cookies_are_secure() {
     let plain = console.request("GET", "/login", None, None);
     assert_ne!(plain.status, 200);
 }
+
+#[test]
+fn kacl_serve_embeds_the_console_behind_kacl_console_listen() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let listen = format!("127.0.0.1:{port}");
+    let _server = TestServer::start(&[
+        ("listeners", "PLAINTEXT://127.0.0.1:0"),
+        ("super.users", "User:ANONYMOUS"),
+        ("kacl.console.listen", &listen),
+    ]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::net::TcpStream::connect(&listen).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no console on {listen}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let login = console_support::http(
+        &listen,
+        "POST",
+        "/login",
+        None,
+        Some("mechanism=none&username=&password="),
+    );
+    assert_eq!(login.status, 303, "{}", login.body);
+    let cookie = login.session_cookie().unwrap();
+    let page = console_support::http(&listen, "GET", "/acls", Some(&cookie), None);
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains("User:ANONYMOUS"), "{}", page.body);
+}
