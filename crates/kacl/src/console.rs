@@ -89,7 +89,10 @@ pub(crate) fn run(args: ConsoleArgs) -> anyhow::Result<ExitCode> {
 /// without TLS (a TLS listener needs client-side trust settings the server file does not
 /// hold; run `kacl console --command-config` for those), charting this server's `/metrics`.
 /// Prints `console listening http://HOST:PORT`; it runs until the process ends.
-pub(crate) async fn embedded(server: &kacl_server::RunningServer, listen: &str) -> anyhow::Result<()> {
+pub(crate) async fn embedded(
+    server: &kacl_server::RunningServer,
+    listen: &str,
+) -> anyhow::Result<()> {
     let Some(target) = server.listeners().iter().find(|l| !l.protocol.uses_tls()) else {
         anyhow::bail!(
             "kacl.console.listen: the console needs a PLAINTEXT or SASL_PLAINTEXT listener to \

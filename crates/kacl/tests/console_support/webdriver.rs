@@ -14,7 +14,7 @@ const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 /// `KACL_<NAME>` if set, else the first of `candidates` on disk or on PATH.
 fn find_binary(env: &str, candidates: &[&str]) -> Option<String> {
     if let Ok(path) = std::env::var(env) {
-        return Some(path);
+        return std::path::Path::new(&path).exists().then_some(path);
     }
     let path = std::env::var("PATH").unwrap_or_default();
     for c in candidates {
