@@ -204,7 +204,7 @@ pub(crate) struct AclCache {
     pub(crate) counts: Counts,
     pub(crate) fetched: Instant,
     /// Its share of the sessions' cache budget.
-    pub(crate) ticket: Option<crate::session::CacheTicket>,
+    pub(crate) ticket: Option<crate::budget::CacheTicket>,
 }
 
 impl AclCache {

@@ -21,6 +21,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod budget;
 mod connect;
 mod filter;
 mod html;

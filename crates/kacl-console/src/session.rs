@@ -12,6 +12,7 @@ use axum::http::HeaderMap;
 use kacl_client::Admin;
 use rand::RngCore;
 
+use crate::budget::CacheTicket;
 use crate::filter::AclCache;
 
 /// The cookie's name.
@@ -55,18 +56,6 @@ pub(crate) struct Sessions {
     cached: Arc<AtomicUsize>,
 }
 
-/// A cached result's share of [`CACHE_BUDGET`], given back when the result is dropped.
-pub(crate) struct CacheTicket {
-    total: Arc<AtomicUsize>,
-    n: usize,
-}
-
-impl Drop for CacheTicket {
-    fn drop(&mut self) {
-        self.total.fetch_sub(self.n, Ordering::Relaxed);
-    }
-}
-
 impl Sessions {
     pub(crate) fn new(idle: Duration) -> Sessions {
         Sessions {
@@ -94,10 +83,7 @@ impl Sessions {
             }
         }
         self.cached.fetch_add(n, Ordering::Relaxed);
-        CacheTicket {
-            total: self.cached.clone(),
-            n,
-        }
+        CacheTicket::new(self.cached.clone(), n)
     }
 
     /// ACLs cached by all sessions together.
@@ -231,15 +217,9 @@ mod tests {
     fn the_cache_budget_is_given_back_on_drop() {
         let sessions = Sessions::new(Duration::from_secs(60));
         let a = sessions.cached.clone();
-        let one = CacheTicket {
-            total: a.clone(),
-            n: 0,
-        };
+        let one = CacheTicket::new(a.clone(), 0);
         a.fetch_add(10, Ordering::Relaxed);
-        let ten = CacheTicket {
-            total: a.clone(),
-            n: 10,
-        };
+        let ten = CacheTicket::new(a.clone(), 10);
         assert_eq!(sessions.cached_acls(), 10);
         drop(ten);
         drop(one);
