@@ -11,8 +11,8 @@
 use kacl_acl::{AclBinding, PatternType, ResourcePattern, ResourceType};
 use serde::{Deserialize, Serialize};
 
-use crate::file::{Pattern, Principal};
 use crate::located::{Check, Checked};
+use crate::values::{is_literal, Pattern, Principal};
 
 /// What a file owns.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,10 +54,6 @@ pub struct ScopeResource {
     /// `literal` (default) or `prefixed`.
     #[serde(default, skip_serializing_if = "is_literal")]
     pub pattern: Pattern,
-}
-
-fn is_literal(p: &Pattern) -> bool {
-    p.0 == PatternType::Literal
 }
 
 impl Serialize for Checked<ScopeResource> {
