@@ -22,6 +22,7 @@ mod entries;
 mod intern;
 mod lookup;
 mod names;
+mod snapshot;
 mod update;
 
 use std::collections::{BTreeMap, HashMap};
@@ -35,6 +36,7 @@ use crate::types::AclBinding;
 
 pub use describe::{AclGroup, EntryRef, GroupEntries, PatternRef};
 pub(crate) use lookup::{Requester, Verdict};
+pub use snapshot::SnapshotError;
 
 use entries::Entry;
 use intern::Interner;
