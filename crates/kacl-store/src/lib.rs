@@ -65,6 +65,7 @@ mod memory;
 mod ops;
 mod records;
 mod redb_store;
+pub mod snapshot;
 mod store;
 mod verify;
 
