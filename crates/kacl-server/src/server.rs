@@ -15,6 +15,8 @@
 //! # Ok(()) }
 //! ```
 
+mod acl_snapshot;
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -136,6 +138,9 @@ pub struct RunningServer {
     tls: Arc<HashMap<String, TlsAcceptor>>,
     shutdown: Arc<watch::Sender<bool>>,
     accept_loops: Vec<JoinHandle<()>>,
+    /// The redb store, when the server opened it: the ACL snapshot is written beside it at a
+    /// clean stop.
+    snapshot_store: Option<Arc<RedbStore>>,
 }
 
 /// Asks a running server to shut down; cheap to clone (a signal handler keeps one).
@@ -166,7 +171,8 @@ impl Server {
             cache_bytes = store.options().cache_bytes,
             "opened the store"
         );
-        Server::start_with_store(config, Arc::new(store)).await
+        let store = Arc::new(store);
+        Server::start_on(config, store.clone(), Some(store)).await
     }
 
     /// Starts serving on an already opened store (tests use [`kacl_store::MemoryStore`]).
@@ -174,13 +180,23 @@ impl Server {
         config: ServerConfig,
         store: Arc<dyn MetadataStore>,
     ) -> Result<RunningServer, StartError> {
+        Server::start_on(config, store, None).await
+    }
+
+    async fn start_on(
+        config: ServerConfig,
+        store: Arc<dyn MetadataStore>,
+        snapshot_store: Option<Arc<RedbStore>>,
+    ) -> Result<RunningServer, StartError> {
         let tls = tls_acceptors(&config)?;
         let metrics = Arc::new(Metrics::new());
         let store = MeteredStore::wrap(store, metrics.clone());
         let loader = store.clone();
-        let (acls, topics) = tokio::task::spawn_blocking(move || load(loader.as_ref()))
-            .await
-            .map_err(|e| StartError::Task(e.to_string()))??;
+        let snapshot = snapshot_store.clone();
+        let (acls, topics) =
+            tokio::task::spawn_blocking(move || load(loader.as_ref(), snapshot.as_deref()))
+                .await
+                .map_err(|e| StartError::Task(e.to_string()))??;
         let scram = load_scram(store.clone(), config.scram_bootstrap.clone()).await?;
 
         let mut sockets = Vec::new();
@@ -266,6 +282,7 @@ impl Server {
             tls: shell.tls.clone(),
             shutdown,
             accept_loops,
+            snapshot_store,
         })
     }
 }
@@ -326,8 +343,16 @@ impl RunningServer {
         while Arc::strong_count(&self.state) > 1 && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        let state = self.state;
-        tokio::task::spawn_blocking(move || drop(state)).await.ok();
+        let (state, snapshot_store) = (self.state, self.snapshot_store);
+        tokio::task::spawn_blocking(move || {
+            // Only when nothing else holds the state: no ACL commit can be running.
+            if let Some(store) = snapshot_store.filter(|_| Arc::strong_count(&state) == 1) {
+                acl_snapshot::save(&store, &state.acls);
+            }
+            drop(state)
+        })
+        .await
+        .ok();
         tracing::info!("server stopped");
     }
 }
@@ -381,11 +406,23 @@ async fn load_scram(
 /// (BENCHMARKS.md, "Whole server").
 const LOAD_CHUNK_LEN: usize = 8_192;
 
-/// Loads every ACL into a fresh index, and every topic.
+/// Loads every ACL into a fresh index (from the ACL snapshot beside a redb store when it is
+/// current), and every topic.
 fn load(
     store: &dyn MetadataStore,
+    snapshot_store: Option<&RedbStore>,
 ) -> Result<(SharedAclIndex, Vec<kacl_store::TopicRecord>), StartError> {
     let started = Instant::now();
+    if let Some(index) = snapshot_store.and_then(acl_snapshot::load) {
+        let topics = store.load_topics().map_err(StartError::Load)?;
+        tracing::info!(
+            acls = index.len(),
+            topics = topics.len(),
+            total_ms = started.elapsed().as_millis() as u64,
+            "loaded metadata"
+        );
+        return Ok((SharedAclIndex::from_index(index), topics));
+    }
     // The store is read on a second thread in key order while this one indexes what has
     // arrived, so reading and indexing overlap and the whole set is never held twice.
     let mut index = AclIndex::new();
