@@ -5,8 +5,8 @@
 
 use kacl_acl::{
     AccessControlEntry, AccessControlEntryFilter, AclBinding, AclBindingFilter, AclChanges,
-    AclIndex, AclOperation, AclPermissionType, PatternType, ResourcePattern, ResourcePatternFilter,
-    ResourceType,
+    AclIndex, AclIndexBuilder, AclOperation, AclPermissionType, AclRef, PatternType,
+    ResourcePattern, ResourcePatternFilter, ResourceType,
 };
 use proptest::prelude::*;
 
@@ -116,6 +116,38 @@ proptest! {
         let b = copy.apply(&changes).expect("apply");
         prop_assert_eq!(a, b);
         prop_assert_eq!(answers(&copy), answers(&original));
+    }
+
+    #[test]
+    fn the_builder_builds_the_same_set_from_grouped_or_any_order(
+        adds in prop::collection::vec(binding(), 0..80),
+        grouped in any::<bool>(),
+        later in prop::collection::vec(binding(), 0..20),
+    ) {
+        let mut expected = AclIndex::from_bindings(adds.clone()).expect("storable");
+        let mut input = adds.clone();
+        if grouped {
+            input.sort_by(|a, b| a.pattern.cmp(&b.pattern));
+        }
+        let mut builder = AclIndexBuilder::new();
+        for b in &input {
+            builder.push(AclRef {
+                resource_type: b.pattern.resource_type,
+                pattern_type: b.pattern.pattern_type,
+                name: &b.pattern.name,
+                principal: &b.entry.principal,
+                host: &b.entry.host,
+                operation: b.entry.operation,
+                permission_type: b.entry.permission_type,
+            }).expect("storable");
+        }
+        let mut built = builder.finish();
+        prop_assert_eq!(built.len(), expected.len());
+        prop_assert_eq!(answers(&built), answers(&expected));
+        prop_assert_eq!(built.to_snapshot(), expected.to_snapshot());
+        let changes = AclChanges { removes: adds, adds: later };
+        prop_assert_eq!(built.apply(&changes).expect("apply"), expected.apply(&changes).expect("apply"));
+        prop_assert_eq!(answers(&built), answers(&expected));
     }
 
     #[test]

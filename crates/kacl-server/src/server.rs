@@ -423,6 +423,17 @@ fn load(
         );
         return Ok((SharedAclIndex::from_index(index), topics));
     }
+    if let Some(redb) = snapshot_store {
+        let index = load_redb(redb, started)?;
+        let topics = store.load_topics().map_err(StartError::Load)?;
+        tracing::info!(
+            acls = index.len(),
+            topics = topics.len(),
+            total_ms = started.elapsed().as_millis() as u64,
+            "loaded metadata"
+        );
+        return Ok((SharedAclIndex::from_index(index), topics));
+    }
     // The store is read on a second thread in key order while this one indexes what has
     // arrived, so reading and indexing overlap and the whole set is never held twice.
     let mut index = AclIndex::new();
@@ -464,6 +475,46 @@ fn load(
         "loaded metadata"
     );
     Ok((SharedAclIndex::from_index(index), topics))
+}
+
+/// The ACLs of a redb store into a fresh index: the store's keys are read and checked on a
+/// second thread, in chunks, while this one decodes them without allocating and builds the
+/// index a pattern at a time (the store's key order keeps each pattern's ACLs together).
+fn load_redb(store: &RedbStore, started: Instant) -> Result<AclIndex, StartError> {
+    let mut builder = kacl_acl::AclIndexBuilder::new();
+    let (read, indexed) = std::thread::scope(|scope| {
+        let (chunks_tx, chunks_rx) = std::sync::mpsc::sync_channel::<kacl_store::AclKeyChunk>(2);
+        let reader = scope.spawn(move || {
+            let result = store.load_acl_keys_chunked(LOAD_CHUNK_LEN, &mut |chunk| {
+                // A closed channel means indexing failed; its error is the one reported.
+                let _ = chunks_tx.send(chunk);
+                Ok(())
+            });
+            (result, started.elapsed())
+        });
+        let mut indexed = Ok(());
+        'chunks: for chunk in chunks_rx {
+            for acl in chunk.acls() {
+                let pushed = acl.map_err(StartError::Load).and_then(|acl| {
+                    builder
+                        .push(acl)
+                        .map_err(|e| StartError::Task(format!("stored ACLs do not index: {e}")))
+                });
+                if let Err(e) = pushed {
+                    indexed = Err(e);
+                    break 'chunks;
+                }
+            }
+        }
+        let (read, read_time) = reader
+            .join()
+            .map_err(|_| StartError::Task("the ACL load thread panicked".to_owned()))?;
+        read.map_err(StartError::Load)?;
+        Ok::<_, StartError>((read_time, indexed))
+    })?;
+    indexed?;
+    tracing::debug!(read_ms = read.as_millis() as u64, "read the stored ACLs");
+    Ok(builder.finish())
 }
 
 /// The address Metadata advertises for a listener: its `advertised.listeners` entry, with an

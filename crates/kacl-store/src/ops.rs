@@ -228,7 +228,7 @@ fn insert(
 /// Every record's key and payload in key order, each checksum checked (without allocating),
 /// and the count checked against the table's own: a damaged B-tree that loses or repeats
 /// records is refused, not loaded short.
-fn scan(
+pub(crate) fn scan(
     t: &impl KvScan,
     table: Table,
     visit: &mut crate::kv::Visitor<'_>,

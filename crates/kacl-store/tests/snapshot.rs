@@ -139,3 +139,34 @@ fn another_clusters_snapshot_is_foreign() {
         Err(SnapshotRejected::Foreign { .. })
     ));
 }
+
+#[test]
+fn the_raw_key_load_decodes_to_what_load_acls_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = RedbStore::open(dir.path()).unwrap();
+    let acls = common::many_acls(2_500);
+    store.commit_acl_changes(&acls, &[]).unwrap();
+    let mut chunks = 0;
+    let mut seen = Vec::new();
+    store
+        .load_acl_keys_chunked(1_000, &mut |chunk| {
+            chunks += 1;
+            assert!(chunk.len() <= 1_000);
+            for acl in chunk.acls() {
+                let acl = acl.unwrap();
+                seen.push(kacl_acl::AclBinding::new(
+                    kacl_acl::ResourcePattern::new(acl.resource_type, acl.name, acl.pattern_type),
+                    kacl_acl::AccessControlEntry::new(
+                        acl.principal,
+                        acl.host,
+                        acl.operation,
+                        acl.permission_type,
+                    ),
+                ));
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(chunks, 3);
+    assert_eq!(seen, store.load_acls().unwrap());
+}

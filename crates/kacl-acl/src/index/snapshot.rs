@@ -22,7 +22,6 @@ use crate::enums::{PatternType, ResourceType};
 
 use super::entries::{self, Entry};
 use super::intern::Interner;
-use super::names::Solo;
 use super::{stored_kind, AclIndex, PatternSlot};
 
 const VERSION: u64 = 1;
@@ -125,7 +124,7 @@ impl AclIndex {
         for _ in 0..pattern_count {
             let resource_type = ResourceType::from_code(r.byte()? as i8);
             let pattern_type = PatternType::from_code(r.byte()? as i8);
-            let kind = stored_kind(pattern_type).ok_or(SnapshotError("a filter pattern type"))?;
+            stored_kind(pattern_type).ok_or(SnapshotError("a filter pattern type"))?;
             if matches!(resource_type, ResourceType::Any | ResourceType::Unknown) {
                 return Err(SnapshotError("a filter resource type"));
             }
@@ -157,45 +156,10 @@ impl AclIndex {
                     mask,
                 });
             }
-            let id = index.patterns.len() as u32;
-            let type_index = resource_type.code() as usize;
-            let by_name = index
-                .by_name
-                .get_mut(type_index)
-                .and_then(|m| m.get_mut(kind))
-                .ok_or(SnapshotError("a filter resource type"))?;
-            if by_name.insert(name.clone(), id).is_some() {
+            // Refused if repeated (or not storable, checked above).
+            if !index.insert_new_pattern(resource_type, pattern_type, name, list) {
                 return Err(SnapshotError("a repeated pattern"));
             }
-            if kind == 1 {
-                if let Some(lengths) = index.prefix_lengths.get_mut(type_index) {
-                    *lengths.entry(name.len()).or_insert(0) += 1;
-                }
-            }
-            for run in list.chunk_by(|a, b| a.principal == b.principal) {
-                let (Some(first), solo) = (run.first(), run.len() == 1) else {
-                    continue;
-                };
-                let solo = if solo {
-                    Solo {
-                        host: first.host,
-                        mask: first.mask,
-                    }
-                } else {
-                    Solo::default()
-                };
-                index
-                    .by_principal
-                    .entry((first.principal, resource_type))
-                    .or_default()
-                    .insert(&name, pattern_type, id, solo);
-            }
-            index.patterns.push(Some(PatternSlot {
-                name,
-                resource_type,
-                pattern_type,
-                entries: list,
-            }));
         }
         if !r.bytes.is_empty() {
             return Err(SnapshotError("bytes after the last pattern"));
