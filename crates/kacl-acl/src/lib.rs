@@ -23,8 +23,9 @@ pub use enums::{
 pub use explain::{allow_grants, deny_refuses, DecidingRule, Explanation};
 pub use filter::{AccessControlEntryFilter, AclBindingFilter, ResourcePatternFilter};
 pub use index::{
-    is_storable, AclChanges, AclGroup, AclIndex, AclIndexReadGuard, ApplyOutcome, DeletePlan,
-    EntryRef, GroupEntries, IndexError, PatternRef, SharedAclIndex,
+    is_storable, AclChanges, AclGroup, AclIndex, AclIndexBuilder, AclIndexReadGuard, AclRef,
+    ApplyOutcome, DeletePlan, EntryRef, GroupEntries, IndexError, PatternRef, SharedAclIndex,
+    SnapshotError,
 };
 pub use types::{
     AccessControlEntry, AclBinding, ResourcePattern, CLUSTER_NAME, WILDCARD_HOST,

@@ -54,6 +54,7 @@
 //! pages of the start-up scan.
 #![forbid(unsafe_code)]
 
+mod acl_keys;
 pub mod checksum;
 mod codec;
 pub mod encoding;
@@ -66,9 +67,11 @@ mod memory;
 mod ops;
 mod records;
 mod redb_store;
+pub mod snapshot;
 mod store;
 mod verify;
 
+pub use acl_keys::{AclKeyChunk, AclKeySink};
 pub use codec::RecordDecodeError;
 pub use error::StoreError;
 pub use identity::{Identity, IDENTITY_FILE_NAME};

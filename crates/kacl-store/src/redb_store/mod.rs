@@ -219,6 +219,11 @@ impl RedbStore {
         Ok(store)
     }
 
+    /// The cluster id, borrowed.
+    pub(crate) fn cluster_id_str(&self) -> &str {
+        &self.cluster_id
+    }
+
     /// The data directory.
     pub fn dir(&self) -> &Path {
         &self.dir
@@ -279,7 +284,7 @@ impl RedbStore {
     }
 
     /// Runs `operation` on a consistent snapshot.
-    fn read<R>(
+    pub(crate) fn read<R>(
         &self,
         operation: impl FnOnce(&ReadTables<'_>) -> Result<R, StoreError>,
     ) -> Result<R, StoreError> {
