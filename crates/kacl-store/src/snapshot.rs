@@ -25,9 +25,9 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::error::StoreError;
+use crate::fs_sync::sync_dir;
 use crate::kv::{KvScan, Table};
 use crate::ops;
-use crate::fs_sync::sync_dir;
 use crate::redb_store::RedbStore;
 
 /// The snapshot's file name inside the data directory.
