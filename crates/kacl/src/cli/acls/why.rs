@@ -72,15 +72,19 @@ pub(super) fn explain(args: ExplainArgs) -> anyhow::Result<ExitCode> {
     let q = query.clone();
     let (report, source) = common::block_on(async move {
         let admin = Admin::connect(config).await?;
-        let (config, source) = cluster::authorizer_config(&admin, &flags).await?;
-        let candidates = cluster::acls(&admin, match_filter(q.resource_type, &q.name)).await?;
+        // The three reads are independent: sent together, pipelined on the one connection, so
+        // the answer waits for the slowest rather than for their sum.
         // Near misses among the principal's other ACLs are prefixes that almost match: only
         // its PREFIXED ACLs of this type are read (a principal may hold very many LITERALs).
-        let related = cluster::acls(
-            &admin,
-            principal_filter(&q.principal, q.resource_type, PatternType::Prefixed),
-        )
-        .await?;
+        let (settings, candidates, related) = tokio::join!(
+            cluster::authorizer_config(&admin, &flags),
+            cluster::acls(&admin, match_filter(q.resource_type, &q.name)),
+            cluster::acls(
+                &admin,
+                principal_filter(&q.principal, q.resource_type, PatternType::Prefixed),
+            ),
+        );
+        let ((config, source), candidates, related) = (settings?, candidates?, related?);
         Ok((
             kacl_policy::explain(&config, &candidates, &related, &q),
             source,
@@ -223,8 +227,11 @@ pub(super) fn who_can(args: WhoCanArgs) -> anyhow::Result<ExitCode> {
     let n = name.clone();
     let (who, source) = common::block_on(async move {
         let admin = Admin::connect(config).await?;
-        let (config, source) = cluster::authorizer_config(&admin, &flags).await?;
-        let candidates = cluster::acls(&admin, match_filter(resource_type, &n)).await?;
+        let (settings, candidates) = tokio::join!(
+            cluster::authorizer_config(&admin, &flags),
+            cluster::acls(&admin, match_filter(resource_type, &n)),
+        );
+        let ((config, source), candidates) = (settings?, candidates?);
         Ok((
             kacl_policy::who_can(&config, &candidates, operation, resource_type, &n),
             source,
@@ -306,11 +313,15 @@ pub(super) fn effective(args: EffectiveArgs) -> anyhow::Result<ExitCode> {
     let acls = common::block_on(async move {
         let admin = Admin::connect(config).await?;
         let t = resource_type.unwrap_or(ResourceType::Any);
-        let mut acls = cluster::acls(&admin, principal_filter(&p, t, PatternType::Any)).await?;
-        if p != kacl_acl::WILDCARD_PRINCIPAL {
-            let everyone = principal_filter(kacl_acl::WILDCARD_PRINCIPAL, t, PatternType::Any);
-            acls.extend(cluster::acls(&admin, everyone).await?);
+        let own = cluster::acls(&admin, principal_filter(&p, t, PatternType::Any));
+        if p == kacl_acl::WILDCARD_PRINCIPAL {
+            return own.await;
         }
+        // Sent together, pipelined on the one connection.
+        let everyone = principal_filter(kacl_acl::WILDCARD_PRINCIPAL, t, PatternType::Any);
+        let (acls, everyone) = tokio::join!(own, cluster::acls(&admin, everyone));
+        let mut acls = acls?;
+        acls.extend(everyone?);
         Ok(acls)
     })?;
     let rows = kacl_policy::effective(&acls, &principal, args.host.as_deref(), resource_type);
