@@ -58,6 +58,7 @@ pub mod checksum;
 mod codec;
 pub mod encoding;
 mod error;
+mod feed;
 mod identity;
 mod ids;
 mod kv;
@@ -76,7 +77,8 @@ pub use memory::MemoryStore;
 pub use ops::FORMAT_VERSION;
 pub use records::{AclCommit, PartitionRecord, TopicRecord};
 pub use redb_store::{RedbStore, StoreOptions, DB_FILE_NAME, DEFAULT_CACHE_BYTES};
-pub use store::{AclChunkSink, MetadataStore, ScramEntry};
+pub use feed::{Change, ChangeSink, Snapshot};
+pub use store::{AclChunkSink, ClusterMembership, MetadataStore, NodeInfo, ScramEntry};
 pub use verify::{verify, VerifyReport};
 
 /// The exit code of `kacl serve` when it refuses its data directory (a store that is missing,
