@@ -139,7 +139,10 @@ async fn route(
             unreachable!("answered before authentication")
         }
         // Streamed: the answer is encoded resource by resource, never built as a struct.
-        ApiKey::DescribeAcls => handlers::describe_acls::handle(&ctx, decode_or_close!(ctx, frame)),
+        ApiKey::DescribeAcls => {
+            let request = decode_or_close!(ctx, frame);
+            handlers::describe_acls::handle_consistent(&ctx, request).await
+        }
         ApiKey::CreateAcls => {
             let request = decode_or_close!(ctx, frame);
             ctx.respond(&handlers::create_acls::handle(&ctx, request).await)
