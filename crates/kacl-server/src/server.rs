@@ -169,11 +169,10 @@ impl Server {
                 .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join(",");
-            let opened = tokio::task::spawn_blocking(move || {
-                kacl_store_etcd::EtcdStore::open(options)
-            })
-            .await
-            .map_err(|e| StartError::Task(e.to_string()))?;
+            let opened =
+                tokio::task::spawn_blocking(move || kacl_store_etcd::EtcdStore::open(options))
+                    .await
+                    .map_err(|e| StartError::Task(e.to_string()))?;
             let store = opened.map_err(|source| StartError::Store {
                 dir: format!("etcd {endpoints}"),
                 source,

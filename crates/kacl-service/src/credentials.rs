@@ -245,9 +245,10 @@ impl ScramCredentials {
     fn commit(&self, change: &CredentialChange) -> Result<(), StoreError> {
         if self.store.feeds_changes() {
             return match change {
-                CredentialChange::Delete { user, mechanism } => {
-                    self.store.delete_scram_credential(user, *mechanism).map(drop)
-                }
+                CredentialChange::Delete { user, mechanism } => self
+                    .store
+                    .delete_scram_credential(user, *mechanism)
+                    .map(drop),
                 CredentialChange::Upsert {
                     user,
                     mechanism,

@@ -15,6 +15,9 @@ use base64::Engine as _;
 use parking_lot::{Mutex, RwLock};
 use serde_json::{json, Value};
 
+/// A JSON value, as the gateway speaks it.
+pub use serde_json::Value as JsonValue;
+
 use crate::http::Conn;
 
 /// A failed etcd call.
@@ -227,7 +230,12 @@ impl EtcdClient {
         self.call_bytes(path, &body, true)
     }
 
-    fn call_bytes(&self, path: &str, body: &[u8], may_reauthenticate: bool) -> Result<Value, EtcdError> {
+    fn call_bytes(
+        &self,
+        path: &str,
+        body: &[u8],
+        may_reauthenticate: bool,
+    ) -> Result<Value, EtcdError> {
         let deadline = Instant::now() + self.options.timeout;
         let count = self.options.endpoints.len();
         let mut last = String::from("no attempt");
@@ -247,7 +255,9 @@ impl EtcdClient {
                                 .unwrap_or("")
                                 .to_owned();
                             // 16 UNAUTHENTICATED: the token expired; get a new one once.
-                            if code == 16 && self.options.credentials.is_some() && may_reauthenticate
+                            if code == 16
+                                && self.options.credentials.is_some()
+                                && may_reauthenticate
                             {
                                 *self.token.write() = None;
                                 return self.call_bytes(path, body, false);

@@ -72,7 +72,8 @@ pub(crate) fn delete_change(layout: &Layout, key: &[u8]) -> Result<Option<Change
                 .map_err(|_| corrupt(key, RecordDecodeError::InvalidUtf8))?,
         )),
         KeyKind::Scram(rest) => {
-            let (user, mechanism) = encoding::decode_scram_key(rest).map_err(|e| corrupt(key, e))?;
+            let (user, mechanism) =
+                encoding::decode_scram_key(rest).map_err(|e| corrupt(key, e))?;
             Some(Change::ScramDeleted(user, mechanism))
         }
         _ => None,

@@ -149,7 +149,9 @@ impl Context {
                     match change {
                         Ok(Some(change)) => changes.push(change),
                         Ok(None) => {}
-                        Err(err) => tracing::error!(%err, "skipping an unreadable record from etcd"),
+                        Err(err) => {
+                            tracing::error!(%err, "skipping an unreadable record from etcd")
+                        }
                     }
                 }
             }
@@ -160,7 +162,8 @@ impl Context {
         if revision > 0 {
             self.progress.advance(revision);
         }
-        self.metrics.applied(self.progress.applied(), header_revision(message));
+        self.metrics
+            .applied(self.progress.applied(), header_revision(message));
         revision
     }
 

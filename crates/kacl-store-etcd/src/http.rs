@@ -166,7 +166,10 @@ pub(crate) struct Head {
 
 fn read_line(reader: &mut BufReader<TcpStream>) -> io::Result<String> {
     let mut line = Vec::new();
-    let read = reader.by_ref().take(MAX_LINE as u64).read_until(b'\n', &mut line)?;
+    let read = reader
+        .by_ref()
+        .take(MAX_LINE as u64)
+        .read_until(b'\n', &mut line)?;
     if read == 0 {
         return Err(io::Error::new(
             io::ErrorKind::UnexpectedEof,

@@ -138,7 +138,10 @@ impl Membership {
 
     /// Puts this node's key under a new lease; refuses if another live node holds the id.
     fn put_node(&self, node: &NodeInfo) -> Result<i64, StoreError> {
-        let lease = self.client.lease_grant(self.ttl_secs()).map_err(etcd_error)?;
+        let lease = self
+            .client
+            .lease_grant(self.ttl_secs())
+            .map_err(etcd_error)?;
         let key = self.layout.node(node.node_id);
         let txn = self
             .client
@@ -168,7 +171,9 @@ impl Membership {
                  with the same node.id: give every node its own node.id (a node that just \
                  died frees its id within kacl.etcd.lease.ttl.ms, {} ms)",
                 node.node_id,
-                holder.as_ref().map_or_else(|| "unreadable".to_owned(), describe),
+                holder
+                    .as_ref()
+                    .map_or_else(|| "unreadable".to_owned(), describe),
                 describe(node),
                 self.ttl.as_millis()
             ),
@@ -226,7 +231,10 @@ impl Membership {
                 Ok(_) => {
                     // The lease expired (etcd was unreachable for longer than the TTL): join
                     // again with a new one.
-                    tracing::warn!(node_id = node.node_id, "the node's etcd lease expired; registering again");
+                    tracing::warn!(
+                        node_id = node.node_id,
+                        "the node's etcd lease expired; registering again"
+                    );
                     match self.put_node(&node) {
                         Ok(new_lease) => {
                             *self.me.lock() = Some((node.clone(), new_lease));

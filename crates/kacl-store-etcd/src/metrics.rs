@@ -29,7 +29,8 @@ impl EtcdMetrics {
 
     pub(crate) fn applied(&self, applied: i64, seen: i64) {
         self.applied_revision.fetch_max(applied, Ordering::Relaxed);
-        self.etcd_revision.fetch_max(seen.max(applied), Ordering::Relaxed);
+        self.etcd_revision
+            .fetch_max(seen.max(applied), Ordering::Relaxed);
     }
 
     pub(crate) fn watch_restart(&self) {

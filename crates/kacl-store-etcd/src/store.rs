@@ -20,8 +20,7 @@ use parking_lot::{Condvar, Mutex};
 use serde_json::Value;
 
 use crate::client::{
-    cmp_absent, cmp_mod, int, op_delete, op_get, op_put, parse_kv, ClientOptions, EtcdClient,
-    Kv,
+    cmp_absent, cmp_mod, int, op_delete, op_get, op_put, parse_kv, ClientOptions, EtcdClient, Kv,
 };
 use crate::decode::{etcd_error, list_all, Listing};
 use crate::feed::Feed;
@@ -636,7 +635,9 @@ impl MetadataStore for EtcdStore {
     }
 
     fn scram_bootstrapped(&self) -> Result<bool, StoreError> {
-        Ok(self.get(&self.layout.key(layout::SCRAM_BOOTSTRAPPED))?.is_some())
+        Ok(self
+            .get(&self.layout.key(layout::SCRAM_BOOTSTRAPPED))?
+            .is_some())
     }
 
     /// Once per cluster: the credentials and the record that the bootstrap happened, only if

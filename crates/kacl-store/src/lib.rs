@@ -71,13 +71,13 @@ mod verify;
 
 pub use codec::RecordDecodeError;
 pub use error::StoreError;
+pub use feed::{Change, ChangeSink, Snapshot};
 pub use identity::{Identity, IDENTITY_FILE_NAME};
 pub use ids::{kafka_uuid_string, parse_kafka_uuid, random_kafka_uuid};
 pub use memory::MemoryStore;
 pub use ops::FORMAT_VERSION;
 pub use records::{AclCommit, PartitionRecord, TopicRecord};
 pub use redb_store::{RedbStore, StoreOptions, DB_FILE_NAME, DEFAULT_CACHE_BYTES};
-pub use feed::{Change, ChangeSink, Snapshot};
 pub use store::{AclChunkSink, ClusterMembership, MetadataStore, NodeInfo, ScramEntry};
 pub use verify::{verify, VerifyReport};
 

@@ -251,7 +251,11 @@ async fn commit_new_topics(
                     format!("unexpected commit outcome {other:?}"),
                 ))
             }
-            Err(super::CommitFailure::Topic { name, code, message }) => {
+            Err(super::CommitFailure::Topic {
+                name,
+                code,
+                message,
+            }) => {
                 refused.insert(name.clone(), (code, message));
                 records.retain(|r| r.name != name);
                 if records.is_empty() {

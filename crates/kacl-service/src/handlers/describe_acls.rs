@@ -26,7 +26,10 @@ use crate::outcome::Outcome;
 /// node has applied everything the store had committed when the request arrived, so that a
 /// tool writing on one node and reading on another reads its writes. A store that does not
 /// answer in time gets REQUEST_TIMED_OUT (retriable).
-pub async fn handle_consistent(ctx: &RequestContext<'_>, request: DescribeAclsRequest<'_>) -> Outcome {
+pub async fn handle_consistent(
+    ctx: &RequestContext<'_>,
+    request: DescribeAclsRequest<'_>,
+) -> Outcome {
     if ctx.state.config.describe_consistent && ctx.state.store.feeds_changes() {
         let store = ctx.state.store.clone();
         let caught_up = tokio::task::spawn_blocking(move || store.catch_up())

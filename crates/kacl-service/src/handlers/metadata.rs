@@ -201,11 +201,11 @@ pub fn handle<'t>(
     response
 }
 
-fn topic_metadata(
-    record: &TopicRecord,
+fn topic_metadata<'r>(
+    record: &'r TopicRecord,
     live: &[i32],
     topic_authorized_operations: i32,
-) -> MetadataResponseTopic<'_> {
+) -> MetadataResponseTopic<'r> {
     MetadataResponseTopic {
         error_code: 0,
         name: Some(Cow::Borrowed(&record.name)),

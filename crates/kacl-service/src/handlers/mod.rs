@@ -106,13 +106,14 @@ pub(crate) async fn commit_topics_coded(
     use kacl_protocol::ErrorCode;
     use kacl_store::StoreError;
     let shared = Arc::clone(state);
-    let result =
-        tokio::task::spawn_blocking(move || shared.topics.commit(guard, shared.store.as_ref(), change))
-            .await
-            .map_err(|err| CommitFailure::Whole {
-                code: ErrorCode::UnknownServerError.code(),
-                message: err.to_string(),
-            })?;
+    let result = tokio::task::spawn_blocking(move || {
+        shared.topics.commit(guard, shared.store.as_ref(), change)
+    })
+    .await
+    .map_err(|err| CommitFailure::Whole {
+        code: ErrorCode::UnknownServerError.code(),
+        message: err.to_string(),
+    })?;
     result.map_err(|err| match err {
         StoreError::TopicAlreadyExists { name } => CommitFailure::Topic {
             message: format!("Topic '{name}' already exists."),
