@@ -28,6 +28,12 @@ pub(crate) fn corrupt(key: &[u8], reason: RecordDecodeError) -> StoreError {
     }
 }
 
+/// A topic's creation order: the revision that created it, then its position in its request
+/// (stored in the record; only the low 16 bits count).
+pub(crate) fn creation_seq(create_revision: i64, stored: u64) -> u64 {
+    ((create_revision.max(0) as u64) << 16) | (stored & 0xffff)
+}
+
 /// The change a put of `kv` means, if it is a record.
 pub(crate) fn put_change(layout: &Layout, kv: &Kv) -> Result<Option<Change>, StoreError> {
     Ok(match layout.kind(&kv.key) {
@@ -44,7 +50,7 @@ pub(crate) fn put_change(layout: &Layout, kv: &Kv) -> Result<Option<Change>, Sto
                 .unseal(&kv.key, &kv.value)
                 .map_err(|e| corrupt(&kv.key, e))?;
             let mut record = encoding::decode_topic(payload).map_err(|e| corrupt(&kv.key, e))?;
-            record.created_seq = kv.create_revision as u64;
+            record.created_seq = creation_seq(kv.create_revision, record.created_seq);
             Some(Change::TopicPut(record))
         }
         KeyKind::Scram(rest) => {

@@ -87,6 +87,8 @@ pub struct EtcdStore {
     cluster_id: String,
     /// What the `load_*` methods hand out at start: the listing the feed continues from.
     initial: Mutex<Option<Listing>>,
+    /// Set by the first write: from then on the `load_*` methods list etcd afresh.
+    written: std::sync::atomic::AtomicBool,
     progress: Arc<Progress>,
     feed: Mutex<Option<Feed>>,
     membership: Arc<Membership>,
@@ -139,6 +141,7 @@ impl EtcdStore {
             layout,
             cluster_id,
             initial: Mutex::new(Some(listing)),
+            written: std::sync::atomic::AtomicBool::new(false),
             progress,
             feed: Mutex::new(None),
             membership,
@@ -161,9 +164,14 @@ impl EtcdStore {
         list_all(&self.client, &self.layout, &mut |_| {}).map_err(etcd_error)
     }
 
+    /// The start-up listing until the first write, then a fresh one. (The feed starts from
+    /// the start-up listing's revision either way: replaying the later history over a later
+    /// listing ends in the same state, key by key.)
     fn with_snapshot<R>(&self, read: impl FnOnce(&Snapshot) -> R) -> Result<R, StoreError> {
-        if let Some(listing) = self.initial.lock().as_ref() {
-            return Ok(read(&listing.snapshot));
+        if !self.written.load(std::sync::atomic::Ordering::SeqCst) {
+            if let Some(listing) = self.initial.lock().as_ref() {
+                return Ok(read(&listing.snapshot));
+            }
         }
         Ok(read(&self.listing()?.snapshot))
     }
@@ -176,6 +184,8 @@ impl EtcdStore {
         failure: Vec<Value>,
     ) -> Result<crate::client::TxnResult, StoreError> {
         success.push(op_put(&self.layout.key(layout::LAST_WRITE), b"", 0, false));
+        self.written
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         let started = Instant::now();
         let result = self.client.txn(compare, success, failure);
         self.metrics.request(started.elapsed(), result.is_err());
@@ -245,7 +255,8 @@ impl EtcdStore {
                 .map_err(|e| crate::decode::corrupt(&kv.key, e))?;
             let mut current =
                 encoding::decode_topic(payload).map_err(|e| crate::decode::corrupt(&kv.key, e))?;
-            current.created_seq = kv.create_revision as u64;
+            current.created_seq =
+                crate::decode::creation_seq(kv.create_revision, current.created_seq);
             let updated = change(current)?;
             let value = self.layout.seal(&key, &encoding::encode_topic(&updated));
             let txn = self.txn(
@@ -406,34 +417,54 @@ impl MetadataStore for EtcdStore {
             }
         }
         // etcd refuses a txn touching one key twice: net each binding out (removes, then adds).
-        let mut net: BTreeMap<Vec<u8>, (&AclBinding, bool)> = BTreeMap::new();
+        let mut net: BTreeMap<Vec<u8>, bool> = BTreeMap::new();
         for binding in removes {
-            net.insert(self.layout.acl(binding), (binding, false));
+            net.insert(self.layout.acl(binding), false);
         }
         for binding in adds {
-            net.insert(self.layout.acl(binding), (binding, true));
+            net.insert(self.layout.acl(binding), true);
         }
         if net.is_empty() {
             return Ok(AclCommit::default());
         }
         let mut ops = Vec::with_capacity(net.len());
-        let mut order = Vec::with_capacity(net.len());
-        for (key, (binding, add)) in &net {
+        for (key, add) in &net {
             if *add {
                 let value = self.layout.seal(key, &kacl_store::random_kafka_uuid());
                 ops.push(op_put(key, &value, 0, true));
             } else {
                 ops.push(op_delete(key, false));
             }
-            order.push((*binding, *add));
         }
         let txn = self.txn(Vec::new(), ops, Vec::new())?;
+        // What really changed, by key, from etcd's answer (responses follow `net`'s order).
+        let mut changed = std::collections::HashSet::new();
+        let mut replaced = std::collections::HashSet::new();
+        for ((key, add), response) in net.iter().zip(&txn.responses) {
+            if *add && put_replaced(response) {
+                replaced.insert(key.clone());
+            } else if *add || delete_removed(response) {
+                changed.insert(key.clone());
+            }
+        }
+        let removed_too: std::collections::HashSet<Vec<u8>> =
+            removes.iter().map(|b| self.layout.acl(b)).collect();
+        // Reported in request order, each once.
         let mut commit = AclCommit::default();
-        for ((binding, add), response) in order.into_iter().zip(&txn.responses) {
-            if add && !put_replaced(response) {
-                commit.added.push(binding.clone());
-            } else if !add && delete_removed(response) {
-                commit.removed.push(binding.clone());
+        let mut reported = std::collections::HashSet::new();
+        for (bindings, add) in [(removes, false), (adds, true)] {
+            for binding in bindings {
+                let key = self.layout.acl(binding);
+                // A stored binding both removed and added was removed, then added again.
+                let both = replaced.contains(&key) && removed_too.contains(&key);
+                let counts = (net.get(&key) == Some(&add) && changed.contains(&key)) || both;
+                if counts && reported.insert((key, add)) {
+                    if add {
+                        commit.added.push(binding.clone());
+                    } else {
+                        commit.removed.push(binding.clone());
+                    }
+                }
             }
         }
         self.wait_applied(txn.revision)?;
@@ -452,7 +483,18 @@ impl MetadataStore for EtcdStore {
         let mut ops = Vec::new();
         let mut probes = Vec::new();
         let mut groups = std::collections::HashSet::new();
-        for topic in topics {
+        if topics.len() > usize::from(u16::MAX) {
+            return Err(StoreError::Refused {
+                detail: format!("{} topics in one request; at most 65535", topics.len()),
+            });
+        }
+        for (position, topic) in topics.iter().enumerate() {
+            // The creation order: the txn's revision (etcd's create revision) and the
+            // position in the request, kept in the record (see `decode::put_change`).
+            let topic = &TopicRecord {
+                created_seq: position as u64,
+                ..topic.clone()
+            };
             for (expected, partition) in topic.partitions.iter().enumerate() {
                 if partition.partition_index != expected as i32 {
                     return Err(StoreError::InvalidPartitions {
@@ -491,8 +533,9 @@ impl MetadataStore for EtcdStore {
             self.wait_applied(txn.revision)?;
             return Ok(topics
                 .iter()
-                .map(|t| TopicRecord {
-                    created_seq: txn.revision as u64,
+                .enumerate()
+                .map(|(position, t)| TopicRecord {
+                    created_seq: crate::decode::creation_seq(txn.revision, position as u64),
                     ..t.clone()
                 })
                 .collect());
@@ -524,18 +567,20 @@ impl MetadataStore for EtcdStore {
     /// Deletes the named topics that exist, with their collision-group keys, in one txn
     /// that holds only if none of them changed since they were read.
     fn delete_topics(&self, names: &[String]) -> Result<Vec<String>, StoreError> {
+        let mut unique = std::collections::HashSet::new();
+        let names: Vec<&String> = names.iter().filter(|n| unique.insert(*n)).collect();
         for _ in 0..CAS_ATTEMPTS {
             let mut compares = Vec::new();
             let mut ops = Vec::new();
             let mut deleted = Vec::new();
-            for name in names {
+            for name in &names {
                 let key = self.layout.topic(name);
                 match self.get(&key)? {
                     Some(kv) => {
                         compares.push(cmp_mod(&key, kv.mod_revision));
                         ops.push(op_delete(&key, false));
                         ops.push(op_delete(&self.layout.topic_name(name), false));
-                        deleted.push(name.clone());
+                        deleted.push((*name).clone());
                     }
                     None => compares.push(cmp_absent(&key)),
                 }
@@ -690,6 +735,10 @@ impl MetadataStore for EtcdStore {
             from,
         ));
         self.progress.state.lock().feeding = true;
+        drop(feed);
+        // Whatever was written since the listing (the SCRAM bootstrap) is in memory before
+        // the first client is served.
+        self.catch_up()?;
         Ok(true)
     }
 
