@@ -520,13 +520,13 @@ impl std::fmt::Debug for WatchStream {
 }
 
 impl WatchStream {
-    /// Sets how long [`WatchStream::next`] waits for a message.
+    /// Sets how long [`WatchStream::next_message`] waits for a message.
     pub fn set_idle_timeout(&self, timeout: Duration) -> std::io::Result<()> {
         self.conn.set_read_timeout(Some(timeout))
     }
 
     /// The next message (`result` unwrapped), waiting at most the idle timeout.
-    pub fn next(&mut self) -> Result<Value, EtcdError> {
+    pub fn next_message(&mut self) -> Result<Value, EtcdError> {
         loop {
             if let Some(end) = self.buffer.iter().position(|b| *b == b'\n') {
                 let line: Vec<u8> = self.buffer.drain(..=end).collect();

@@ -94,7 +94,7 @@ impl Context {
                 if self.stop.load(Ordering::SeqCst) {
                     return;
                 }
-                let message = match stream.next() {
+                let message = match stream.next_message() {
                     Ok(message) => message,
                     Err(err) => {
                         tracing::debug!(%err, applied, "etcd watch ended; re-opening");

@@ -136,6 +136,9 @@ pub(crate) async fn commit_topics_coded(
     })
 }
 
+/// One broker as Metadata lists it: node id, host, port, rack.
+pub(crate) type ListedBroker = (i32, String, u16, Option<String>);
+
 /// The brokers Metadata and DescribeCluster list for a request on `listener`: this node as
 /// bound, and every other live node of a shared store's cluster that has a listener of the
 /// same name (Kafka lists only the brokers reachable through the request's listener); and
@@ -143,7 +146,7 @@ pub(crate) async fn commit_topics_coded(
 pub(crate) fn cluster_brokers(
     state: &ServerState,
     listener: &crate::state::BoundListener,
-) -> (Vec<(i32, String, u16, Option<String>)>, i32) {
+) -> (Vec<ListedBroker>, i32) {
     let me = (
         state.node_id(),
         listener.advertised_host.clone(),
