@@ -3,7 +3,9 @@
 //! failures of requests to etcd.
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
 
 /// Counters of one [`crate::EtcdStore`]; read them for `/metrics`.
 #[derive(Debug, Default)]
@@ -15,6 +17,8 @@ pub struct EtcdMetrics {
     requests: AtomicU64,
     request_errors: AtomicU64,
     request_micros: AtomicU64,
+    /// Since when memory has been behind the newest revision seen (`None`: caught up).
+    behind_since: Mutex<Option<Instant>>,
 }
 
 impl EtcdMetrics {
@@ -31,6 +35,30 @@ impl EtcdMetrics {
         self.applied_revision.fetch_max(applied, Ordering::Relaxed);
         self.etcd_revision
             .fetch_max(seen.max(applied), Ordering::Relaxed);
+        let mut behind = self.behind_since.lock();
+        if self.lag_revisions() == 0 {
+            *behind = None;
+        } else if behind.is_none() {
+            *behind = Some(Instant::now());
+        }
+    }
+
+    /// Everything, for `/metrics`.
+    pub fn stats(&self) -> kacl_store::FeedStats {
+        let (requests, request_errors, request_micros) = self.requests();
+        kacl_store::FeedStats {
+            applied_revision: self.applied_revision(),
+            lag_revisions: self.lag_revisions(),
+            lag_millis: self
+                .behind_since
+                .lock()
+                .map_or(0, |since| since.elapsed().as_millis() as u64),
+            watch_restarts: self.watch_restarts(),
+            relists: self.relists(),
+            requests,
+            request_errors,
+            request_micros,
+        }
     }
 
     pub(crate) fn watch_restart(&self) {

@@ -755,6 +755,10 @@ impl MetadataStore for EtcdStore {
         }
     }
 
+    fn feed_stats(&self) -> Option<kacl_store::FeedStats> {
+        Some(self.metrics.stats())
+    }
+
     fn cluster(&self) -> Option<Arc<dyn ClusterMembership>> {
         Some(Arc::new(crate::membership::MembershipHandle(
             self.membership.clone(),

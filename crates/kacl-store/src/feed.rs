@@ -50,3 +50,24 @@ pub trait ChangeSink: Send + Sync {
     /// Replaces the whole state with `snapshot` in one step (after a re-list).
     fn replace(&self, snapshot: Snapshot);
 }
+
+/// What a shared store's feed and client report for `/metrics`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FeedStats {
+    /// Every change up to this store revision is in memory.
+    pub applied_revision: i64,
+    /// Revisions the store is known to be ahead of memory.
+    pub lag_revisions: i64,
+    /// Milliseconds since memory last equalled the newest revision seen (0 when caught up).
+    pub lag_millis: u64,
+    /// Times the watch was re-opened.
+    pub watch_restarts: u64,
+    /// Times the whole state was re-listed (a compacted history).
+    pub relists: u64,
+    /// Requests to the store.
+    pub requests: u64,
+    /// Requests that failed.
+    pub request_errors: u64,
+    /// Their total time, in microseconds.
+    pub request_micros: u64,
+}

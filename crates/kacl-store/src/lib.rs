@@ -71,7 +71,7 @@ mod verify;
 
 pub use codec::RecordDecodeError;
 pub use error::StoreError;
-pub use feed::{Change, ChangeSink, Snapshot};
+pub use feed::{Change, ChangeSink, FeedStats, Snapshot};
 pub use identity::{Identity, IDENTITY_FILE_NAME};
 pub use ids::{kafka_uuid_string, parse_kafka_uuid, random_kafka_uuid};
 pub use memory::MemoryStore;

@@ -137,6 +137,11 @@ pub trait MetadataStore: Send + Sync {
         Ok(())
     }
 
+    /// The feed's and the client's counters, for a shared store; `None` otherwise.
+    fn feed_stats(&self) -> Option<crate::feed::FeedStats> {
+        None
+    }
+
     /// The live nodes of the cluster and the controller, for a store shared by several nodes;
     /// `None` for a single-node store.
     fn cluster(&self) -> Option<std::sync::Arc<dyn ClusterMembership>> {

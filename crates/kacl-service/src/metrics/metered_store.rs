@@ -146,6 +146,10 @@ impl MetadataStore for MeteredStore {
         self.inner.catch_up()
     }
 
+    fn feed_stats(&self) -> Option<kacl_store::FeedStats> {
+        self.inner.feed_stats()
+    }
+
     fn cluster(&self) -> Option<Arc<dyn kacl_store::ClusterMembership>> {
         self.inner.cluster()
     }
