@@ -10,9 +10,10 @@
 #  1. server A: load 2,000,000 ACLs (AuthorizerBenchmark shape) in CreateAcls requests of 1,000
 #     over 1 connection, then over 2 connections for the second million;
 #  2. server A: describe by principal (64 connections), describe by resource (64), full
-#     describe (1 connection, with and without --phases);
+#     describe (1 connection: as bindings, as kacl-client's AclGroups (--grouped), --phases);
 #  3. server A: restart with 2M ACLs: SIGKILL, start again, time until ApiVersions answers;
-#     VmRSS once serving; then the same after a clean SIGTERM stop;
+#     VmRSS once serving (read from the store); then the same after a clean SIGTERM stop (which
+#     writes the ACL snapshot the start then loads);
 #  4. server B: the plot series: load in steps to 10k, 100k, 500k, 1M, 2M, and at each step
 #     full describe and describe by principal on one connection;
 #  5. server B: 10,000 idle connections (scripts/perf_probe.py idle), server VmRSS before and
@@ -85,6 +86,9 @@ perf --workload describe-resource --acls 2000000 --connections 64 --warmup 3s --
 log "describe-all, 1 connection (load $(cut -d' ' -f1 /proc/loadavg))"
 perf --workload describe-all --acls 2000000 --connections 1 --duration 20s \
     --output json >"$OUT/describe-all-2m.json"
+log "describe-all --grouped, 1 connection (load $(cut -d' ' -f1 /proc/loadavg))"
+perf --workload describe-all --acls 2000000 --connections 1 --duration 20s --grouped \
+    --output json >"$OUT/describe-all-2m-grouped.json"
 log "describe-all --phases (load $(cut -d' ' -f1 /proc/loadavg))"
 perf --workload describe-all --acls 2000000 --connections 1 --duration 20s --phases \
     --output json >"$OUT/describe-all-2m-phases.json"

@@ -16,15 +16,16 @@ mod index;
 mod types;
 mod validate;
 
-pub use authorizer::{
-    AuthorizationResult, Authorizer, AuthorizerConfig, AuthorizerSession, ResourceTypeCheckError,
+pub use authorizer::{Authorizer, AuthorizerConfig, AuthorizerSession, ResourceTypeCheckError};
+pub use enums::{
+    AclOperation, AclPermissionType, AuthorizationResult, ParseEnumError, PatternType, ResourceType,
 };
-pub use enums::{AclOperation, AclPermissionType, ParseEnumError, PatternType, ResourceType};
 pub use explain::{allow_grants, deny_refuses, DecidingRule, Explanation};
 pub use filter::{AccessControlEntryFilter, AclBindingFilter, ResourcePatternFilter};
 pub use index::{
-    is_storable, AclChanges, AclGroup, AclIndex, AclIndexReadGuard, ApplyOutcome, DeletePlan,
-    EntryRef, GroupEntries, IndexError, PatternRef, SharedAclIndex,
+    is_storable, AclChanges, AclGroup, AclIndex, AclIndexBuilder, AclIndexReadGuard, AclRef,
+    ApplyOutcome, DeletePlan, EntryRef, GroupEntries, IndexError, PatternRef, SharedAclIndex,
+    SnapshotError,
 };
 pub use types::{
     AccessControlEntry, AclBinding, ResourcePattern, CLUSTER_NAME, WILDCARD_HOST,

@@ -28,12 +28,14 @@
 //!   mechanisms themselves are the `kacl-sasl` crate's, shared with the server).
 #![forbid(unsafe_code)]
 
+mod acl_groups;
 pub mod acl_wire;
 mod admin;
 pub mod config;
 mod error;
 pub mod net;
 
+pub use acl_groups::{AclGroup, AclGroups, SharedEntry};
 pub use admin::{
     Admin, AlterConfigOp, AlterConfigOpType, AlterConfigsOptions, BrokerNode, ClusterDescription,
     ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource, ConfigSynonym, ConfigType,

@@ -16,7 +16,8 @@ Workloads:
   load                creates the N ACLs in CreateAcls requests of --batch-size, spread over
                       --connections; reports ACLs/s
   describe-all        DescribeAcls for every ACL (the ANY filter), received and decoded into
-                      bindings; --phases splits wire time, decode and flattening
+                      bindings (--grouped: into kacl-client's AclGroups); --phases splits
+                      wire time, decode and flattening
   describe-principal  DescribeAcls by principal: a random User:auditor-<k> (10 ACLs each), or
                       --principal
   describe-resource   DescribeAcls for one random resource foo-bar35_resource-<i> (its type,
@@ -110,6 +111,10 @@ pub struct AclsPerfArgs {
     /// flattening into bindings), on raw connections.
     #[arg(long)]
     pub phases: bool,
+    /// `describe-all`: receive the answer grouped by resource with shared strings
+    /// (`Admin::describe_acls_grouped`) instead of as one owned binding per ACL.
+    #[arg(long)]
+    pub grouped: bool,
     /// Runtime worker threads (default: one per CPU).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,

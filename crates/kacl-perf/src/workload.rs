@@ -20,7 +20,10 @@ use super::report::{OpStats, Progress};
 #[derive(Debug, Clone)]
 pub enum Op {
     /// DescribeAcls with the ANY filter.
-    DescribeAll,
+    DescribeAll {
+        /// `--grouped`: received as `AclGroups` (shared strings) instead of bindings.
+        grouped: bool,
+    },
     /// DescribeAcls with the ANY filter, phases timed apart.
     DescribeAllPhases,
     /// DescribeAcls for `fixed`, else a random auditor among the first `auditors`.
@@ -48,7 +51,7 @@ impl Op {
     /// The operation names this op records under, in order.
     pub fn stat_names(&self) -> &'static [&'static str] {
         match self {
-            Op::DescribeAll | Op::DescribePrincipal { .. } | Op::DescribeResource { .. } => {
+            Op::DescribeAll { .. } | Op::DescribePrincipal { .. } | Op::DescribeResource { .. } => {
                 &["describeAcls"]
             }
             Op::DescribeAllPhases => &["describeAcls", "wire", "decode", "bindings", "drop"],
@@ -67,7 +70,9 @@ impl Op {
         Ok(match workload {
             Workload::Load => anyhow::bail!("load is not a timed workload"),
             Workload::DescribeAll if args.phases => Op::DescribeAllPhases,
-            Workload::DescribeAll => Op::DescribeAll,
+            Workload::DescribeAll => Op::DescribeAll {
+                grouped: args.grouped,
+            },
             Workload::DescribePrincipal => {
                 if args.principal.is_none() && summary.auditors == 0 {
                     anyhow::bail!(
@@ -179,7 +184,8 @@ impl Worker {
     /// One request (two for create-delete).
     async fn step(&mut self, op: &Op, sink: &mut Sink<'_>) -> anyhow::Result<()> {
         match op {
-            Op::DescribeAll => self.describe(AclBindingFilter::ANY, sink).await,
+            Op::DescribeAll { grouped: false } => self.describe(AclBindingFilter::ANY, sink).await,
+            Op::DescribeAll { grouped: true } => self.describe_grouped(sink).await,
             Op::DescribeAllPhases => {
                 let Client::Raw(raw) = &self.client else {
                     anyhow::bail!("--phases needs raw connections");
@@ -250,6 +256,19 @@ impl Worker {
         // at 2M) is not part of the request.
         let latency = start.elapsed();
         let outcome = outcome.map(|bindings| bindings.len() as u64);
+        sink.outcome(&mut self.stats[0], latency, outcome);
+        Ok(())
+    }
+
+    /// A full describe received as [`kacl_client::AclGroups`].
+    async fn describe_grouped(&mut self, sink: &mut Sink<'_>) -> anyhow::Result<()> {
+        let start = Instant::now();
+        let outcome = self
+            .admin()?
+            .describe_acls_grouped(AclBindingFilter::ANY, DescribeAclsOptions::default())
+            .await;
+        let latency = start.elapsed();
+        let outcome = outcome.map(|groups| groups.len() as u64);
         sink.outcome(&mut self.stats[0], latency, outcome);
         Ok(())
     }

@@ -15,6 +15,8 @@
 //! # Ok(()) }
 //! ```
 
+mod acl_snapshot;
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -136,6 +138,9 @@ pub struct RunningServer {
     tls: Arc<HashMap<String, TlsAcceptor>>,
     shutdown: Arc<watch::Sender<bool>>,
     accept_loops: Vec<JoinHandle<()>>,
+    /// The redb store, when the server opened it: the ACL snapshot is written beside it at a
+    /// clean stop.
+    snapshot_store: Option<Arc<RedbStore>>,
 }
 
 /// Asks a running server to shut down; cheap to clone (a signal handler keeps one).
@@ -192,7 +197,8 @@ impl Server {
             cache_bytes = store.options().cache_bytes,
             "opened the store"
         );
-        Server::start_with_store(config, Arc::new(store)).await
+        let store = Arc::new(store);
+        Server::start_on(config, store.clone(), Some(store)).await
     }
 
     /// Starts serving on an already opened store (tests use [`kacl_store::MemoryStore`]).
@@ -200,13 +206,23 @@ impl Server {
         config: ServerConfig,
         store: Arc<dyn MetadataStore>,
     ) -> Result<RunningServer, StartError> {
+        Server::start_on(config, store, None).await
+    }
+
+    async fn start_on(
+        config: ServerConfig,
+        store: Arc<dyn MetadataStore>,
+        snapshot_store: Option<Arc<RedbStore>>,
+    ) -> Result<RunningServer, StartError> {
         let tls = tls_acceptors(&config)?;
         let metrics = Arc::new(Metrics::new());
         let store = MeteredStore::wrap(store, metrics.clone());
         let loader = store.clone();
-        let (acls, topics) = tokio::task::spawn_blocking(move || load(loader.as_ref()))
-            .await
-            .map_err(|e| StartError::Task(e.to_string()))??;
+        let snapshot = snapshot_store.clone();
+        let (acls, topics) =
+            tokio::task::spawn_blocking(move || load(loader.as_ref(), snapshot.as_deref()))
+                .await
+                .map_err(|e| StartError::Task(e.to_string()))??;
         let scram = load_scram(store.clone(), config.scram_bootstrap.clone()).await?;
 
         let mut sockets = Vec::new();
@@ -293,6 +309,7 @@ impl Server {
             tls: shell.tls.clone(),
             shutdown,
             accept_loops,
+            snapshot_store,
         })
     }
 }
@@ -353,8 +370,16 @@ impl RunningServer {
         while Arc::strong_count(&self.state) > 1 && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        let state = self.state;
-        tokio::task::spawn_blocking(move || drop(state)).await.ok();
+        let (state, snapshot_store) = (self.state, self.snapshot_store);
+        tokio::task::spawn_blocking(move || {
+            // Only when nothing else holds the state: no ACL commit can be running.
+            if let Some(store) = snapshot_store.filter(|_| Arc::strong_count(&state) == 1) {
+                acl_snapshot::save(&store, &state.acls);
+            }
+            drop(state)
+        })
+        .await
+        .ok();
         tracing::info!("server stopped");
     }
 }
@@ -461,11 +486,34 @@ async fn load_scram(
 /// (BENCHMARKS.md, "Whole server").
 const LOAD_CHUNK_LEN: usize = 8_192;
 
-/// Loads every ACL into a fresh index, and every topic.
+/// Loads every ACL into a fresh index (from the ACL snapshot beside a redb store when it is
+/// current), and every topic.
 fn load(
     store: &dyn MetadataStore,
+    snapshot_store: Option<&RedbStore>,
 ) -> Result<(SharedAclIndex, Vec<kacl_store::TopicRecord>), StartError> {
     let started = Instant::now();
+    if let Some(index) = snapshot_store.and_then(acl_snapshot::load) {
+        let topics = store.load_topics().map_err(StartError::Load)?;
+        tracing::info!(
+            acls = index.len(),
+            topics = topics.len(),
+            total_ms = started.elapsed().as_millis() as u64,
+            "loaded metadata"
+        );
+        return Ok((SharedAclIndex::from_index(index), topics));
+    }
+    if let Some(redb) = snapshot_store {
+        let index = load_redb(redb, started)?;
+        let topics = store.load_topics().map_err(StartError::Load)?;
+        tracing::info!(
+            acls = index.len(),
+            topics = topics.len(),
+            total_ms = started.elapsed().as_millis() as u64,
+            "loaded metadata"
+        );
+        return Ok((SharedAclIndex::from_index(index), topics));
+    }
     // The store is read on a second thread in key order while this one indexes what has
     // arrived, so reading and indexing overlap and the whole set is never held twice.
     let mut index = AclIndex::new();
@@ -507,6 +555,46 @@ fn load(
         "loaded metadata"
     );
     Ok((SharedAclIndex::from_index(index), topics))
+}
+
+/// The ACLs of a redb store into a fresh index: the store's keys are read and checked on a
+/// second thread, in chunks, while this one decodes them without allocating and builds the
+/// index a pattern at a time (the store's key order keeps each pattern's ACLs together).
+fn load_redb(store: &RedbStore, started: Instant) -> Result<AclIndex, StartError> {
+    let mut builder = kacl_acl::AclIndexBuilder::new();
+    let (read, indexed) = std::thread::scope(|scope| {
+        let (chunks_tx, chunks_rx) = std::sync::mpsc::sync_channel::<kacl_store::AclKeyChunk>(2);
+        let reader = scope.spawn(move || {
+            let result = store.load_acl_keys_chunked(LOAD_CHUNK_LEN, &mut |chunk| {
+                // A closed channel means indexing failed; its error is the one reported.
+                let _ = chunks_tx.send(chunk);
+                Ok(())
+            });
+            (result, started.elapsed())
+        });
+        let mut indexed = Ok(());
+        'chunks: for chunk in chunks_rx {
+            for acl in chunk.acls() {
+                let pushed = acl.map_err(StartError::Load).and_then(|acl| {
+                    builder
+                        .push(acl)
+                        .map_err(|e| StartError::Task(format!("stored ACLs do not index: {e}")))
+                });
+                if let Err(e) = pushed {
+                    indexed = Err(e);
+                    break 'chunks;
+                }
+            }
+        }
+        let (read, read_time) = reader
+            .join()
+            .map_err(|_| StartError::Task("the ACL load thread panicked".to_owned()))?;
+        read.map_err(StartError::Load)?;
+        Ok::<_, StartError>((read_time, indexed))
+    })?;
+    indexed?;
+    tracing::debug!(read_ms = read.as_millis() as u64, "read the stored ACLs");
+    Ok(builder.finish())
 }
 
 /// The address Metadata advertises for a listener: its `advertised.listeners` entry, with an

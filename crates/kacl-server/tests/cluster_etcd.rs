@@ -126,8 +126,16 @@ async fn a_write_on_one_node_is_read_on_the_others_and_both_list_each_other() {
     assert_eq!(acl_count(&mut ca).await, 1);
     assert_eq!(acl_count(&mut cb).await, 1);
     // The feed's metrics: A applied the write's revision, and is not behind.
-    let stats = a.server.state().store.feed_stats().expect("etcd feed stats");
-    assert!(stats.applied_revision > 0 && stats.requests > 0, "{stats:?}");
+    let stats = a
+        .server
+        .state()
+        .store
+        .feed_stats()
+        .expect("etcd feed stats");
+    assert!(
+        stats.applied_revision > 0 && stats.requests > 0,
+        "{stats:?}"
+    );
     // C without the key sees it once its watch delivers it.
     eventually("C to see the ACL", async || acl_count(&mut cc).await == 1).await;
 

@@ -117,6 +117,47 @@ pub fn decode_acl_key(key: &[u8]) -> Result<AclBinding, RecordDecodeError> {
     }
 }
 
+/// [`decode_acl_key`] without allocating: the fields borrowed from `key` (the restart path).
+/// The same checks: known codes, concrete values, nothing left over.
+pub fn decode_acl_key_ref(key: &[u8]) -> Result<kacl_acl::AclRef<'_>, RecordDecodeError> {
+    let mut r = Reader::new(key);
+    let resource_type = known_code(r.u8()?, ResourceType::from_code, ResourceType::code)
+        .ok_or(RecordDecodeError::BadValue("resource type"))?;
+    let pattern_type = known_code(r.u8()?, PatternType::from_code, PatternType::code)
+        .ok_or(RecordDecodeError::BadValue("pattern type"))?;
+    let name = r.str()?;
+    let principal = r.str()?;
+    let host = r.str()?;
+    let operation = known_code(r.u8()?, AclOperation::from_code, AclOperation::code)
+        .ok_or(RecordDecodeError::BadValue("operation"))?;
+    let permission_type = known_code(
+        r.u8()?,
+        AclPermissionType::from_code,
+        AclPermissionType::code,
+    )
+    .ok_or(RecordDecodeError::BadValue("permission type"))?;
+    r.finish()?;
+    let concrete = !matches!(resource_type, ResourceType::Unknown | ResourceType::Any)
+        && matches!(pattern_type, PatternType::Literal | PatternType::Prefixed)
+        && !matches!(operation, AclOperation::Unknown | AclOperation::Any)
+        && matches!(
+            permission_type,
+            AclPermissionType::Allow | AclPermissionType::Deny
+        );
+    if !concrete {
+        return Err(RecordDecodeError::BadValue("ACL field (not concrete)"));
+    }
+    Ok(kacl_acl::AclRef {
+        resource_type,
+        pattern_type,
+        name,
+        principal,
+        host,
+        operation,
+        permission_type,
+    })
+}
+
 /// An ACL's id from its stored value.
 pub fn decode_acl_id(value: &[u8]) -> Result<[u8; 16], RecordDecodeError> {
     let mut r = Reader::new(value);

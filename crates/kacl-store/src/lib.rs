@@ -54,11 +54,13 @@
 //! pages of the start-up scan.
 #![forbid(unsafe_code)]
 
+mod acl_keys;
 pub mod checksum;
 mod codec;
 pub mod encoding;
 mod error;
 mod feed;
+mod fs_sync;
 mod identity;
 mod ids;
 mod kv;
@@ -66,9 +68,11 @@ mod memory;
 mod ops;
 mod records;
 mod redb_store;
+pub mod snapshot;
 mod store;
 mod verify;
 
+pub use acl_keys::{AclKeyChunk, AclKeySink};
 pub use codec::RecordDecodeError;
 pub use error::StoreError;
 pub use feed::{Change, ChangeSink, FeedStats, Snapshot};

@@ -30,6 +30,9 @@ const UNSEALED_FORMAT_VERSION: u64 = 1;
 const META_FORMAT_VERSION: &[u8] = b"format_version";
 const META_CLUSTER_ID: &[u8] = b"cluster_id";
 const META_NEXT_TOPIC_SEQ: &[u8] = b"next_topic_seq";
+/// 16 random bytes, replaced by every ACL commit that changes something: an ACL snapshot
+/// (see `snapshot`) written for one value is stale once the store holds another.
+const META_ACL_VERSION: &[u8] = b"acl_version";
 /// Present (value 1) once the store's SCRAM bootstrap happened.
 const META_SCRAM_BOOTSTRAPPED: &[u8] = b"scram_bootstrapped";
 
@@ -58,15 +61,36 @@ pub(crate) fn init_meta(t: &mut impl KvWrite, initialized: bool) -> Result<Strin
             &encode_u64(u64::from(FORMAT_VERSION)),
         )?,
     }
-    match get(t, Table::Meta, META_CLUSTER_ID)? {
-        Some(value) => parse_cluster_id(&value),
-        None if initialized => Err(missing_meta()),
+    let cluster_id = match get(t, Table::Meta, META_CLUSTER_ID)? {
+        Some(value) => parse_cluster_id(&value)?,
+        None if initialized => return Err(missing_meta()),
         None => {
             let cluster_id = ids::kafka_uuid_string(&ids::random_kafka_uuid());
             insert(t, Table::Meta, META_CLUSTER_ID, cluster_id.as_bytes())?;
-            Ok(cluster_id)
+            cluster_id
         }
+    };
+    // A store from before the ACL version existed gets one (no snapshot names it yet).
+    if t.get(Table::Meta, META_ACL_VERSION)?.is_none() {
+        insert(t, Table::Meta, META_ACL_VERSION, &ids::random_kafka_uuid())?;
     }
+    Ok(cluster_id)
+}
+
+/// The store's ACL version (see `META_ACL_VERSION`); `None` only in a store never opened by
+/// a build that keeps one.
+pub(crate) fn acl_version(t: &impl KvGet) -> Result<Option<[u8; 16]>, StoreError> {
+    let Some(value) = get(t, Table::Meta, META_ACL_VERSION)? else {
+        return Ok(None);
+    };
+    let version = <[u8; 16]>::try_from(value.as_slice()).map_err(|_| {
+        StoreError::corrupt(
+            Table::Meta.name(),
+            META_ACL_VERSION,
+            crate::RecordDecodeError::BadValue("ACL version (not 16 bytes)"),
+        )
+    })?;
+    Ok(Some(version))
 }
 
 /// A database without its meta records, where the identity says there was one.
@@ -204,7 +228,7 @@ fn insert(
 /// Every record's key and payload in key order, each checksum checked (without allocating),
 /// and the count checked against the table's own: a damaged B-tree that loses or repeats
 /// records is refused, not loaded short.
-fn scan(
+pub(crate) fn scan(
     t: &impl KvScan,
     table: Table,
     visit: &mut crate::kv::Visitor<'_>,
@@ -298,6 +322,9 @@ pub(crate) fn commit_acl_changes(
             insert(t, Table::Acls, &key, &new_id())?;
             commit.added.push(binding.clone());
         }
+    }
+    if !commit.added.is_empty() || !commit.removed.is_empty() {
+        insert(t, Table::Meta, META_ACL_VERSION, &new_id())?;
     }
     Ok(commit)
 }

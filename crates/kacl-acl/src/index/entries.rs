@@ -12,6 +12,8 @@ use crate::enums::{AclOperation, AclPermissionType};
 const DENY_SHIFT: u32 = 16;
 /// The operation codes an ACL may carry: ALL (2) through DESCRIBE_TOKENS (14).
 const CONCRETE_OPS: u32 = 0x7ffc;
+/// Every bit a stored entry's mask may hold: ALLOW and DENY of the concrete operations.
+pub(crate) const STORABLE_BITS: u32 = CONCRETE_OPS | (CONCRETE_OPS << DENY_SHIFT);
 
 /// One (principal, host) on a pattern, with the operations and permissions it has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -20,6 +20,17 @@ struct Slot {
 }
 
 impl Interner {
+    /// A table of distinct strings with their use counts (all > 0), ids in order.
+    pub(crate) fn from_counted(strings: impl Iterator<Item = (Arc<str>, u32)>) -> Self {
+        let mut interner = Interner::default();
+        for (text, uses) in strings {
+            let id = interner.slots.len() as u32;
+            interner.ids.insert(text.clone(), id);
+            interner.slots.push(Some(Slot { text, uses }));
+        }
+        interner
+    }
+
     /// The id of `text` if some entry uses it.
     pub(crate) fn get(&self, text: &str) -> Option<u32> {
         self.ids.get(text).copied()

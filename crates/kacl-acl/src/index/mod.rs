@@ -17,11 +17,13 @@
 //! lock, so a reader sees all of a batch or none of it; write sections are short
 //! (about a microsecond per change) and readers never copy the set.
 
+mod builder;
 mod describe;
 mod entries;
 mod intern;
 mod lookup;
 mod names;
+mod snapshot;
 mod update;
 
 use std::collections::{BTreeMap, HashMap};
@@ -33,8 +35,10 @@ use crate::enums::{PatternType, ResourceType};
 use crate::filter::AclBindingFilter;
 use crate::types::AclBinding;
 
+pub use builder::{AclIndexBuilder, AclRef};
 pub use describe::{AclGroup, EntryRef, GroupEntries, PatternRef};
 pub(crate) use lookup::{Requester, Verdict};
+pub use snapshot::SnapshotError;
 
 use entries::Entry;
 use intern::Interner;

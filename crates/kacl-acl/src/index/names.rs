@@ -109,6 +109,26 @@ impl NameSet {
         if self.chunks.is_empty() {
             self.chunks.push(Vec::new());
         }
+        // A name after every other (a load in name order, a snapshot rebuild) is appended
+        // without searching.
+        if let Some(last) = self.chunks.last_mut() {
+            if last.last().is_none_or(|e| e.name.as_ref() < name.as_ref()) {
+                if last.len() >= CHUNK_MAX {
+                    self.chunks.push(Vec::with_capacity(1));
+                }
+                let mut entry = NameEntry {
+                    name: name.clone(),
+                    pair: PatternPair::EMPTY,
+                    solo: [Solo::default(); 2],
+                };
+                *entry.pair.slot(pattern_type) = id;
+                *entry.solo_mut(pattern_type) = solo;
+                if let Some(last) = self.chunks.last_mut() {
+                    last.push(entry);
+                }
+                return;
+            }
+        }
         let at = self.chunk_for(name);
         let Some(chunk) = self.chunks.get_mut(at) else {
             return;

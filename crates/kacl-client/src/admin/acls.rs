@@ -15,6 +15,7 @@ use kacl_protocol::{ApiKey, ErrorCode, Message};
 
 use super::dedupe::Deduped;
 use super::{Admin, Target};
+use crate::acl_groups::AclGroups;
 use crate::acl_wire;
 use crate::error::AdminError;
 
@@ -114,6 +115,40 @@ impl Admin {
         DescribeAclsResult {
             future: Box::pin(future),
         }
+    }
+
+    /// [`Admin::describe_acls`], with the answer kept grouped by resource pattern and its
+    /// principals and hosts shared ([`AclGroups`]): for large answers (a full describe of
+    /// millions of ACLs), where building one owned binding per ACL is most of the time.
+    pub async fn describe_acls_grouped(
+        &self,
+        filter: AclBindingFilter,
+        options: DescribeAclsOptions,
+    ) -> Result<AclGroups, AdminError> {
+        if filter.is_unknown() {
+            return Err(AdminError::InvalidRequest(
+                "The AclBindingFilter must not contain UNKNOWN elements.".into(),
+            ));
+        }
+        self.call(
+            "describeAcls",
+            options.timeout,
+            Target::AnyBroker,
+            |broker| {
+                let filter = &filter;
+                async move {
+                    let version = broker
+                        .versions
+                        .pick(ApiKey::DescribeAcls, DescribeAclsRequest::VERSIONS)?;
+                    let request = acl_wire::describe_request(filter, version)?;
+                    let response = broker.conn.send(version, &request).await?;
+                    let body: DescribeAclsResponse = response.decode()?;
+                    AdminError::check(body.error_code, body.error_message.as_deref())?;
+                    Ok(AclGroups::from_response(&body))
+                }
+            },
+        )
+        .await
     }
 
     /// Creates `bindings` (KIP-140 `createAcls`): one result per input position. A binding

@@ -19,6 +19,7 @@ use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 use redb::{Builder, Durability};
 
 use crate::error::StoreError;
+use crate::fs_sync::sync_dir;
 use crate::identity::{self, Identity};
 use crate::ids;
 use crate::ops;
@@ -218,6 +219,11 @@ impl RedbStore {
         Ok(store)
     }
 
+    /// The cluster id, borrowed.
+    pub(crate) fn cluster_id_str(&self) -> &str {
+        &self.cluster_id
+    }
+
     /// The data directory.
     pub fn dir(&self) -> &Path {
         &self.dir
@@ -278,7 +284,7 @@ impl RedbStore {
     }
 
     /// Runs `operation` on a consistent snapshot.
-    fn read<R>(
+    pub(crate) fn read<R>(
         &self,
         operation: impl FnOnce(&ReadTables<'_>) -> Result<R, StoreError>,
     ) -> Result<R, StoreError> {
@@ -329,19 +335,6 @@ pub(crate) fn read_offline(
         let tables = ReadTables::open(&txn, db_path)?;
         check(&tables)
     })
-}
-
-/// Makes a directory's entries (a file just created in it) durable.
-pub(crate) fn sync_dir(dir: &Path) -> Result<(), StoreError> {
-    #[cfg(unix)]
-    {
-        fs::File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(|e| StoreError::from_io(dir, e))?;
-    }
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
 }
 
 impl MetadataStore for RedbStore {

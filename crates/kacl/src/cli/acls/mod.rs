@@ -90,6 +90,16 @@ async fn list(
     pattern_type: kacl_acl::PatternType,
 ) -> anyhow::Result<()> {
     let filters = resource_filters(args, pattern_type, false)?;
+    if filters.is_empty() && args.principal.is_empty() && args.output == OutputFormat::Text {
+        // Every ACL, possibly millions: kept grouped, printed as it goes.
+        let groups = admin
+            .describe_acls_grouped(AclBindingFilter::ANY, DescribeAclsOptions::default())
+            .await?;
+        let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        output::write_groups(&mut stdout, groups)?;
+        stdout.flush()?;
+        return Ok(());
+    }
     let mut bindings: Vec<AclBinding> = Vec::new();
     if filters.is_empty() {
         bindings = admin

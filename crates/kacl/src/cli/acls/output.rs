@@ -10,6 +10,7 @@ use kacl_acl::{
     AccessControlEntry, AclBinding, AclOperation, AclPermissionType, PatternType, ResourcePattern,
     ResourceType,
 };
+use kacl_client::{AclGroups, SharedEntry};
 use serde::{Deserialize, Serialize};
 
 /// Version of the JSON document; bumped if its meaning ever changes.
@@ -131,6 +132,52 @@ pub(super) fn write_resource_acls(
     }
 }
 
+/// [`write_resource_acls`] for a whole answer kept grouped (`kacl acls --list` of every ACL):
+/// the same text, sorted the same way, written as it goes, without an owned binding or a
+/// sorted map of every ACL (at 2M ACLs those copies were most of the command's time).
+pub(super) fn write_groups(
+    out: &mut impl std::io::Write,
+    groups: AclGroups,
+) -> std::io::Result<()> {
+    let mut groups = groups.groups;
+    groups.sort_by(|a, b| a.pattern.cmp(&b.pattern));
+    let key = |e: &SharedEntry| {
+        (
+            e.principal.clone(),
+            e.host.clone(),
+            e.operation,
+            e.permission_type,
+        )
+    };
+    let mut at = 0;
+    while at < groups.len() {
+        // A broker may send one pattern in several resources: merged, as a map would.
+        let same = groups[at..]
+            .iter()
+            .take_while(|g| g.pattern == groups[at].pattern)
+            .count();
+        let mut entries: Vec<SharedEntry> = groups[at..at + same]
+            .iter_mut()
+            .flat_map(|g| std::mem::take(&mut g.entries))
+            .collect();
+        entries.sort_by_key(key);
+        entries.dedup();
+        if !entries.is_empty() {
+            writeln!(out, "Current ACLs for resource `{}`:", groups[at].pattern)?;
+            for e in &entries {
+                writeln!(
+                    out,
+                    "\t(principal={}, host={}, operation={}, permissionType={})",
+                    e.principal, e.host, e.operation, e.permission_type
+                )?;
+            }
+            writeln!(out)?;
+        }
+        at += same;
+    }
+    Ok(())
+}
+
 /// Kafka's line before creating: `Adding ACLs for resource `R`: ` then ` \t(e1)`, `\t(e2)`.
 pub(super) fn write_adding(
     out: &mut String,
@@ -192,6 +239,51 @@ mod tests {
         let err = format!("{:#}", from_json(r#"{"version":2,"acls":[]}"#).unwrap_err());
         assert!(err.contains("version 2"), "{err}");
         assert!(from_json(r#"{"version":1,"acls":[],"extra":1}"#).is_err());
+    }
+
+    #[test]
+    fn grouped_text_is_the_sorted_text() {
+        use kacl_client::AclGroup;
+        let shared = |b: &AclBinding| SharedEntry {
+            principal: b.entry.principal.as_str().into(),
+            host: b.entry.host.as_str().into(),
+            operation: b.entry.operation,
+            permission_type: b.entry.permission_type,
+        };
+        let bindings = [
+            binding("zeta", "User:bob", AclOperation::Write),
+            binding("orders", "User:bob", AclOperation::Write),
+            binding("orders", "User:alice", AclOperation::Read),
+            binding("alpha", "User:alice", AclOperation::Read),
+            binding("orders", "User:alice", AclOperation::Write),
+        ];
+        // As a broker could send them: unsorted, one pattern split over two resources, an
+        // entry repeated.
+        let groups = AclGroups {
+            groups: vec![
+                AclGroup {
+                    pattern: bindings[1].pattern.clone(),
+                    entries: vec![shared(&bindings[1]), shared(&bindings[2])],
+                },
+                AclGroup {
+                    pattern: bindings[0].pattern.clone(),
+                    entries: vec![shared(&bindings[0])],
+                },
+                AclGroup {
+                    pattern: bindings[3].pattern.clone(),
+                    entries: vec![shared(&bindings[3])],
+                },
+                AclGroup {
+                    pattern: bindings[4].pattern.clone(),
+                    entries: vec![shared(&bindings[4]), shared(&bindings[2])],
+                },
+            ],
+        };
+        let mut grouped = Vec::new();
+        write_groups(&mut grouped, groups).unwrap();
+        let mut expected = String::new();
+        write_resource_acls(&mut expected, &by_resource(bindings));
+        assert_eq!(String::from_utf8(grouped).unwrap(), expected);
     }
 
     #[test]
