@@ -6,7 +6,7 @@ use kacl_store::{Change, NodeInfo, RecordDecodeError, Snapshot, StoreError};
 
 use crate::client::{EtcdClient, EtcdError, Kv};
 use crate::layout::{KeyKind, Layout};
-use crate::membership::parse_node;
+use serde_json::Value;
 
 /// Pairs read per range request while listing.
 const PAGE: i64 = 10_000;
@@ -156,4 +156,28 @@ pub(crate) fn list_all(
         .topics
         .sort_by(|a, b| (a.created_seq, &a.name).cmp(&(b.created_seq, &b.name)));
     Ok(listing)
+}
+
+/// Parses a node's registration; `None` for anything malformed.
+pub(crate) fn parse_node(value: &[u8]) -> Option<NodeInfo> {
+    let value: Value = serde_json::from_slice(value).ok()?;
+    let node_id = i32::try_from(value.get("node_id")?.as_i64()?).ok()?;
+    let rack = value.get("rack").and_then(Value::as_str).map(str::to_owned);
+    let listeners = value
+        .get("listeners")?
+        .as_array()?
+        .iter()
+        .filter_map(|l| {
+            Some((
+                l.get("name")?.as_str()?.to_owned(),
+                l.get("host")?.as_str()?.to_owned(),
+                u16::try_from(l.get("port")?.as_u64()?).ok()?,
+            ))
+        })
+        .collect();
+    Some(NodeInfo {
+        node_id,
+        rack,
+        listeners,
+    })
 }

@@ -17,7 +17,7 @@ use crate::decode::{delete_change, list_all, put_change};
 use crate::layout::{KeyKind, Layout};
 use crate::membership::Membership;
 use crate::metrics::EtcdMetrics;
-use crate::store::Progress;
+use crate::progress::Progress;
 
 /// How long an open watch may stay silent before it is re-opened (which also notices an etcd
 /// that vanished without closing the connection).

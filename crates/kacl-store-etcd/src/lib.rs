@@ -18,6 +18,7 @@ mod http;
 mod layout;
 mod membership;
 mod metrics;
+mod progress;
 mod store;
 
 pub use client::{ClientOptions, EtcdClient, EtcdError};

@@ -15,7 +15,7 @@ use parking_lot::{Mutex, RwLock};
 use serde_json::{json, Value};
 
 use crate::client::{cmp_absent, op_get, op_put, parse_kv, EtcdClient, Kv};
-use crate::decode::etcd_error;
+use crate::decode::{etcd_error, parse_node};
 use crate::layout::{self, KeyKind, Layout};
 
 /// The live nodes and the controller as this node knows them.
@@ -48,30 +48,6 @@ fn node_json(node: &NodeInfo) -> Vec<u8> {
     json!({"node_id": node.node_id, "rack": node.rack, "listeners": listeners})
         .to_string()
         .into_bytes()
-}
-
-/// Parses a node's registration; `None` for anything malformed.
-pub(crate) fn parse_node(value: &[u8]) -> Option<NodeInfo> {
-    let value: Value = serde_json::from_slice(value).ok()?;
-    let node_id = i32::try_from(value.get("node_id")?.as_i64()?).ok()?;
-    let rack = value.get("rack").and_then(Value::as_str).map(str::to_owned);
-    let listeners = value
-        .get("listeners")?
-        .as_array()?
-        .iter()
-        .filter_map(|l| {
-            Some((
-                l.get("name")?.as_str()?.to_owned(),
-                l.get("host")?.as_str()?.to_owned(),
-                u16::try_from(l.get("port")?.as_u64()?).ok()?,
-            ))
-        })
-        .collect();
-    Some(NodeInfo {
-        node_id,
-        rack,
-        listeners,
-    })
 }
 
 fn describe(node: &NodeInfo) -> String {

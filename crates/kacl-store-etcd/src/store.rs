@@ -16,7 +16,7 @@ use kacl_store::{
     AclChunkSink, AclCommit, ChangeSink, ClusterMembership, MetadataStore, PartitionRecord,
     ScramEntry, Snapshot, StoreError, TopicRecord,
 };
-use parking_lot::{Condvar, Mutex};
+use parking_lot::Mutex;
 use serde_json::Value;
 
 use crate::client::{
@@ -27,6 +27,7 @@ use crate::feed::Feed;
 use crate::layout::{self, Layout};
 use crate::membership::Membership;
 use crate::metrics::EtcdMetrics;
+use crate::progress::Progress;
 
 /// The `--max-request-bytes` kacl needs etcd to accept: 10 MiB (a batch of 10,000 ACLs with
 /// long names is a few MB of protobuf).
@@ -49,35 +50,6 @@ pub struct EtcdOptions {
     /// The most ACL changes one request may make (`kacl.acl.max.batch`): etcd must take a
     /// transaction of this many operations.
     pub max_batch: usize,
-}
-
-/// The applied revision of this node's feed, and the writers waiting for it.
-#[derive(Debug, Default)]
-pub(crate) struct Progress {
-    pub(crate) state: Mutex<ProgressState>,
-    pub(crate) advanced: Condvar,
-}
-
-#[derive(Debug, Default)]
-pub(crate) struct ProgressState {
-    /// Every change up to this revision is in memory.
-    pub(crate) applied: i64,
-    /// The feed runs (writes wait for it).
-    pub(crate) feeding: bool,
-}
-
-impl Progress {
-    pub(crate) fn advance(&self, revision: i64) {
-        let mut state = self.state.lock();
-        if revision > state.applied {
-            state.applied = revision;
-            self.advanced.notify_all();
-        }
-    }
-
-    pub(crate) fn applied(&self) -> i64 {
-        self.state.lock().applied
-    }
 }
 
 /// kacl's metadata in etcd.

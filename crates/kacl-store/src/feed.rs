@@ -10,7 +10,6 @@ use kacl_acl::AclBinding;
 use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 
 use crate::records::TopicRecord;
-use crate::store::ScramEntry;
 
 /// One committed change to the metadata.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,7 +37,7 @@ pub struct Snapshot {
     /// Every topic, in creation order.
     pub topics: Vec<TopicRecord>,
     /// Every SCRAM credential.
-    pub scram: Vec<ScramEntry>,
+    pub scram: Vec<(String, ScramMechanism, ScramCredential)>,
 }
 
 /// Where a shared store delivers its changes. Implementations apply each call atomically
