@@ -34,6 +34,8 @@ use crate::progress::Progress;
 pub const REQUIRED_REQUEST_BYTES: usize = 10 << 20;
 /// Operations one transaction may carry beyond a batch's ACLs (the last-write marker, ...).
 pub const EXTRA_TXN_OPS: usize = 64;
+/// The least deadline of each etcd call while a node starts.
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 /// Attempts of a read-modify-write (partitions, configs, topic deletion) that another node's
 /// write keeps invalidating, before it fails as unavailable.
 const CAS_ATTEMPTS: usize = 16;
@@ -82,12 +84,18 @@ impl EtcdStore {
     /// cluster id, and lists everything (the state the node starts from).
     pub fn open(options: EtcdOptions) -> Result<EtcdStore, StoreError> {
         let timeout = options.client.timeout;
+        // Start-up (the limits probe, a listing of millions of ACLs) is not a client's
+        // request: it gets at least STARTUP_TIMEOUT per call, whatever the request timeout.
+        let startup = EtcdClient::new(ClientOptions {
+            timeout: timeout.max(STARTUP_TIMEOUT),
+            ..options.client.clone()
+        });
         let client = Arc::new(EtcdClient::new(options.client));
         let layout = Layout::new(&options.prefix);
-        probe_limits(&client, &layout, options.max_batch)?;
-        let cluster_id = cluster_id(&client, &layout)?;
+        probe_limits(&startup, &layout, options.max_batch)?;
+        let cluster_id = cluster_id(&startup, &layout)?;
         let started = Instant::now();
-        let listing = list_all(&client, &layout, &mut |read| {
+        let listing = list_all(&startup, &layout, &mut |read| {
             if read >= 100_000 && read % 500_000 < 10_000 {
                 tracing::info!(records = read, "loading metadata from etcd");
             }
