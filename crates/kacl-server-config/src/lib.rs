@@ -21,6 +21,7 @@ use kacl_sasl::{PlainUsers, SaslMechanism};
 
 mod limits;
 mod listeners;
+pub mod metadata_store;
 mod sasl;
 pub mod scram_bootstrap;
 mod source;
@@ -33,6 +34,7 @@ mod tests;
 pub use kacl_config::tls::{TlsOffer, TlsProtocol, DEFAULT_ENABLED_PROTOCOLS};
 pub use kacl_config::{parse_properties, PropertiesError, SecurityProtocol};
 pub use listeners::Listener;
+pub use metadata_store::{EtcdConfig, EtcdEndpoint, MetadataStoreConfig};
 pub use tls::{ClientAuth, KeyStore, TlsConfig, TrustStore};
 
 use source::Source;
@@ -193,6 +195,13 @@ pub struct ServerConfig {
     /// `kacl.scram.bootstrap.credentials`: SCRAM credentials created at start, once per store
     /// (see [`crate::scram_bootstrap`]).
     pub scram_bootstrap: Vec<scram_bootstrap::BootstrapCredential>,
+    /// `kacl.metadata.store` with its `kacl.etcd.*` keys: the embedded redb store (default) or
+    /// etcd shared by several nodes.
+    pub metadata_store: MetadataStoreConfig,
+    /// `kacl.describe.consistent` (default false): DescribeAcls first waits until this node
+    /// has applied everything etcd had committed when the request arrived (a linearizable
+    /// read across nodes). No effect with the redb store, whose reads are always current.
+    pub describe_consistent: bool,
     /// True when no config file was given: the binary should warn that it runs on
     /// development defaults.
     pub is_development: bool,
@@ -251,6 +260,8 @@ impl ServerConfig {
             store_cache_bytes: kacl_store::DEFAULT_CACHE_BYTES,
             request_max_decoded_bytes: DEFAULT_REQUEST_MAX_DECODED_BYTES,
             scram_bootstrap: Vec::new(),
+            metadata_store: MetadataStoreConfig::Redb,
+            describe_consistent: false,
             is_development: true,
             warnings: Vec::new(),
             // The development seed counts as set, as `development_with` records it.
@@ -417,6 +428,9 @@ impl ServerConfig {
             None => Vec::new(),
         };
 
+        let metadata_store = metadata_store::parse(&mut source, &mut warnings)?;
+        let describe_consistent = source.bool("kacl.describe.consistent", false)?;
+
         let config = ServerConfig {
             node_id,
             listeners,
@@ -451,6 +465,8 @@ impl ServerConfig {
             store_cache_bytes,
             request_max_decoded_bytes,
             scram_bootstrap,
+            metadata_store,
+            describe_consistent,
             is_development,
             warnings: Vec::new(),
             static_properties,

@@ -158,6 +158,7 @@ fn respond(head: &[u8], state: &ServerState) -> Vec<u8> {
     let body = state.metrics.render(Gauges {
         acls: state.acls.len(),
         topics: state.topics.read().len(),
+        feed: state.store.feed_stats(),
     });
     response(200, "OK", CONTENT_TYPE, &body)
 }

@@ -158,6 +158,32 @@ impl Server {
     /// Opens the redb store in the configured data directory (its page cache bounded by
     /// `kacl.store.cache.bytes`) and starts serving.
     pub async fn start(config: ServerConfig) -> Result<RunningServer, StartError> {
+        if let kacl_server_config::MetadataStoreConfig::Etcd(etcd) = &config.metadata_store {
+            if etcd.endpoints.iter().any(|e| e.tls) || etcd.tls_ca.is_some() {
+                // Not yet built: refuse rather than talk plaintext to a TLS etcd.
+                return Err(StartError::Task(
+                    "kacl.etcd.endpoints: etcd over TLS (https://, kacl.etcd.tls.*) is not \
+                     supported by this build yet; use http:// on a trusted network"
+                        .to_owned(),
+                ));
+            }
+            let options = etcd_options(etcd, config.acl_max_batch);
+            let endpoints = etcd
+                .endpoints
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(",");
+            let opened =
+                tokio::task::spawn_blocking(move || kacl_store_etcd::EtcdStore::open(options))
+                    .await
+                    .map_err(|e| StartError::Task(e.to_string()))?;
+            let store = opened.map_err(|source| StartError::Store {
+                dir: format!("etcd {endpoints}"),
+                source,
+            })?;
+            return Server::start_with_store(config, Arc::new(store)).await;
+        }
         let (dir, options) = (config.data_dir.clone(), store_options(&config));
         let opened =
             tokio::task::spawn_blocking(move || RedbStore::open_with_options(&dir, options))
@@ -242,6 +268,7 @@ impl Server {
             scram,
             metrics,
         ));
+        join_cluster(&state).await?;
         let shell = Arc::new(Shell {
             limits: ConnectionLimits::new(
                 state.config.max_connections,
@@ -354,6 +381,59 @@ impl RunningServer {
         .await
         .ok();
         tracing::info!("server stopped");
+    }
+}
+
+/// With a shared store (etcd): starts its change feed into the state, then registers this
+/// node (its advertised listeners and rack) under a lease, before any client is served. A
+/// live node holding the same `node.id` stops the start here, naming both.
+async fn join_cluster(state: &Arc<ServerState>) -> Result<(), StartError> {
+    let state = Arc::clone(state);
+    tokio::task::spawn_blocking(move || {
+        let sink = kacl_service::feed_sink::StateSink::new(&state);
+        state.store.start_feed(sink).map_err(StartError::Load)?;
+        if let Some(cluster) = state.store.cluster() {
+            let node = kacl_store::NodeInfo {
+                node_id: state.node_id(),
+                rack: state.config.broker_rack.clone(),
+                listeners: state
+                    .listeners
+                    .iter()
+                    .map(|l| (l.name.clone(), l.advertised_host.clone(), l.advertised_port))
+                    .collect(),
+            };
+            cluster.register(node).map_err(StartError::Load)?;
+            tracing::info!(
+                node_id = state.node_id(),
+                live_nodes = cluster.live_nodes().len(),
+                controller = ?cluster.controller_id(),
+                "joined the cluster through etcd"
+            );
+        }
+        Ok(())
+    })
+    .await
+    .map_err(|e| StartError::Task(e.to_string()))?
+}
+
+/// How `kacl.etcd.*` becomes the etcd store's options.
+fn etcd_options(
+    etcd: &kacl_server_config::EtcdConfig,
+    max_batch: usize,
+) -> kacl_store_etcd::EtcdOptions {
+    kacl_store_etcd::EtcdOptions {
+        client: kacl_store_etcd::ClientOptions {
+            endpoints: etcd
+                .endpoints
+                .iter()
+                .map(|e| (e.host.clone(), e.port))
+                .collect(),
+            timeout: etcd.request_timeout,
+            credentials: etcd.username.clone().zip(etcd.password.clone()),
+        },
+        prefix: etcd.prefix.clone(),
+        lease_ttl: etcd.lease_ttl,
+        max_batch,
     }
 }
 

@@ -193,8 +193,16 @@ impl AclWriter {
     }
 
     /// Commits to the store, then applies to the index. Called with the lock held. Returns
-    /// how many ACLs the store added or removed.
+    /// how many ACLs the store added or removed. A store with a change feed (etcd) has
+    /// already delivered the change to the index through the feed when it returns, together
+    /// with other nodes' changes in commit order, so nothing is applied here.
     fn commit(&self, changes: &AclChanges) -> Result<usize, StoreError> {
+        if self.store.feeds_changes() {
+            let commit = self
+                .store
+                .commit_acl_changes(&changes.adds, &changes.removes)?;
+            return Ok(commit.added.len() + commit.removed.len());
+        }
         match self
             .store
             .commit_acl_changes(&changes.adds, &changes.removes)

@@ -209,8 +209,55 @@ impl ScramCredentials {
         self.store.scram_bootstrapped()
     }
 
-    /// Commits one change to the store, then to memory.
+    /// Applies credential changes delivered by the store's feed, in one step.
+    pub fn apply_feed(&self, changes: &[kacl_store::Change]) {
+        let mut by_user = self.by_user.write();
+        for change in changes {
+            match change {
+                kacl_store::Change::ScramPut(user, mechanism, credential) => {
+                    by_user.entry(user.clone()).or_default()[slot(*mechanism)] =
+                        Some(credential.clone());
+                }
+                kacl_store::Change::ScramDeleted(user, mechanism) => {
+                    if let Some(slots) = by_user.get_mut(user) {
+                        slots[slot(*mechanism)] = None;
+                        if slots.iter().all(Option::is_none) {
+                            by_user.remove(user);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Replaces every credential (the feed re-listed the store).
+    pub fn replace(&self, entries: Vec<(String, ScramMechanism, ScramCredential)>) {
+        let mut fresh: BTreeMap<String, UserCredentials> = BTreeMap::new();
+        for (user, mechanism, credential) in entries {
+            fresh.entry(user).or_default()[slot(mechanism)] = Some(credential);
+        }
+        *self.by_user.write() = fresh;
+    }
+
+    /// Commits one change to the store, then to memory (a store with a change feed has
+    /// applied it through the feed when it returns).
     fn commit(&self, change: &CredentialChange) -> Result<(), StoreError> {
+        if self.store.feeds_changes() {
+            return match change {
+                CredentialChange::Delete { user, mechanism } => self
+                    .store
+                    .delete_scram_credential(user, *mechanism)
+                    .map(drop),
+                CredentialChange::Upsert {
+                    user,
+                    mechanism,
+                    credential,
+                } => self
+                    .store
+                    .upsert_scram_credential(user, *mechanism, credential),
+            };
+        }
         match change {
             CredentialChange::Delete { user, mechanism } => {
                 self.store.delete_scram_credential(user, *mechanism)?;

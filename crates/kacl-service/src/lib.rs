@@ -23,6 +23,7 @@ pub mod audit;
 pub mod authorized_ops;
 pub mod context;
 pub mod credentials;
+pub mod feed_sink;
 pub mod handlers;
 pub mod metrics;
 pub mod outcome;

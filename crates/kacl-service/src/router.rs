@@ -136,7 +136,8 @@ async fn route(
         ApiKey::SaslAuthenticate => handlers::sasl_authenticate::handle(state, session, &frame),
         // Streamed: the answer is encoded resource by resource, never built as a struct.
         ApiKey::DescribeAcls => with_context!(|ctx| {
-            handlers::describe_acls::handle(&ctx, decode_or_close!(ctx, frame))
+            let request = decode_or_close!(ctx, frame);
+            handlers::describe_acls::handle_consistent(&ctx, request).await
         }),
         ApiKey::CreateAcls => with_context!(|ctx| {
             let request = decode_or_close!(ctx, frame);

@@ -195,6 +195,11 @@ impl TopicRegistry {
         store: &dyn MetadataStore,
         change: TopicChange,
     ) -> Result<TopicCommit, StoreError> {
+        if store.feeds_changes() {
+            let result = commit_through_feed(store, change);
+            drop(guard);
+            return result;
+        }
         let result = match change {
             TopicChange::Create(records) => store.create_topics(&records).map(|stored| {
                 let mut table = self.table.write();
@@ -249,6 +254,24 @@ impl TopicRegistry {
         result
     }
 
+    /// Applies changes delivered by the store's feed (this node's and other nodes'), in one
+    /// step under the table's lock.
+    pub fn apply_feed(&self, changes: &[kacl_store::Change]) {
+        let mut table = self.table.write();
+        for change in changes {
+            match change {
+                kacl_store::Change::TopicPut(record) => table.insert(record.clone()),
+                kacl_store::Change::TopicDeleted(name) => table.remove(name),
+                _ => {}
+            }
+        }
+    }
+
+    /// Replaces every topic (the feed re-listed the store).
+    pub fn replace(&self, records: Vec<TopicRecord>) {
+        *self.table.write() = TopicTable::from_records(records);
+    }
+
     /// Makes the table equal to what the store holds. Called with the writer lock held.
     fn resync(&self, store: &dyn MetadataStore) {
         match store.load_topics() {
@@ -256,6 +279,39 @@ impl TopicRegistry {
             Err(err) => tracing::error!(%err, "cannot read the topics back from the store"),
         }
     }
+}
+
+/// A commit to a store with a change feed: the store returns once the feed has applied the
+/// change to the table, so nothing is applied (or resynchronized) here.
+fn commit_through_feed(
+    store: &dyn MetadataStore,
+    change: TopicChange,
+) -> Result<TopicCommit, StoreError> {
+    Ok(match change {
+        TopicChange::Create(records) => TopicCommit::Created(store.create_topics(&records)?),
+        TopicChange::Delete(names) => TopicCommit::Deleted(store.delete_topics(&names)?),
+        TopicChange::SetConfigs(name, configs) => {
+            TopicCommit::ConfigsSet(store.set_topic_configs(&name, &configs)?)
+        }
+        TopicChange::AddPartitions(increases) => {
+            let mut outcomes = Vec::with_capacity(increases.len());
+            let mut failed = false;
+            for (name, partitions) in increases {
+                if failed {
+                    outcomes.push(PartitionsOutcome::NotAttempted);
+                    continue;
+                }
+                match store.add_partitions(&name, &partitions) {
+                    Ok(record) => outcomes.push(PartitionsOutcome::Added(record)),
+                    Err(err) => {
+                        failed = true;
+                        outcomes.push(PartitionsOutcome::Failed(err));
+                    }
+                }
+            }
+            TopicCommit::PartitionsAdded(outcomes)
+        }
+    })
 }
 
 #[cfg(test)]

@@ -123,6 +123,31 @@ pub enum StoreError {
         /// The topic.
         name: String,
     },
+    /// `create_topics` named a topic that differs from an existing one only by `.` against
+    /// `_` (Kafka's collision rule), found by a shared store when another node created the
+    /// other name concurrently.
+    #[error("topic '{name}' collides with existing topic: {existing}")]
+    TopicCollision {
+        /// The topic being created.
+        name: String,
+        /// The existing topic.
+        existing: String,
+    },
+    /// A shared store (etcd) did not answer within its request timeout, or refused the
+    /// request as too large: nothing was changed (or, after a timeout, the change may still
+    /// be applied later and will then appear through the change feed). Retriable.
+    #[error("{detail}")]
+    Unavailable {
+        /// What happened, naming the store.
+        detail: String,
+    },
+    /// A shared store refuses this node or this request outright (a duplicate `node.id`, an
+    /// etcd not configured as kacl needs, a request larger than etcd accepts).
+    #[error("{detail}")]
+    Refused {
+        /// Why, naming what to change.
+        detail: String,
+    },
     /// `add_partitions` named a topic that does not exist.
     #[error("topic '{name}' does not exist")]
     UnknownTopic {
@@ -163,6 +188,8 @@ impl StoreError {
         !matches!(
             self,
             StoreError::TopicAlreadyExists { .. }
+                | StoreError::TopicCollision { .. }
+                | StoreError::Refused { .. }
                 | StoreError::UnknownTopic { .. }
                 | StoreError::InvalidPartitions { .. }
                 | StoreError::InvalidAcl { .. }

@@ -59,6 +59,7 @@ pub mod checksum;
 mod codec;
 pub mod encoding;
 mod error;
+mod feed;
 mod fs_sync;
 mod identity;
 mod ids;
@@ -74,13 +75,14 @@ mod verify;
 pub use acl_keys::{AclKeyChunk, AclKeySink};
 pub use codec::RecordDecodeError;
 pub use error::StoreError;
+pub use feed::{Change, ChangeSink, FeedStats, Snapshot};
 pub use identity::{Identity, IDENTITY_FILE_NAME};
 pub use ids::{kafka_uuid_string, parse_kafka_uuid, random_kafka_uuid};
 pub use memory::MemoryStore;
 pub use ops::FORMAT_VERSION;
 pub use records::{AclCommit, PartitionRecord, TopicRecord};
 pub use redb_store::{RedbStore, StoreOptions, DB_FILE_NAME, DEFAULT_CACHE_BYTES};
-pub use store::{AclChunkSink, MetadataStore, ScramEntry};
+pub use store::{AclChunkSink, ClusterMembership, MetadataStore, NodeInfo, ScramEntry};
 pub use verify::{verify, VerifyReport};
 
 /// The exit code of `kacl serve` when it refuses its data directory (a store that is missing,

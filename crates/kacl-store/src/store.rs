@@ -6,6 +6,7 @@ use kacl_acl::AclBinding;
 use crate::error::StoreError;
 use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 
+use crate::feed::ChangeSink;
 use crate::records::{AclCommit, PartitionRecord, TopicRecord};
 
 /// Durable cluster metadata: ACLs, topics, SCRAM credentials and the cluster id.
@@ -113,4 +114,59 @@ pub trait MetadataStore: Send + Sync {
     /// holds a SCRAM credential (a store from before the record existed, bootstrapped by the
     /// old rule or by hand; the record is written then, so the answer stays the same).
     fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError>;
+
+    /// Starts delivering every committed change (this node's and other nodes') to `sink`,
+    /// from the state the `load_*` methods returned. Returns true if the store now feeds
+    /// changes: from then on its write methods return only after their change reached `sink`,
+    /// and callers must not apply changes to memory themselves. The embedded stores return
+    /// false (their one writer applies what it committed).
+    fn start_feed(&self, sink: std::sync::Arc<dyn ChangeSink>) -> Result<bool, StoreError> {
+        let _ = sink;
+        Ok(false)
+    }
+
+    /// True once [`MetadataStore::start_feed`] returned true.
+    fn feeds_changes(&self) -> bool {
+        false
+    }
+
+    /// Waits until the feed has delivered everything the store had committed when this was
+    /// called (a linearizable read point for `kacl.describe.consistent`). Immediate for a
+    /// store without a feed. Blocking.
+    fn catch_up(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// The feed's and the client's counters, for a shared store; `None` otherwise.
+    fn feed_stats(&self) -> Option<crate::feed::FeedStats> {
+        None
+    }
+
+    /// The live nodes of the cluster and the controller, for a store shared by several nodes;
+    /// `None` for a single-node store.
+    fn cluster(&self) -> Option<std::sync::Arc<dyn ClusterMembership>> {
+        None
+    }
+}
+
+/// A live node as registered in a shared store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeInfo {
+    /// `node.id`.
+    pub node_id: i32,
+    /// `broker.rack`.
+    pub rack: Option<String>,
+    /// Advertised listeners: name, host, port.
+    pub listeners: Vec<(String, String, u16)>,
+}
+
+/// Which nodes are alive and which of them is the controller.
+pub trait ClusterMembership: Send + Sync + std::fmt::Debug {
+    /// Every live node, by node id.
+    fn live_nodes(&self) -> Vec<NodeInfo>;
+    /// The controller's node id, if one is elected.
+    fn controller_id(&self) -> Option<i32>;
+    /// Registers this node (its lease is kept alive until the store is dropped); refuses
+    /// when a live node holds the same `node.id`, naming both.
+    fn register(&self, node: NodeInfo) -> Result<(), StoreError>;
 }

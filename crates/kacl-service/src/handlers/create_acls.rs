@@ -119,8 +119,12 @@ pub async fn handle(
 /// problem; UNKNOWN_SERVER_ERROR for anything else. The message always carries the cause.
 /// Deliberate difference from Kafka: its controller reports a failed metadata-log write as
 /// UNKNOWN_SERVER_ERROR or NOT_CONTROLLER; kacl has no controller to fail over to.
+/// A shared store (etcd) that did not answer within `kacl.etcd.request.timeout.ms` gets
+/// REQUEST_TIMED_OUT, what Kafka's forwarding answers when the controller cannot be reached.
 pub(crate) fn store_failure_code(err: &kacl_store::StoreError) -> ErrorCode {
-    if err.is_storage_failure() {
+    if matches!(err, kacl_store::StoreError::Unavailable { .. }) {
+        ErrorCode::RequestTimedOut
+    } else if err.is_storage_failure() {
         ErrorCode::KafkaStorageError
     } else {
         ErrorCode::UnknownServerError

@@ -83,7 +83,7 @@ pub async fn handle(
     let guard = state.topics.begin_write().await;
     let planned: Vec<(&str, Result<Vec<PartitionRecord>, Refusal>)> = {
         let table = state.topics.read();
-        let brokers = [state.node_id()];
+        let brokers = super::live_brokers(state);
         authorized
             .iter()
             .map(|topic| (&*topic.name, plan_topic(topic, &table, &brokers)))

@@ -147,7 +147,7 @@ pub async fn handle(
     let guard = state.topics.begin_write().await;
     let outcomes: Vec<(&str, Result<NewTopic, TopicError>)> = {
         let table = state.topics.read();
-        let brokers = [state.node_id()];
+        let brokers = super::live_brokers(state);
         effective
             .iter()
             .map(|topic| {
@@ -164,30 +164,34 @@ pub async fn handle(
         .iter()
         .filter_map(|(_, outcome)| outcome.as_ref().ok().map(|t| t.record.clone()))
         .collect();
+    // Per topic: the code and message when the commit refused it (another node won a race
+    // for its name or its collision group), or the failure of the whole commit.
+    let mut refused: HashMap<String, (i16, String)> = HashMap::new();
     let stored = if request.validate_only || records.is_empty() {
         drop(guard);
         Ok(())
     } else {
-        let count = records.len();
-        match super::commit_topics(state, guard, TopicChange::Create(records)).await {
-            Ok(TopicCommit::Created(_)) => {
-                tracing::info!(principal = %kacl_logsafe::safe(ctx.principal), topics = count, "created topics");
-                Ok(())
-            }
-            Ok(other) => Err(format!("unexpected commit outcome {other:?}")),
-            Err(err) => Err(err),
-        }
+        commit_new_topics(ctx, state, guard, records, &mut refused).await
     };
     if let Err(err) = &stored {
-        tracing::error!(error = %err, "CreateTopics could not be stored");
+        tracing::error!(error = %err.1, "CreateTopics could not be stored");
     }
 
     let mut results: Vec<CreatableTopicResult<'static>> = outcomes
         .into_iter()
         .map(|(name, outcome)| match (outcome, &stored) {
+            (Ok(_), _) if refused.contains_key(name) => {
+                let (code, message) = refused[name].clone();
+                error_result(name, code, Some(message))
+            }
             (Ok(topic), Ok(())) => success_result(topic),
-            // Kafka sends no text with UNKNOWN_SERVER_ERROR; the cause is in the log.
-            (Ok(_), Err(_)) => error_result(name, ErrorCode::UnknownServerError.code(), None),
+            // Kafka sends no text with UNKNOWN_SERVER_ERROR; the cause is in the log. A store
+            // that did not answer in time (etcd) gets REQUEST_TIMED_OUT with its cause.
+            (Ok(_), Err((code, message))) => error_result(
+                name,
+                *code,
+                (*code != ErrorCode::UnknownServerError.code()).then(|| message.clone()),
+            ),
             (Err(error), _) => error_result(name, error.code(), Some(error.message().to_owned())),
         })
         .collect();
@@ -221,6 +225,47 @@ pub async fn handle(
             }),
     );
     response(results)
+}
+
+/// Commits the planned topics. A shared store (etcd) may refuse one because another node
+/// created its name (or one of its collision group) meanwhile: that topic is answered
+/// TOPIC_ALREADY_EXISTS (or INVALID_TOPIC_EXCEPTION) and the rest are committed again.
+async fn commit_new_topics(
+    ctx: &RequestContext<'_>,
+    state: &std::sync::Arc<crate::state::ServerState>,
+    mut guard: crate::topic_registry::TopicWriteGuard,
+    mut records: Vec<TopicRecord>,
+    refused: &mut HashMap<String, (i16, String)>,
+) -> Result<(), (i16, String)> {
+    loop {
+        let count = records.len();
+        let change = TopicChange::Create(records.clone());
+        match super::commit_topics_coded(state, guard, change).await {
+            Ok(TopicCommit::Created(_)) => {
+                tracing::info!(principal = %kacl_logsafe::safe(ctx.principal), topics = count, "created topics");
+                return Ok(());
+            }
+            Ok(other) => {
+                return Err((
+                    ErrorCode::UnknownServerError.code(),
+                    format!("unexpected commit outcome {other:?}"),
+                ))
+            }
+            Err(super::CommitFailure::Topic {
+                name,
+                code,
+                message,
+            }) => {
+                refused.insert(name.clone(), (code, message));
+                records.retain(|r| r.name != name);
+                if records.is_empty() {
+                    return Ok(());
+                }
+                guard = state.topics.begin_write().await;
+            }
+            Err(super::CommitFailure::Whole { code, message }) => return Err((code, message)),
+        }
+    }
 }
 
 /// Every controller check on one topic, in Kafka's order; the record to store if it passes.

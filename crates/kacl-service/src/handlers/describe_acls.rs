@@ -22,6 +22,27 @@ use super::acl_filter::WireFilter;
 use crate::context::RequestContext;
 use crate::outcome::Outcome;
 
+/// [`handle`], after waiting (with `kacl.describe.consistent` on a shared store) until this
+/// node has applied everything the store had committed when the request arrived, so that a
+/// tool writing on one node and reading on another reads its writes. A store that does not
+/// answer in time gets REQUEST_TIMED_OUT (retriable).
+pub async fn handle_consistent(
+    ctx: &RequestContext<'_>,
+    request: DescribeAclsRequest<'_>,
+) -> Outcome {
+    if ctx.state.config.describe_consistent && ctx.state.store.feeds_changes() {
+        let store = ctx.state.store.clone();
+        let caught_up = tokio::task::spawn_blocking(move || store.catch_up())
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| e.to_string()));
+        if let Err(message) = caught_up {
+            return error(ctx, ErrorCode::RequestTimedOut, message);
+        }
+    }
+    handle(ctx, request)
+}
+
 /// Answers one DescribeAcls request. The one handler that encodes its own answer: the resources
 /// are streamed into the frame (see below), so it returns the [`Outcome`] rather than a response.
 pub fn handle(ctx: &RequestContext<'_>, request: DescribeAclsRequest<'_>) -> Outcome {

@@ -55,21 +55,25 @@ pub fn handle<'c>(
     } else {
         i32::MIN
     };
+    let (brokers, controller_id) = super::cluster_brokers(state, ctx.listener);
     DescribeClusterResponse {
         throttle_time_ms: 0,
         error_code: 0,
         error_message: None,
         endpoint_type: request.endpoint_type,
         cluster_id: Cow::Borrowed(&state.cluster_id),
-        controller_id: state.node_id(),
-        brokers: vec![DescribeClusterBroker {
-            broker_id: state.node_id(),
-            host: Cow::Borrowed(&ctx.listener.advertised_host),
-            port: i32::from(ctx.listener.advertised_port),
-            rack: state.config.broker_rack.as_deref().map(Cow::Borrowed),
-            is_fenced: false,
-            unknown_tagged_fields: Default::default(),
-        }],
+        controller_id,
+        brokers: brokers
+            .into_iter()
+            .map(|(broker_id, host, port, rack)| DescribeClusterBroker {
+                broker_id,
+                host: Cow::Owned(host),
+                port: i32::from(port),
+                rack: rack.map(Cow::Owned),
+                is_fenced: false,
+                unknown_tagged_fields: Default::default(),
+            })
+            .collect(),
         cluster_authorized_operations,
         unknown_tagged_fields: Default::default(),
     }

@@ -70,12 +70,13 @@ pub fn handle<'t>(
             i32::MIN
         }
     };
-    let node_id = ctx.state.node_id();
+    // The live brokers (this node alone without a shared store): their replicas are in sync.
+    let live = super::live_brokers(ctx.state);
     let topics: Vec<MetadataResponseTopic<'_>> = match wanted {
         Wanted::All => table
             .iter()
             .filter(|t| may_describe(&t.name))
-            .map(|t| topic_metadata(t, node_id, ops_of(&t.name)))
+            .map(|t| topic_metadata(t, &live, ops_of(&t.name)))
             .collect(),
         Wanted::Names(names) => {
             let mut found = Vec::new();
@@ -90,7 +91,7 @@ pub fn handle<'t>(
                         false,
                     ));
                 } else if let Some(record) = table.get(name) {
-                    found.push(topic_metadata(record, node_id, ops_of(name)));
+                    found.push(topic_metadata(record, &live, ops_of(name)));
                 } else {
                     let code = if validate_topic_name(name).is_ok() {
                         ErrorCode::UnknownTopicOrPartition
@@ -114,7 +115,7 @@ pub fn handle<'t>(
                 match table.by_id(&id) {
                     None => unknown.push(topic_error(ErrorCode::UnknownTopicId, None, id, false)),
                     Some(record) if may_describe(&record.name) => {
-                        found.push(topic_metadata(record, node_id, ops_of(&record.name)));
+                        found.push(topic_metadata(record, &live, ops_of(&record.name)));
                     }
                     // Kafka: topic ids are not secret, so the refusal may carry the id.
                     Some(_) => refused.push(topic_error(
@@ -146,17 +147,21 @@ pub fn handle<'t>(
             i32::MIN
         };
     let state = ctx.state;
+    let (brokers, controller_id) = super::cluster_brokers(state, ctx.listener);
     let response = MetadataResponse {
         throttle_time_ms: 0,
-        brokers: vec![MetadataResponseBroker {
-            node_id: state.node_id(),
-            host: Cow::Borrowed(&ctx.listener.advertised_host),
-            port: i32::from(ctx.listener.advertised_port),
-            rack: state.config.broker_rack.as_deref().map(Cow::Borrowed),
-            unknown_tagged_fields: Default::default(),
-        }],
+        brokers: brokers
+            .into_iter()
+            .map(|(node_id, host, port, rack)| MetadataResponseBroker {
+                node_id,
+                host: Cow::Owned(host),
+                port: i32::from(port),
+                rack: rack.map(Cow::Owned),
+                unknown_tagged_fields: Default::default(),
+            })
+            .collect(),
         cluster_id: Some(Cow::Borrowed(&state.cluster_id)),
-        controller_id: state.node_id(),
+        controller_id,
         topics,
         cluster_authorized_operations,
         error_code: 0,
@@ -204,11 +209,11 @@ fn wanted<'r>(request: &'r MetadataRequest<'r>, version: i16) -> Option<Wanted<'
     }
 }
 
-fn topic_metadata(
-    record: &TopicRecord,
-    node_id: i32,
+fn topic_metadata<'r>(
+    record: &'r TopicRecord,
+    live: &[i32],
     topic_authorized_operations: i32,
-) -> MetadataResponseTopic<'_> {
+) -> MetadataResponseTopic<'r> {
     MetadataResponseTopic {
         error_code: 0,
         name: Some(Cow::Borrowed(&record.name)),
@@ -217,23 +222,32 @@ fn topic_metadata(
         partitions: record
             .partitions
             .iter()
-            .map(|p| partition_metadata(p.partition_index, &p.replicas, node_id))
+            .map(|p| partition_metadata(p.partition_index, &p.replicas, live))
             .collect(),
         topic_authorized_operations,
         unknown_tagged_fields: Default::default(),
     }
 }
 
-/// One partition as this node sees it: its replicas on this node are live and in sync, and the
-/// first of them leads. Replicas on other brokers (a data directory last served under another
-/// `node.id`) are offline; a partition with none here has no leader (LEADER_NOT_AVAILABLE).
+/// One partition as this node sees it: its replicas on live brokers (this node, and in cluster
+/// mode every live node) are in sync, and the first of them leads. Replicas on other brokers
+/// (a dead node, or a data directory last served under another `node.id`) are offline; a
+/// partition with none live has no leader (LEADER_NOT_AVAILABLE).
 fn partition_metadata(
     partition_index: i32,
     replicas: &[i32],
-    node_id: i32,
+    live_brokers: &[i32],
 ) -> MetadataResponsePartition<'static> {
-    let live: Vec<i32> = replicas.iter().copied().filter(|r| *r == node_id).collect();
-    let offline: Vec<i32> = replicas.iter().copied().filter(|r| *r != node_id).collect();
+    let live: Vec<i32> = replicas
+        .iter()
+        .copied()
+        .filter(|r| live_brokers.contains(r))
+        .collect();
+    let offline: Vec<i32> = replicas
+        .iter()
+        .copied()
+        .filter(|r| !live_brokers.contains(r))
+        .collect();
     let leader_id = live.first().copied().unwrap_or(-1);
     MetadataResponsePartition {
         error_code: if leader_id == -1 {

@@ -82,6 +82,112 @@ pub(crate) fn respond_to<'m, M: Message<'m>>(
 /// [`TopicRegistry::commit`](crate::topic_registry::TopicRegistry::commit) on a blocking thread
 /// (the store fsyncs), for the topic handlers: the outcome, or why there is none as text for the
 /// log (the client gets UNKNOWN_SERVER_ERROR, whose text Kafka never sends).
+/// Why a topic commit failed, with the code to answer.
+#[derive(Debug)]
+pub(crate) enum CommitFailure {
+    /// The store refused one topic of the commit (nothing was stored).
+    Topic {
+        name: String,
+        code: i16,
+        message: String,
+    },
+    /// The commit failed as a whole.
+    Whole { code: i16, message: String },
+}
+
+/// [`commit_topics`] with the failure classified: a topic another node created meanwhile
+/// (TOPIC_ALREADY_EXISTS, or INVALID_TOPIC_EXCEPTION for a `.`/`_` collision), a store that
+/// did not answer in time (REQUEST_TIMED_OUT, retriable), anything else UNKNOWN_SERVER_ERROR.
+pub(crate) async fn commit_topics_coded(
+    state: &Arc<ServerState>,
+    guard: TopicWriteGuard,
+    change: TopicChange,
+) -> Result<TopicCommit, CommitFailure> {
+    use kacl_protocol::ErrorCode;
+    use kacl_store::StoreError;
+    let shared = Arc::clone(state);
+    let result = tokio::task::spawn_blocking(move || {
+        shared.topics.commit(guard, shared.store.as_ref(), change)
+    })
+    .await
+    .map_err(|err| CommitFailure::Whole {
+        code: ErrorCode::UnknownServerError.code(),
+        message: err.to_string(),
+    })?;
+    result.map_err(|err| match err {
+        StoreError::TopicAlreadyExists { name } => CommitFailure::Topic {
+            message: format!("Topic '{name}' already exists."),
+            name,
+            code: ErrorCode::TopicAlreadyExists.code(),
+        },
+        StoreError::TopicCollision { name, existing } => CommitFailure::Topic {
+            message: format!("Topic '{name}' collides with existing topic: {existing}"),
+            name,
+            code: ErrorCode::InvalidTopicException.code(),
+        },
+        StoreError::Unavailable { detail } => CommitFailure::Whole {
+            code: ErrorCode::RequestTimedOut.code(),
+            message: detail,
+        },
+        other => CommitFailure::Whole {
+            code: ErrorCode::UnknownServerError.code(),
+            message: other.to_string(),
+        },
+    })
+}
+
+/// One broker as Metadata lists it: node id, host, port, rack.
+pub(crate) type ListedBroker = (i32, String, u16, Option<String>);
+
+/// The brokers Metadata and DescribeCluster list for a request on `listener`: this node as
+/// bound, and every other live node of a shared store's cluster that has a listener of the
+/// same name (Kafka lists only the brokers reachable through the request's listener); and
+/// the controller (the elected one, else this node).
+pub(crate) fn cluster_brokers(
+    state: &ServerState,
+    listener: &crate::state::BoundListener,
+) -> (Vec<ListedBroker>, i32) {
+    let me = (
+        state.node_id(),
+        listener.advertised_host.clone(),
+        listener.advertised_port,
+        state.config.broker_rack.clone(),
+    );
+    let Some(cluster) = state.store.cluster() else {
+        return (vec![me], state.node_id());
+    };
+    let mut brokers = vec![me];
+    for node in cluster.live_nodes() {
+        if node.node_id == state.node_id() {
+            continue;
+        }
+        if let Some((_, host, port)) = node
+            .listeners
+            .iter()
+            .find(|(name, _, _)| name.eq_ignore_ascii_case(&listener.name))
+        {
+            brokers.push((node.node_id, host.clone(), *port, node.rack.clone()));
+        }
+    }
+    brokers.sort_by_key(|b| b.0);
+    (brokers, cluster.controller_id().unwrap_or(state.node_id()))
+}
+
+/// The brokers topics may be placed on: every live node of a shared store's cluster (etcd),
+/// else this node alone.
+pub(crate) fn live_brokers(state: &ServerState) -> Vec<i32> {
+    let mut brokers: Vec<i32> = state
+        .store
+        .cluster()
+        .map(|c| c.live_nodes().into_iter().map(|n| n.node_id).collect())
+        .unwrap_or_default();
+    if !brokers.contains(&state.node_id()) {
+        brokers.push(state.node_id());
+    }
+    brokers.sort_unstable();
+    brokers
+}
+
 pub(crate) async fn commit_topics(
     state: &Arc<ServerState>,
     guard: TopicWriteGuard,

@@ -134,6 +134,26 @@ impl MetadataStore for MeteredStore {
         self.inner.list_scram_credentials()
     }
 
+    fn start_feed(&self, sink: Arc<dyn kacl_store::ChangeSink>) -> Result<bool, StoreError> {
+        self.inner.start_feed(sink)
+    }
+
+    fn feeds_changes(&self) -> bool {
+        self.inner.feeds_changes()
+    }
+
+    fn catch_up(&self) -> Result<(), StoreError> {
+        self.inner.catch_up()
+    }
+
+    fn feed_stats(&self) -> Option<kacl_store::FeedStats> {
+        self.inner.feed_stats()
+    }
+
+    fn cluster(&self) -> Option<Arc<dyn kacl_store::ClusterMembership>> {
+        self.inner.cluster()
+    }
+
     fn scram_bootstrapped(&self) -> Result<bool, StoreError> {
         self.inner.scram_bootstrapped()
     }

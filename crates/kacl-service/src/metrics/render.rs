@@ -18,6 +18,8 @@ pub struct Gauges {
     pub acls: usize,
     /// Topics in the registry.
     pub topics: usize,
+    /// The shared store's feed (etcd), if there is one.
+    pub feed: Option<kacl_store::FeedStats>,
 }
 
 impl Metrics {
@@ -202,8 +204,73 @@ impl Metrics {
                 counter.load(Relaxed)
             )?;
         }
+        if let Some(feed) = gauges.feed {
+            write_feed(out, &feed)?;
+        }
         Ok(())
     }
+}
+
+/// Cluster mode: how far this node's in-memory state is behind etcd, and etcd's health.
+fn write_feed(out: &mut String, feed: &kacl_store::FeedStats) -> std::fmt::Result {
+    gauge(
+        out,
+        "kacl_etcd_applied_revision",
+        "The etcd revision whose changes are all in memory.",
+        feed.applied_revision,
+    )?;
+    gauge(
+        out,
+        "kacl_etcd_lag_revisions",
+        "Revisions etcd is known to be ahead of memory.",
+        feed.lag_revisions,
+    )?;
+    header(
+        out,
+        "kacl_etcd_lag_seconds",
+        "gauge",
+        "Seconds memory has been behind the newest etcd revision seen.",
+    )?;
+    writeln!(
+        out,
+        "kacl_etcd_lag_seconds {:.3}",
+        feed.lag_millis as f64 / 1e3
+    )?;
+    counter(
+        out,
+        "kacl_etcd_watch_restarts_total",
+        "Times the etcd watch was re-opened.",
+        feed.watch_restarts,
+    )?;
+    counter(
+        out,
+        "kacl_etcd_relists_total",
+        "Times the state was re-listed after an etcd compaction.",
+        feed.relists,
+    )?;
+    counter(
+        out,
+        "kacl_etcd_requests_total",
+        "Requests to etcd.",
+        feed.requests,
+    )?;
+    counter(
+        out,
+        "kacl_etcd_request_errors_total",
+        "Requests to etcd that failed.",
+        feed.request_errors,
+    )?;
+    header(
+        out,
+        "kacl_etcd_request_seconds_total",
+        "counter",
+        "Time spent in requests to etcd (over kacl_etcd_requests_total: the mean latency).",
+    )?;
+    writeln!(
+        out,
+        "kacl_etcd_request_seconds_total {:.6}",
+        feed.request_micros as f64 / 1e6
+    )
 }
 
 fn header(out: &mut String, name: &str, kind: &str, help: &str) -> std::fmt::Result {
@@ -275,6 +342,7 @@ mod tests {
         metrics.authorization(AuthorizationResult::Denied);
         metrics.store_commit(StoreOperation::Acls, Duration::from_millis(7), true);
         let text = metrics.render(Gauges {
+            feed: None,
             acls: 12,
             topics: 3,
         });

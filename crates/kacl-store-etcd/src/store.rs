@@ -1,0 +1,747 @@
+//! [`EtcdStore`]: the [`MetadataStore`] of a cluster of kacl nodes sharing etcd.
+//!
+//! Every write is one etcd transaction whose compares make it correct against other nodes
+//! (see each method); it also touches `meta/last-write`, so every change has an event and a
+//! consistent read has a revision to wait for. A write returns only once this node's watch
+//! has applied its revision (read-your-writes); the caller never applies anything itself.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use kacl_acl::AclBinding;
+use kacl_sasl::scram::{ScramCredential, ScramMechanism};
+use kacl_store::encoding;
+use kacl_store::{
+    AclChunkSink, AclCommit, ChangeSink, ClusterMembership, MetadataStore, PartitionRecord,
+    ScramEntry, Snapshot, StoreError, TopicRecord,
+};
+use parking_lot::Mutex;
+use serde_json::Value;
+
+use crate::client::{
+    cmp_absent, cmp_mod, int, op_delete, op_get, op_put, parse_kv, ClientOptions, EtcdClient, Kv,
+};
+use crate::decode::{etcd_error, list_all, Listing};
+use crate::feed::Feed;
+use crate::layout::{self, Layout};
+use crate::membership::Membership;
+use crate::metrics::EtcdMetrics;
+use crate::progress::Progress;
+
+/// The `--max-request-bytes` kacl needs etcd to accept: 10 MiB (a batch of 10,000 ACLs with
+/// long names is a few MB of protobuf).
+pub const REQUIRED_REQUEST_BYTES: usize = 10 << 20;
+/// Operations one transaction may carry beyond a batch's ACLs (the last-write marker, ...).
+pub const EXTRA_TXN_OPS: usize = 64;
+/// The least deadline of each etcd call while a node starts.
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
+/// Attempts of a read-modify-write (partitions, configs, topic deletion) that another node's
+/// write keeps invalidating, before it fails as unavailable.
+const CAS_ATTEMPTS: usize = 16;
+
+/// How to open an [`EtcdStore`].
+#[derive(Debug, Clone)]
+pub struct EtcdOptions {
+    /// The client's endpoints, deadline and credentials.
+    pub client: ClientOptions,
+    /// `kacl.etcd.prefix`.
+    pub prefix: String,
+    /// `kacl.etcd.lease.ttl.ms`.
+    pub lease_ttl: Duration,
+    /// The most ACL changes one request may make (`kacl.acl.max.batch`): etcd must take a
+    /// transaction of this many operations.
+    pub max_batch: usize,
+}
+
+/// kacl's metadata in etcd.
+pub struct EtcdStore {
+    client: Arc<EtcdClient>,
+    layout: Layout,
+    cluster_id: String,
+    /// What the `load_*` methods hand out at start: the listing the feed continues from.
+    initial: Mutex<Option<Listing>>,
+    /// Set by the first write: from then on the `load_*` methods list etcd afresh.
+    written: std::sync::atomic::AtomicBool,
+    progress: Arc<Progress>,
+    feed: Mutex<Option<Feed>>,
+    membership: Arc<Membership>,
+    metrics: Arc<EtcdMetrics>,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for EtcdStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EtcdStore")
+            .field("client", &self.client)
+            .field("cluster_id", &self.cluster_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl EtcdStore {
+    /// Connects, checks that etcd takes kacl's largest transaction, reads or creates the
+    /// cluster id, and lists everything (the state the node starts from).
+    pub fn open(options: EtcdOptions) -> Result<EtcdStore, StoreError> {
+        let timeout = options.client.timeout;
+        // Start-up (the limits probe, a listing of millions of ACLs) is not a client's
+        // request: it gets at least STARTUP_TIMEOUT per call, whatever the request timeout.
+        let startup = EtcdClient::new(ClientOptions {
+            timeout: timeout.max(STARTUP_TIMEOUT),
+            ..options.client.clone()
+        });
+        let client = Arc::new(EtcdClient::new(options.client));
+        let layout = Layout::new(&options.prefix);
+        probe_limits(&startup, &layout, options.max_batch)?;
+        let cluster_id = cluster_id(&startup, &layout)?;
+        let started = Instant::now();
+        let listing = list_all(&startup, &layout, &mut |read| {
+            if read >= 100_000 && read % 500_000 < 10_000 {
+                tracing::info!(records = read, "loading metadata from etcd");
+            }
+        })
+        .map_err(etcd_error)?;
+        tracing::info!(
+            acls = listing.snapshot.acls.len(),
+            topics = listing.snapshot.topics.len(),
+            revision = listing.revision,
+            ms = started.elapsed().as_millis() as u64,
+            "listed metadata from etcd"
+        );
+        let progress = Arc::new(Progress::default());
+        progress.advance(listing.revision);
+        let membership = Arc::new(Membership::new(
+            client.clone(),
+            layout.clone(),
+            options.lease_ttl,
+        ));
+        membership.seed(&listing.nodes, listing.controller);
+        Ok(EtcdStore {
+            client,
+            layout,
+            cluster_id,
+            initial: Mutex::new(Some(listing)),
+            written: std::sync::atomic::AtomicBool::new(false),
+            progress,
+            feed: Mutex::new(None),
+            membership,
+            metrics: Arc::new(EtcdMetrics::default()),
+            timeout,
+        })
+    }
+
+    /// The feed's and the client's counters.
+    pub fn metrics(&self) -> Arc<EtcdMetrics> {
+        self.metrics.clone()
+    }
+
+    /// The revision this node's state has reached.
+    pub fn applied_revision(&self) -> i64 {
+        self.progress.applied()
+    }
+
+    fn listing(&self) -> Result<Listing, StoreError> {
+        list_all(&self.client, &self.layout, &mut |_| {}).map_err(etcd_error)
+    }
+
+    /// The start-up listing until the first write, then a fresh one. (The feed starts from
+    /// the start-up listing's revision either way: replaying the later history over a later
+    /// listing ends in the same state, key by key.)
+    fn with_snapshot<R>(&self, read: impl FnOnce(&Snapshot) -> R) -> Result<R, StoreError> {
+        if !self.written.load(std::sync::atomic::Ordering::SeqCst) {
+            if let Some(listing) = self.initial.lock().as_ref() {
+                return Ok(read(&listing.snapshot));
+            }
+        }
+        Ok(read(&self.listing()?.snapshot))
+    }
+
+    /// A transaction, timed and counted.
+    fn txn(
+        &self,
+        compare: Vec<Value>,
+        mut success: Vec<Value>,
+        failure: Vec<Value>,
+    ) -> Result<crate::client::TxnResult, StoreError> {
+        success.push(op_put(&self.layout.key(layout::LAST_WRITE), b"", 0, false));
+        self.written
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        let started = Instant::now();
+        let result = self.client.txn(compare, success, failure);
+        self.metrics.request(started.elapsed(), result.is_err());
+        result.map_err(|err| match err {
+            crate::client::EtcdError::Status { code: 3, message }
+                if message.contains("too many operations") || message.contains("too large") =>
+            {
+                StoreError::Refused {
+                    detail: format!(
+                        "etcd refused the transaction: {message}; raise etcd's \
+                         --max-txn-ops / --max-request-bytes (docs/operations.md)"
+                    ),
+                }
+            }
+            other => etcd_error(other),
+        })
+    }
+
+    /// Waits until the feed has applied `revision` (read-your-writes).
+    fn wait_applied(&self, revision: i64) -> Result<(), StoreError> {
+        let deadline = Instant::now() + self.timeout;
+        let mut state = self.progress.state.lock();
+        while state.feeding && state.applied < revision {
+            if self
+                .progress
+                .advanced
+                .wait_until(&mut state, deadline)
+                .timed_out()
+            {
+                return Err(StoreError::Unavailable {
+                    detail: format!(
+                        "etcd committed the change at revision {revision}, but this node's \
+                         watch has not delivered it within {} ms (it has revision {}); it \
+                         will appear once the watch catches up",
+                        self.timeout.as_millis(),
+                        state.applied
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn get(&self, key: &[u8]) -> Result<Option<Kv>, StoreError> {
+        let started = Instant::now();
+        let result = self.client.range(key, None, 0, 1);
+        self.metrics.request(started.elapsed(), result.is_err());
+        Ok(result.map_err(etcd_error)?.kvs.into_iter().next())
+    }
+
+    /// Read a topic, change it, write it back if nobody changed it meanwhile.
+    fn update_topic(
+        &self,
+        name: &str,
+        change: impl Fn(TopicRecord) -> Result<TopicRecord, StoreError>,
+    ) -> Result<TopicRecord, StoreError> {
+        let key = self.layout.topic(name);
+        for _ in 0..CAS_ATTEMPTS {
+            let Some(kv) = self.get(&key)? else {
+                return Err(StoreError::UnknownTopic {
+                    name: name.to_owned(),
+                });
+            };
+            let payload = self
+                .layout
+                .unseal(&kv.key, &kv.value)
+                .map_err(|e| crate::decode::corrupt(&kv.key, e))?;
+            let mut current =
+                encoding::decode_topic(payload).map_err(|e| crate::decode::corrupt(&kv.key, e))?;
+            current.created_seq =
+                crate::decode::creation_seq(kv.create_revision, current.created_seq);
+            let updated = change(current)?;
+            let value = self.layout.seal(&key, &encoding::encode_topic(&updated));
+            let txn = self.txn(
+                vec![cmp_mod(&key, kv.mod_revision)],
+                vec![op_put(&key, &value, 0, false)],
+                Vec::new(),
+            )?;
+            if txn.succeeded {
+                self.wait_applied(txn.revision)?;
+                return Ok(updated);
+            }
+        }
+        Err(StoreError::Unavailable {
+            detail: format!("topic '{name}' kept changing on other nodes; try again"),
+        })
+    }
+}
+
+/// Refuses an etcd that cannot take kacl's largest transaction: a txn of `max_batch` + extra
+/// read operations of one key (`--max-txn-ops`), and one compare carrying
+/// [`REQUIRED_REQUEST_BYTES`] minus a margin (`--max-request-bytes`). Neither writes.
+fn probe_limits(client: &EtcdClient, layout: &Layout, max_batch: usize) -> Result<(), StoreError> {
+    let key = layout.key(layout::PROBE);
+    let ops = max_batch + EXTRA_TXN_OPS;
+    let reads = vec![op_get(&key); ops];
+    match client.txn(Vec::new(), reads, Vec::new()) {
+        Ok(_) => {}
+        Err(crate::client::EtcdError::Status { message, .. })
+            if message.contains("too many operations") =>
+        {
+            return Err(StoreError::Refused {
+                detail: format!(
+                    "etcd at {} refuses a transaction of {ops} operations (kacl.acl.max.batch \
+                     {max_batch} + {EXTRA_TXN_OPS}): start etcd with --max-txn-ops={ops} or \
+                     more, or lower kacl.acl.max.batch",
+                    client.endpoints_text()
+                ),
+            })
+        }
+        Err(err) => return Err(etcd_error(err)),
+    }
+    let value = vec![b'x'; REQUIRED_REQUEST_BYTES - (64 << 10)];
+    let compare = serde_json::json!({"target": "VALUE", "key": crate::client::b64(&key),
+        "result": "EQUAL", "value": crate::client::b64(&value)});
+    match client.txn(vec![compare], Vec::new(), Vec::new()) {
+        Ok(_) => Ok(()),
+        Err(crate::client::EtcdError::Status { message, .. })
+            if message.contains("too large") || message.contains("larger than max") =>
+        {
+            Err(StoreError::Refused {
+                detail: format!(
+                    "etcd at {} refuses requests of {} bytes: start etcd with \
+                     --max-request-bytes={REQUIRED_REQUEST_BYTES} or more ({message})",
+                    client.endpoints_text(),
+                    value.len()
+                ),
+            })
+        }
+        Err(err) => Err(etcd_error(err)),
+    }
+}
+
+/// The cluster id: created by the first node (a compare that it does not exist yet), read by
+/// every later one.
+fn cluster_id(client: &EtcdClient, layout: &Layout) -> Result<String, StoreError> {
+    let key = layout.key(layout::CLUSTER_ID);
+    let fresh = kacl_store::kafka_uuid_string(&kacl_store::random_kafka_uuid());
+    let txn = client
+        .txn(
+            vec![cmp_absent(&key)],
+            vec![op_put(&key, fresh.as_bytes(), 0, false)],
+            vec![op_get(&key)],
+        )
+        .map_err(etcd_error)?;
+    if txn.succeeded {
+        tracing::info!(cluster_id = %fresh, "created the cluster id in etcd");
+        return Ok(fresh);
+    }
+    let stored = first_kv(&txn.responses)
+        .and_then(|kv| String::from_utf8(kv.value).ok())
+        .filter(|id| kacl_store::parse_kafka_uuid(id).is_some());
+    stored.ok_or_else(|| StoreError::Refused {
+        detail: "etcd holds an unreadable kacl cluster id".to_owned(),
+    })
+}
+
+/// The first pair of the first range response of a txn.
+fn first_kv(responses: &[Value]) -> Option<Kv> {
+    responses
+        .iter()
+        .filter_map(|r| r.get("response_range"))
+        .filter_map(|r| r.get("kvs").and_then(Value::as_array))
+        .flatten()
+        .next()
+        .and_then(|kv| parse_kv(kv).ok())
+}
+
+/// For each response of a txn: did the put replace a value (`prev_kv` present) / did the
+/// delete remove a key.
+fn put_replaced(response: &Value) -> bool {
+    response
+        .get("response_put")
+        .and_then(|p| p.get("prev_kv"))
+        .is_some()
+}
+
+fn delete_removed(response: &Value) -> bool {
+    response
+        .get("response_delete_range")
+        .is_some_and(|d| int(d, "deleted") > 0)
+}
+
+impl Drop for EtcdStore {
+    fn drop(&mut self) {
+        if let Some(feed) = self.feed.lock().take() {
+            feed.stop();
+        }
+        self.membership.leave();
+    }
+}
+
+impl MetadataStore for EtcdStore {
+    fn cluster_id(&self) -> String {
+        self.cluster_id.clone()
+    }
+
+    fn load_acls(&self) -> Result<Vec<AclBinding>, StoreError> {
+        self.with_snapshot(|s| s.acls.clone())
+    }
+
+    fn load_acls_chunked(
+        &self,
+        chunk_len: usize,
+        sink: &mut AclChunkSink<'_>,
+    ) -> Result<(), StoreError> {
+        let acls = self.load_acls()?;
+        for chunk in acls.chunks(chunk_len.max(1)) {
+            sink(chunk.to_vec())?;
+        }
+        Ok(())
+    }
+
+    /// One txn: a delete (with the previous value) per removed ACL, a put per added one.
+    /// Several nodes adding the same ACL store one key; what the result lists comes from
+    /// etcd's answer (a put that replaced nothing added, a delete that deleted removed), so
+    /// it is exact even when other nodes raced.
+    fn commit_acl_changes(
+        &self,
+        adds: &[AclBinding],
+        removes: &[AclBinding],
+    ) -> Result<AclCommit, StoreError> {
+        for binding in adds {
+            if let Some(reason) = encoding::non_concrete_field(binding) {
+                return Err(StoreError::InvalidAcl {
+                    binding: binding.to_string(),
+                    reason,
+                });
+            }
+        }
+        // etcd refuses a txn touching one key twice: net each binding out (removes, then adds).
+        let mut net: BTreeMap<Vec<u8>, bool> = BTreeMap::new();
+        for binding in removes {
+            net.insert(self.layout.acl(binding), false);
+        }
+        for binding in adds {
+            net.insert(self.layout.acl(binding), true);
+        }
+        if net.is_empty() {
+            return Ok(AclCommit::default());
+        }
+        let mut ops = Vec::with_capacity(net.len());
+        for (key, add) in &net {
+            if *add {
+                let value = self.layout.seal(key, &kacl_store::random_kafka_uuid());
+                ops.push(op_put(key, &value, 0, true));
+            } else {
+                ops.push(op_delete(key, false));
+            }
+        }
+        let txn = self.txn(Vec::new(), ops, Vec::new())?;
+        // What really changed, by key, from etcd's answer (responses follow `net`'s order).
+        let mut changed = std::collections::HashSet::new();
+        let mut replaced = std::collections::HashSet::new();
+        for ((key, add), response) in net.iter().zip(&txn.responses) {
+            if *add && put_replaced(response) {
+                replaced.insert(key.clone());
+            } else if *add || delete_removed(response) {
+                changed.insert(key.clone());
+            }
+        }
+        let removed_too: std::collections::HashSet<Vec<u8>> =
+            removes.iter().map(|b| self.layout.acl(b)).collect();
+        // Reported in request order, each once.
+        let mut commit = AclCommit::default();
+        let mut reported = std::collections::HashSet::new();
+        for (bindings, add) in [(removes, false), (adds, true)] {
+            for binding in bindings {
+                let key = self.layout.acl(binding);
+                // A stored binding both removed and added was removed, then added again.
+                let both = replaced.contains(&key) && removed_too.contains(&key);
+                let counts = (net.get(&key) == Some(&add) && changed.contains(&key)) || both;
+                if counts && reported.insert((key, add)) {
+                    if add {
+                        commit.added.push(binding.clone());
+                    } else {
+                        commit.removed.push(binding.clone());
+                    }
+                }
+            }
+        }
+        self.wait_applied(txn.revision)?;
+        Ok(commit)
+    }
+
+    fn load_topics(&self) -> Result<Vec<TopicRecord>, StoreError> {
+        self.with_snapshot(|s| s.topics.clone())
+    }
+
+    /// One txn whose compares say that neither the name nor its collision group (`.` as
+    /// `_`) exists: of two nodes racing to create one topic (or `a.b` and `a_b`), exactly one
+    /// wins; the other learns which topic holds the group.
+    fn create_topics(&self, topics: &[TopicRecord]) -> Result<Vec<TopicRecord>, StoreError> {
+        let mut compares = Vec::new();
+        let mut ops = Vec::new();
+        let mut probes = Vec::new();
+        let mut groups = std::collections::HashSet::new();
+        if topics.len() > usize::from(u16::MAX) {
+            return Err(StoreError::Refused {
+                detail: format!("{} topics in one request; at most 65535", topics.len()),
+            });
+        }
+        for (position, topic) in topics.iter().enumerate() {
+            // The creation order: the txn's revision (etcd's create revision) and the
+            // position in the request, kept in the record (see `decode::put_change`).
+            let topic = &TopicRecord {
+                created_seq: position as u64,
+                ..topic.clone()
+            };
+            for (expected, partition) in topic.partitions.iter().enumerate() {
+                if partition.partition_index != expected as i32 {
+                    return Err(StoreError::InvalidPartitions {
+                        topic: topic.name.clone(),
+                        reason: format!(
+                            "partition {} where {expected} was expected",
+                            partition.partition_index
+                        ),
+                    });
+                }
+            }
+            let name_key = self.layout.topic_name(&topic.name);
+            if !groups.insert(name_key.clone()) {
+                return Err(StoreError::TopicAlreadyExists {
+                    name: topic.name.clone(),
+                });
+            }
+            let key = self.layout.topic(&topic.name);
+            compares.push(cmp_absent(&key));
+            compares.push(cmp_absent(&name_key));
+            ops.push(op_put(
+                &key,
+                &self.layout.seal(&key, &encoding::encode_topic(topic)),
+                0,
+                false,
+            ));
+            ops.push(op_put(&name_key, topic.name.as_bytes(), 0, false));
+            probes.push(op_get(&name_key));
+            probes.push(op_get(&key));
+        }
+        if topics.is_empty() {
+            return Ok(Vec::new());
+        }
+        let txn = self.txn(compares, ops, probes)?;
+        if txn.succeeded {
+            self.wait_applied(txn.revision)?;
+            return Ok(topics
+                .iter()
+                .enumerate()
+                .map(|(position, t)| TopicRecord {
+                    created_seq: crate::decode::creation_seq(txn.revision, position as u64),
+                    ..t.clone()
+                })
+                .collect());
+        }
+        // Which topic lost: the first whose group or name is taken. Wait until the winner is
+        // in memory, so that a retry here sees it.
+        for (topic, pair) in topics.iter().zip(txn.responses.chunks(2)) {
+            let taken = first_kv(&pair[..1]).or_else(|| first_kv(&pair[1..]));
+            if let Some(kv) = taken {
+                self.wait_applied(kv.mod_revision)?;
+                let existing = String::from_utf8_lossy(&kv.value).into_owned();
+                if existing == topic.name || first_kv(&pair[1..]).is_some() {
+                    return Err(StoreError::TopicAlreadyExists {
+                        name: topic.name.clone(),
+                    });
+                }
+                return Err(StoreError::TopicCollision {
+                    name: topic.name.clone(),
+                    existing,
+                });
+            }
+        }
+        Err(StoreError::Unavailable {
+            detail: "etcd refused the topic creation without naming a conflict; try again"
+                .to_owned(),
+        })
+    }
+
+    /// Deletes the named topics that exist, with their collision-group keys, in one txn
+    /// that holds only if none of them changed since they were read.
+    fn delete_topics(&self, names: &[String]) -> Result<Vec<String>, StoreError> {
+        let mut unique = std::collections::HashSet::new();
+        let names: Vec<&String> = names.iter().filter(|n| unique.insert(*n)).collect();
+        for _ in 0..CAS_ATTEMPTS {
+            let mut compares = Vec::new();
+            let mut ops = Vec::new();
+            let mut deleted = Vec::new();
+            for name in &names {
+                let key = self.layout.topic(name);
+                match self.get(&key)? {
+                    Some(kv) => {
+                        compares.push(cmp_mod(&key, kv.mod_revision));
+                        ops.push(op_delete(&key, false));
+                        ops.push(op_delete(&self.layout.topic_name(name), false));
+                        deleted.push((*name).clone());
+                    }
+                    None => compares.push(cmp_absent(&key)),
+                }
+            }
+            if deleted.is_empty() {
+                return Ok(deleted);
+            }
+            let txn = self.txn(compares, ops, Vec::new())?;
+            if txn.succeeded {
+                self.wait_applied(txn.revision)?;
+                return Ok(deleted);
+            }
+        }
+        Err(StoreError::Unavailable {
+            detail: "the topics kept changing on other nodes; try again".to_owned(),
+        })
+    }
+
+    fn add_partitions(
+        &self,
+        name: &str,
+        new_partitions: &[PartitionRecord],
+    ) -> Result<TopicRecord, StoreError> {
+        self.update_topic(name, |mut topic| {
+            for (offset, partition) in new_partitions.iter().enumerate() {
+                let expected = (topic.partitions.len() + offset) as i32;
+                if partition.partition_index != expected {
+                    return Err(StoreError::InvalidPartitions {
+                        topic: name.to_owned(),
+                        reason: format!(
+                            "partition {} where {expected} was expected",
+                            partition.partition_index
+                        ),
+                    });
+                }
+            }
+            topic.partitions.extend_from_slice(new_partitions);
+            Ok(topic)
+        })
+    }
+
+    fn set_topic_configs(
+        &self,
+        name: &str,
+        configs: &BTreeMap<String, String>,
+    ) -> Result<TopicRecord, StoreError> {
+        self.update_topic(name, |mut topic| {
+            topic.configs = configs.clone();
+            Ok(topic)
+        })
+    }
+
+    fn upsert_scram_credential(
+        &self,
+        user: &str,
+        mechanism: ScramMechanism,
+        credential: &ScramCredential,
+    ) -> Result<(), StoreError> {
+        let key = self.layout.scram(user, mechanism);
+        let value = self
+            .layout
+            .seal(&key, &encoding::encode_scram_value(credential));
+        let txn = self.txn(Vec::new(), vec![op_put(&key, &value, 0, false)], Vec::new())?;
+        self.wait_applied(txn.revision)
+    }
+
+    fn delete_scram_credential(
+        &self,
+        user: &str,
+        mechanism: ScramMechanism,
+    ) -> Result<bool, StoreError> {
+        let key = self.layout.scram(user, mechanism);
+        let txn = self.txn(Vec::new(), vec![op_delete(&key, false)], Vec::new())?;
+        self.wait_applied(txn.revision)?;
+        Ok(txn.responses.first().is_some_and(delete_removed))
+    }
+
+    fn scram_credential(
+        &self,
+        user: &str,
+        mechanism: ScramMechanism,
+    ) -> Result<Option<ScramCredential>, StoreError> {
+        let key = self.layout.scram(user, mechanism);
+        let Some(kv) = self.get(&key)? else {
+            return Ok(None);
+        };
+        match crate::decode::put_change(&self.layout, &kv)? {
+            Some(kacl_store::Change::ScramPut(_, _, credential)) => Ok(Some(credential)),
+            _ => Ok(None),
+        }
+    }
+
+    fn list_scram_credentials(&self) -> Result<Vec<ScramEntry>, StoreError> {
+        let mut entries = self.with_snapshot(|s| s.scram.clone())?;
+        entries.sort_by(|a, b| (&a.0, a.1 as u8).cmp(&(&b.0, b.1 as u8)));
+        Ok(entries)
+    }
+
+    fn scram_bootstrapped(&self) -> Result<bool, StoreError> {
+        Ok(self
+            .get(&self.layout.key(layout::SCRAM_BOOTSTRAPPED))?
+            .is_some())
+    }
+
+    /// Once per cluster: the credentials and the record that the bootstrap happened, only if
+    /// neither the record nor any credential exists (one compare over the scram range).
+    fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError> {
+        let marker = self.layout.key(layout::SCRAM_BOOTSTRAPPED);
+        let scram = self.layout.key(layout::SCRAM);
+        let no_scram = serde_json::json!({"target": "CREATE", "key": crate::client::b64(&scram),
+            "range_end": crate::client::b64(&crate::client::prefix_end(&scram)),
+            "result": "EQUAL", "create_revision": "0"});
+        let mut ops = vec![op_put(&marker, b"1", 0, false)];
+        for (user, mechanism, credential) in credentials {
+            let key = self.layout.scram(user, *mechanism);
+            let value = self
+                .layout
+                .seal(&key, &encoding::encode_scram_value(credential));
+            ops.push(op_put(&key, &value, 0, false));
+        }
+        let txn = self.txn(vec![cmp_absent(&marker), no_scram], ops, Vec::new())?;
+        if txn.succeeded {
+            self.wait_applied(txn.revision)?;
+            return Ok(true);
+        }
+        // Record it, so the answer stays the same (as the embedded store does).
+        self.txn(
+            vec![cmp_absent(&marker)],
+            vec![op_put(&marker, b"1", 0, false)],
+            Vec::new(),
+        )?;
+        Ok(false)
+    }
+
+    fn start_feed(&self, sink: Arc<dyn ChangeSink>) -> Result<bool, StoreError> {
+        let mut feed = self.feed.lock();
+        if feed.is_some() {
+            return Ok(true);
+        }
+        let from = self
+            .initial
+            .lock()
+            .take()
+            .map_or_else(|| self.progress.applied(), |l| l.revision);
+        *feed = Some(Feed::start(
+            self.client.clone(),
+            self.layout.clone(),
+            sink,
+            self.progress.clone(),
+            self.membership.clone(),
+            self.metrics.clone(),
+            from,
+        ));
+        self.progress.state.lock().feeding = true;
+        drop(feed);
+        // Whatever was written since the listing (the SCRAM bootstrap) is in memory before
+        // the first client is served.
+        self.catch_up()?;
+        Ok(true)
+    }
+
+    fn feeds_changes(&self) -> bool {
+        self.progress.state.lock().feeding
+    }
+
+    /// Reads `meta/last-write` (a linearizable read: etcd answers it through its leader) and
+    /// waits until the feed has applied its revision.
+    fn catch_up(&self) -> Result<(), StoreError> {
+        match self.get(&self.layout.key(layout::LAST_WRITE))? {
+            Some(kv) => self.wait_applied(kv.mod_revision),
+            None => Ok(()),
+        }
+    }
+
+    fn feed_stats(&self) -> Option<kacl_store::FeedStats> {
+        Some(self.metrics.stats())
+    }
+
+    fn cluster(&self) -> Option<Arc<dyn ClusterMembership>> {
+        Some(Arc::new(crate::membership::MembershipHandle(
+            self.membership.clone(),
+        )))
+    }
+}

@@ -1,0 +1,42 @@
+//! The behaviour every `MetadataStore` must show (kacl-store's contract checks), run against
+//! `EtcdStore` on a real etcd. Skipped without etcd (see etcd_support).
+
+#[path = "../../kacl-store/tests/common/mod.rs"]
+mod common;
+#[path = "../../kacl-server/tests/etcd_support/mod.rs"]
+mod etcd_support;
+
+use std::time::Duration;
+
+use kacl_store_etcd::{ClientOptions, EtcdOptions, EtcdStore};
+
+fn open(etcd: &etcd_support::Etcd, prefix: &str) -> EtcdStore {
+    EtcdStore::open(EtcdOptions {
+        client: ClientOptions {
+            endpoints: vec![("127.0.0.1".to_owned(), etcd.client_port)],
+            timeout: Duration::from_secs(10),
+            credentials: None,
+        },
+        prefix: prefix.to_owned(),
+        lease_ttl: Duration::from_secs(5),
+        max_batch: 10_000,
+    })
+    .expect("store opens")
+}
+
+#[test]
+fn the_etcd_store_keeps_the_store_contract() {
+    let Some(etcd) = etcd_support::Etcd::start() else {
+        return;
+    };
+    common::check_acls(&open(&etcd, "/acls/"));
+    common::check_chunked_acl_load(&open(&etcd, "/chunked/"));
+    common::check_topics(&open(&etcd, "/topics/"));
+    common::check_scram(&open(&etcd, "/scram/"));
+    common::check_scram_bootstrap(&open(&etcd, "/fresh/"), &open(&etcd, "/creds/"));
+    let store = open(&etcd, "/id/");
+    common::check_cluster_id(&store);
+    // The same prefix opened again is the same cluster.
+    use kacl_store::MetadataStore;
+    assert_eq!(open(&etcd, "/id/").cluster_id(), store.cluster_id());
+}
