@@ -165,8 +165,7 @@ mod tests {
                     acls: vec![acl("User:a", AclOperation::Read)].into(),
                     ..Default::default()
                 },
-            ]
-            .into(),
+            ],
             ..Default::default()
         };
         let groups = AclGroups::from_response(&response);
