@@ -17,19 +17,10 @@
 
 use std::collections::HashSet;
 
-use crate::enums::{AclOperation, AclPermissionType, ResourceType};
+use crate::enums::{AclOperation, AclPermissionType, AuthorizationResult, ResourceType};
 use crate::explain::{deciding_acl, DecidingRule, Explanation};
 use crate::index::{AclIndex, AclIndexReadGuard, Requester, SharedAclIndex, Verdict};
 use crate::validate::{KafkaPrincipal, PrincipalParseError};
-
-/// The answer to an authorization question.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum AuthorizationResult {
-    /// The operation is permitted.
-    Allowed,
-    /// The operation is refused.
-    Denied,
-}
 
 /// The two Kafka settings the authorizer reads.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

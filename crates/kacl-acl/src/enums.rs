@@ -147,6 +147,15 @@ kafka_enum! {
     }
 }
 
+/// The answer to an authorization question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AuthorizationResult {
+    /// The operation is permitted.
+    Allowed,
+    /// The operation is refused.
+    Denied,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

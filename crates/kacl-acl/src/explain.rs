@@ -17,8 +17,9 @@
 
 use std::fmt;
 
-use crate::authorizer::AuthorizationResult;
-use crate::enums::{AclOperation, AclPermissionType, PatternType, ResourceType};
+use crate::enums::{
+    AclOperation, AclPermissionType, AuthorizationResult, PatternType, ResourceType,
+};
 use crate::filter::{AccessControlEntryFilter, AclBindingFilter, ResourcePatternFilter};
 use crate::index::AclIndex;
 use crate::types::{AclBinding, WILDCARD_HOST, WILDCARD_PRINCIPAL, WILDCARD_RESOURCE};

@@ -16,10 +16,10 @@ mod index;
 mod types;
 mod validate;
 
-pub use authorizer::{
-    AuthorizationResult, Authorizer, AuthorizerConfig, AuthorizerSession, ResourceTypeCheckError,
+pub use authorizer::{Authorizer, AuthorizerConfig, AuthorizerSession, ResourceTypeCheckError};
+pub use enums::{
+    AclOperation, AclPermissionType, AuthorizationResult, ParseEnumError, PatternType, ResourceType,
 };
-pub use enums::{AclOperation, AclPermissionType, ParseEnumError, PatternType, ResourceType};
 pub use explain::{allow_grants, deny_refuses, DecidingRule, Explanation};
 pub use filter::{AccessControlEntryFilter, AclBindingFilter, ResourcePatternFilter};
 pub use index::{

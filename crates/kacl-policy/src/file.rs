@@ -26,13 +26,15 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use kacl_acl::{
-    validate_new_acl, AccessControlEntry, AclBinding, AclOperation, AclPermissionType,
-    KafkaPrincipal, PatternType, ResourcePattern, ResourceType, CLUSTER_NAME, WILDCARD_HOST,
+    validate_new_acl, AccessControlEntry, AclBinding, AclOperation, AclPermissionType, PatternType,
+    ResourcePattern, ResourceType, CLUSTER_NAME, WILDCARD_HOST,
 };
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::located::{parse_str, Check, Checked};
+use crate::located::{Check, Checked};
 use crate::scope::Scope;
+use crate::values::is_literal;
+pub use crate::values::{Operation, Pattern, Principal};
 
 /// The only schema version so far.
 pub const VERSION: u32 = 1;
@@ -181,22 +183,6 @@ pub struct Consumer {
     pub pattern: Pattern,
 }
 
-/// A principal, `Type:name`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Principal(pub String);
-
-/// An operation an ACL can carry (not ANY or UNKNOWN).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Operation(pub AclOperation);
-
-/// LITERAL or PREFIXED.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Pattern(pub PatternType);
-
-fn is_literal(pattern: &Pattern) -> bool {
-    pattern.0 == PatternType::Literal
-}
-
 fn version<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
     struct V;
     impl serde::de::Visitor<'_> for V {
@@ -218,76 +204,6 @@ fn version<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
         }
     }
     d.deserialize_u64(V)
-}
-
-impl<'de> Deserialize<'de> for Principal {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        parse_str(d, "a principal Type:name", |s| {
-            match s.parse::<KafkaPrincipal>() {
-                Ok(_) => Ok(Principal(s.to_owned())),
-                Err(_) => Err(format!(
-                    "principal `{s}` has no type: write it as Type:name, e.g. User:{s}"
-                )),
-            }
-        })
-    }
-}
-
-impl Serialize for Principal {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
-    }
-}
-
-/// The operations a file may name, in the kafka-acls.sh spelling.
-fn operation_names() -> String {
-    AclOperation::ALL
-        .iter()
-        .filter(|op| !matches!(op, AclOperation::Any | AclOperation::Unknown))
-        .map(|op| op.cli_name())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-impl<'de> Deserialize<'de> for Operation {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        parse_str(d, "an operation", |s| match s.parse::<AclOperation>() {
-            Ok(op) if !matches!(op, AclOperation::Any | AclOperation::Unknown) => Ok(Operation(op)),
-            _ => Err(format!(
-                "unknown operation `{s}` (one of {})",
-                operation_names()
-            )),
-        })
-    }
-}
-
-impl Serialize for Operation {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.0.cli_name())
-    }
-}
-
-impl Default for Pattern {
-    fn default() -> Self {
-        Pattern(PatternType::Literal)
-    }
-}
-
-impl<'de> Deserialize<'de> for Pattern {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        parse_str(d, "literal or prefixed", |s| {
-            match s.parse::<PatternType>() {
-                Ok(p @ (PatternType::Literal | PatternType::Prefixed)) => Ok(Pattern(p)),
-                _ => Err(format!("unknown pattern `{s}` (literal or prefixed)")),
-            }
-        })
-    }
-}
-
-impl Serialize for Pattern {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.0.cli_name())
-    }
 }
 
 impl Serialize for Checked<Rule> {

@@ -16,6 +16,7 @@ mod located;
 pub use located::{Check, Checked};
 mod plan;
 mod scope;
+mod values;
 
 pub use explain::{
     effective, explain, grant_args, who_can, Candidate, Effective, Grantee, NearMiss, Query,

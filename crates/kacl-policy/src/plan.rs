@@ -39,17 +39,22 @@ pub struct Plan {
 impl Plan {
     /// Computes the plan of `file` against the cluster's `current` ACLs.
     pub fn compute(file: &Document, current: &[AclBinding]) -> Plan {
+        let (in_scope, outside): (Vec<&AclBinding>, Vec<&AclBinding>) =
+            current.iter().partition(|b| file.scope.contains(b));
+        Plan::from_in_scope(file, in_scope, outside.len())
+    }
+
+    /// Computes the plan of `file` from the cluster's ACLs that its scope owns (`in_scope`)
+    /// and the number it does not: for a caller that sorts a large answer as it reads it and
+    /// never holds the ACLs outside the scope ([`Scope::owns_pattern`] per resource,
+    /// [`Scope::owns_principal`] per entry).
+    pub fn from_in_scope<B: std::borrow::Borrow<AclBinding>>(
+        file: &Document,
+        in_scope: Vec<B>,
+        outside_scope: usize,
+    ) -> Plan {
         let desired_owned = file.bindings();
-        let mut in_scope: Vec<&AclBinding> = Vec::new();
-        let mut outside_scope = 0;
-        for b in current {
-            if file.scope.contains(b) {
-                in_scope.push(b);
-            } else {
-                outside_scope += 1;
-            }
-        }
-        let present: HashSet<&AclBinding> = in_scope.iter().copied().collect();
+        let present: HashSet<&AclBinding> = in_scope.iter().map(|b| b.borrow()).collect();
         let wanted: HashSet<&AclBinding> = desired_owned.iter().collect();
         let mut additions: Vec<AclBinding> = desired_owned
             .iter()
@@ -58,8 +63,9 @@ impl Plan {
             .collect();
         let mut removals: Vec<AclBinding> = in_scope
             .iter()
+            .map(|b| b.borrow())
             .filter(|b| !wanted.contains(*b))
-            .map(|b| (*b).clone())
+            .cloned()
             .collect();
         additions.sort();
         removals.sort();
@@ -71,7 +77,7 @@ impl Plan {
             removals,
             unchanged,
             outside_scope,
-            fingerprint: fingerprint(in_scope.iter().copied()),
+            fingerprint: fingerprint(in_scope.iter().map(|b| b.borrow())),
         }
     }
 
@@ -93,7 +99,12 @@ impl Plan {
 
     /// Has the cluster changed, within the plan's scope, since the plan was made?
     pub fn drifted(&self, current: &[AclBinding]) -> bool {
-        fingerprint(current.iter().filter(|b| self.scope.contains(b))) != self.fingerprint
+        self.drifted_in_scope(current.iter().filter(|b| self.scope.contains(b)))
+    }
+
+    /// [`Plan::drifted`] for a caller that already holds only the in-scope ACLs.
+    pub fn drifted_in_scope<'a>(&self, in_scope: impl Iterator<Item = &'a AclBinding>) -> bool {
+        fingerprint(in_scope) != self.fingerprint
     }
 }
 

@@ -11,8 +11,8 @@
 use kacl_acl::{AclBinding, PatternType, ResourcePattern, ResourceType};
 use serde::{Deserialize, Serialize};
 
-use crate::file::{Pattern, Principal};
 use crate::located::{Check, Checked};
+use crate::values::{is_literal, Pattern, Principal};
 
 /// What a file owns.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,10 +56,6 @@ pub struct ScopeResource {
     pub pattern: Pattern,
 }
 
-fn is_literal(p: &Pattern) -> bool {
-    p.0 == PatternType::Literal
-}
-
 impl Serialize for Checked<ScopeResource> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         self.0.serialize(s)
@@ -85,9 +81,10 @@ impl ScopeResource {
         out
     }
 
-    /// The pattern this entry names.
-    pub fn pattern(&self) -> Result<ResourcePattern, String> {
-        let named: Vec<(ResourceType, &String)> = [
+    /// The one resource type and name this entry names, without allocating (a plan asks this
+    /// of every ACL of the cluster).
+    fn named(&self) -> Result<(ResourceType, &str), &'static str> {
+        let mut named = [
             (ResourceType::Topic, &self.topic),
             (ResourceType::Group, &self.group),
             (ResourceType::Cluster, &self.cluster),
@@ -96,24 +93,29 @@ impl ScopeResource {
             (ResourceType::User, &self.user),
         ]
         .into_iter()
-        .filter_map(|(t, n)| n.as_ref().map(|n| (t, n)))
-        .collect();
-        match named.as_slice() {
-            [(t, name)] => Ok(ResourcePattern::new(*t, name.as_str(), self.pattern.0)),
-            [] => Err("a scope resource names no resource".into()),
-            _ => Err("a scope resource names more than one resource".into()),
+        .filter_map(|(t, n)| n.as_deref().map(|n| (t, n)));
+        match (named.next(), named.next()) {
+            (Some(one), None) => Ok(one),
+            (None, _) => Err("a scope resource names no resource"),
+            (Some(_), Some(_)) => Err("a scope resource names more than one resource"),
         }
+    }
+
+    /// The pattern this entry names.
+    pub fn pattern(&self) -> Result<ResourcePattern, String> {
+        let (resource_type, name) = self.named()?;
+        Ok(ResourcePattern::new(resource_type, name, self.pattern.0))
     }
 
     /// Does this entry own `pattern`?
     pub fn owns(&self, pattern: &ResourcePattern) -> bool {
-        let Ok(mine) = self.pattern() else {
+        let Ok((resource_type, name)) = self.named() else {
             return false;
         };
-        mine.resource_type == pattern.resource_type
-            && match mine.pattern_type {
-                PatternType::Prefixed => pattern.name.starts_with(&mine.name),
-                _ => pattern.pattern_type == PatternType::Literal && pattern.name == mine.name,
+        resource_type == pattern.resource_type
+            && match self.pattern.0 {
+                PatternType::Prefixed => pattern.name.starts_with(name),
+                _ => pattern.pattern_type == PatternType::Literal && pattern.name == name,
             }
     }
 }
@@ -153,12 +155,17 @@ impl Scope {
 
     /// Is `binding` owned by this scope?
     pub fn contains(&self, binding: &AclBinding) -> bool {
-        (self.principals.is_empty()
-            || self
-                .principals
-                .iter()
-                .any(|p| p.0 == binding.entry.principal))
-            && (self.resources.is_empty()
-                || self.resources.iter().any(|r| r.0.owns(&binding.pattern)))
+        self.owns_principal(&binding.entry.principal) && self.owns_pattern(&binding.pattern)
+    }
+
+    /// Does the scope own ACLs of `principal` (on the resources it owns)?
+    pub fn owns_principal(&self, principal: &str) -> bool {
+        self.principals.is_empty() || self.principals.iter().any(|p| p.0 == principal)
+    }
+
+    /// Does the scope own ACLs on `pattern` (of the principals it owns)? A caller holding ACLs
+    /// grouped by resource asks this once per group.
+    pub fn owns_pattern(&self, pattern: &ResourcePattern) -> bool {
+        self.resources.is_empty() || self.resources.iter().any(|r| r.0.owns(pattern))
     }
 }

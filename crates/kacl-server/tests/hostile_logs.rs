@@ -1,6 +1,7 @@
 //! What hostile clients can make the server log: bare connects cost no INFO lines, and
 //! client-chosen strings cannot forge a log line.
 
+mod common;
 mod security_support;
 
 use kacl_protocol::messages::api_versions::ApiVersionsRequest;
@@ -11,7 +12,7 @@ use tokio::net::TcpStream;
 async fn connects_and_disconnects_are_debug_lines() {
     let (log, _guard) = LogCapture::start("kacl_server=info");
     let server = start(&[]).await;
-    let addr = server.addr("PLAINTEXT");
+    let addr = server.addr_of("PLAINTEXT");
     for _ in 0..20 {
         drop(TcpStream::connect(addr).await.unwrap());
     }

@@ -2,6 +2,7 @@
 //! (DENIED at info, ALLOWED at debug) and per ACL added or removed; failed logins logged
 //! without their secrets.
 
+mod common;
 mod security_support;
 
 use std::borrow::Cow;
@@ -36,7 +37,7 @@ const ADMIN_ALLOWED: &str = "Principal = User:admin is Allowed operation = ALTER
 async fn decisions_and_acl_changes_are_audited() {
     let (log, _guard) = LogCapture::start("kacl::authorizer=debug");
     let server = sasl_server(&[]).await;
-    let addr = server.addr("SASL_PLAINTEXT");
+    let addr = server.addr_of("SASL_PLAINTEXT");
 
     let mut alice = Wire::tcp(addr).await;
     alice.plain_login("alice", "alice-secret").await;
@@ -114,7 +115,7 @@ async fn decisions_and_acl_changes_are_audited() {
 async fn allowed_decisions_stay_out_of_an_info_log() {
     let (log, _guard) = LogCapture::start("info");
     let server = sasl_server(&[]).await;
-    let mut admin = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut admin = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     admin.plain_login("admin", "admin-secret").await;
     assert_eq!(admin.describe_acls().await.error_code, 0);
     assert!(log.lines_with("is Allowed").is_empty(), "{}", log.text());
@@ -128,7 +129,7 @@ async fn allowed_decisions_stay_out_of_an_info_log() {
 async fn failed_logins_are_logged_without_secrets() {
     let (log, _guard) = LogCapture::start("info");
     let server = sasl_server(&[]).await;
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(wire.handshake("PLAIN").await.error_code, 0);
     let token = kacl_sasl::plain::client_token("", "alice", "hunter2-not-it");
     let resp = wire.authenticate(&token).await;
@@ -160,7 +161,7 @@ async fn topic_decisions_are_audited() {
 
     let (log, _guard) = LogCapture::start("kacl::authorizer=debug");
     let server = sasl_server(&[]).await;
-    let addr = server.addr("SASL_PLAINTEXT");
+    let addr = server.addr_of("SASL_PLAINTEXT");
     let mut admin = Wire::tcp(addr).await;
     admin.plain_login("admin", "admin-secret").await;
     let create = |name: &'static str| CreateTopicsRequest {

@@ -3,6 +3,7 @@
 //! connection as Kafka does; and `queued.max.request.bytes`, which makes connections wait
 //! instead.
 
+mod common;
 mod security_support;
 
 use std::net::SocketAddr;
@@ -47,7 +48,7 @@ async fn connect_from(local: &str, server: SocketAddr) -> Wire<TcpStream> {
 #[tokio::test]
 async fn a_frame_larger_than_socket_request_max_bytes_closes_before_its_body() {
     let server = plaintext(&[("socket.request.max.bytes", "1000")]).await;
-    let addr = server.addr("PLAINTEXT");
+    let addr = server.addr_of("PLAINTEXT");
 
     // Requests within the limit are served.
     let mut wire = Wire::tcp(addr).await;
@@ -68,7 +69,7 @@ async fn a_frame_larger_than_socket_request_max_bytes_closes_before_its_body() {
 #[tokio::test]
 async fn max_connections_closes_connections_over_the_total() {
     let server = plaintext(&[("max.connections", "2")]).await;
-    let addr = server.addr("PLAINTEXT");
+    let addr = server.addr_of("PLAINTEXT");
     let mut first = Wire::tcp(addr).await;
     let mut second = connect_from("127.0.0.2", addr).await;
     assert!(answers(&mut first).await);
@@ -98,7 +99,7 @@ async fn max_connections_closes_connections_over_the_total() {
 #[tokio::test]
 async fn max_connections_per_ip_counts_each_address() {
     let server = plaintext(&[("max.connections.per.ip", "1")]).await;
-    let addr = server.addr("PLAINTEXT");
+    let addr = server.addr_of("PLAINTEXT");
     let mut first = connect_from("127.0.0.1", addr).await;
     assert!(answers(&mut first).await);
     let mut second = connect_from("127.0.0.1", addr).await;
@@ -116,7 +117,7 @@ async fn max_connections_per_ip_counts_each_address() {
 #[tokio::test]
 async fn idle_connections_are_closed() {
     let server = plaintext(&[("connections.max.idle.ms", "150")]).await;
-    let addr = server.addr("PLAINTEXT");
+    let addr = server.addr_of("PLAINTEXT");
     let mut idle = Wire::tcp(addr).await;
     assert!(answers(&mut idle).await);
     // Say nothing: the server closes the connection (read_frame gives up after 20 s).
@@ -175,7 +176,7 @@ async fn a_depleted_request_pool_makes_connections_wait_until_memory_returns() {
         ("queued.max.request.bytes", "1000"),
     ])
     .await;
-    let addr = server.addr("PLAINTEXT");
+    let addr = server.addr_of("PLAINTEXT");
     let mut before = Wire::tcp(addr).await;
     assert!(answers(&mut before).await, "served while memory is free");
     until_leased(&server, 0).await;
@@ -208,7 +209,7 @@ async fn a_handled_request_returns_its_memory_before_the_next_is_read() {
         ("queued.max.request.bytes", "1000"),
     ])
     .await;
-    let mut wire = Wire::tcp(server.addr("PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("PLAINTEXT")).await;
     // Each request takes the whole pool while it is read; many in a row only work if every
     // one gives its bytes back once handled.
     for _ in 0..50 {
@@ -225,7 +226,7 @@ async fn frames_before_sasl_authentication_are_not_charged_to_the_pool() {
         ("queued.max.request.bytes", "1000"),
     ])
     .await;
-    let addr = server.addr("SASL_PLAINTEXT");
+    let addr = server.addr_of("SASL_PLAINTEXT");
     let mut hog = Wire::tcp(addr).await;
     hog.plain_login("alice", "alice-secret").await;
     hog.stream.write_all(&1000i32.to_be_bytes()).await.unwrap();
@@ -248,7 +249,7 @@ async fn sasl_server_max_receive_size_bounds_frames_until_authentication() {
         ("socket.request.max.bytes", "4096"),
     ])
     .await;
-    let addr = server.addr("SASL_PLAINTEXT");
+    let addr = server.addr_of("SASL_PLAINTEXT");
 
     // Before authentication a declared 1,025 bytes closes the connection before its body ...
     let mut early = Wire::tcp(addr).await;
@@ -300,7 +301,7 @@ async fn per_ip_overrides_with_a_zero_default_admit_only_the_listed_addresses() 
         ("max.connections.per.ip.overrides", "127.0.0.2:1"),
     ])
     .await;
-    let addr = server.addr("PLAINTEXT");
+    let addr = server.addr_of("PLAINTEXT");
     let mut unlisted = connect_from("127.0.0.1", addr).await;
     assert!(unlisted.is_closed().await, "an address without an override");
     let mut listed = connect_from("127.0.0.2", addr).await;

@@ -2,6 +2,7 @@
 //! SaslAuthenticate, renewal on the same connection, the rules a renewal must keep (same
 //! mechanism, same principal, at most one per second), and the close of an expired session.
 
+mod common;
 mod security_support;
 
 use std::borrow::Cow;
@@ -36,7 +37,7 @@ async fn answers(wire: &mut Wire<TcpStream>) -> bool {
 #[tokio::test]
 async fn without_a_lifetime_sessions_never_expire_and_cannot_renew() {
     let server = sasl_server(&[]).await;
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     let login = plain(&mut wire, "alice").await;
     assert_eq!((login.error_code, login.session_lifetime_ms), (0, 0));
     // Kafka's KafkaApis answer to a handshake on an authenticated connection.
@@ -51,7 +52,7 @@ async fn without_a_lifetime_sessions_never_expire_and_cannot_renew() {
 #[tokio::test]
 async fn a_session_renews_on_its_connection_and_expires_without_renewal() {
     let server = server_with_lifetime("3000").await;
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     let login = plain(&mut wire, "alice").await;
     assert_eq!((login.error_code, login.session_lifetime_ms), (0, 3000));
     assert!(answers(&mut wire).await);
@@ -73,7 +74,7 @@ async fn a_session_renews_on_its_connection_and_expires_without_renewal() {
     assert_eq!(server.server.state().metrics.expired_connections(), 1);
 
     // ... but a handshake, even after expiry, still renews the session.
-    let mut late = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut late = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(plain(&mut late, "alice").await.error_code, 0);
     tokio::time::sleep(Duration::from_millis(3200)).await;
     assert_eq!(
@@ -87,7 +88,7 @@ async fn a_session_renews_on_its_connection_and_expires_without_renewal() {
 #[tokio::test]
 async fn a_renewal_must_keep_the_principal() {
     let server = server_with_lifetime("60000").await;
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(plain(&mut wire, "alice").await.error_code, 0);
     let as_admin = plain(&mut wire, "admin").await;
     assert_eq!(as_admin.error_code, 58, "SASL_AUTHENTICATION_FAILED");
@@ -101,7 +102,7 @@ async fn a_renewal_must_keep_the_principal() {
 #[tokio::test]
 async fn a_renewal_must_keep_the_mechanism() {
     let server = server_with_lifetime("60000").await;
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(plain(&mut wire, "alice").await.error_code, 0);
     // Kafka answers the handshake (the mechanism is enabled) and closes on the next token
     // without an answer.
@@ -117,7 +118,7 @@ async fn a_renewal_must_keep_the_mechanism() {
 #[tokio::test]
 async fn a_wrong_password_on_renewal_says_re_authentication() {
     let server = server_with_lifetime("60000").await;
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(plain(&mut wire, "alice").await.error_code, 0);
     assert_eq!(wire.handshake("PLAIN").await.error_code, 0);
     let refused = wire
@@ -127,7 +128,7 @@ async fn a_wrong_password_on_renewal_says_re_authentication() {
     assert!(wire.is_closed().await);
 
     // SCRAM's generic message names the re-authentication.
-    let mut admin = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut admin = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     admin.plain_login("admin", "admin-secret").await;
     let created = admin
         .alter_scram(
@@ -141,7 +142,7 @@ async fn a_wrong_password_on_renewal_says_re_authentication() {
         )
         .await;
     assert_eq!(created.results[0].error_code, 0);
-    let mut carol = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut carol = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     let first = carol
         .scram_login(ScramMechanism::Sha256, "carol", "carol-secret")
         .await;

@@ -2,6 +2,7 @@
 //! bootstrap key) log in with both hashes; wrong passwords, nonces and proofs fail cleanly;
 //! Describe/AlterUserScramCredentials answer with Kafka's codes and texts.
 
+mod common;
 mod security_support;
 
 use std::time::{Duration, Instant};
@@ -27,7 +28,7 @@ fn codes(results: &[AlterUserScramCredentialsResult<'_>]) -> Vec<(String, i16, O
 }
 
 async fn admin(server: &TestServer) -> Wire<tokio::net::TcpStream> {
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     wire.plain_login("admin", "admin-secret").await;
     wire
 }
@@ -53,7 +54,7 @@ async fn credentials_made_over_the_api_log_in_with_both_hashes() {
     for (mechanism, user, password) in
         [(SHA256, "carol", "carol-256"), (SHA512, "dave", "dave-512")]
     {
-        let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+        let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
         let last = wire.scram_login(mechanism, user, password).await;
         assert_eq!(last.error_code, 0, "{mechanism} login of {user}: {last:?}");
         assert_eq!(last.session_lifetime_ms, 0);
@@ -62,7 +63,7 @@ async fn credentials_made_over_the_api_log_in_with_both_hashes() {
 
         // The other hash has no credential for this user: fails like a wrong password.
         let other = if mechanism == SHA256 { SHA512 } else { SHA256 };
-        let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+        let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
         let last = wire.scram_login(other, user, password).await;
         assert_eq!(last.error_code, 58);
         assert!(wire.is_closed().await);
@@ -78,7 +79,7 @@ async fn wrong_password_fails_with_kafkas_message_after_the_delay_then_closes() 
             .alter_scram(vec![], vec![upsertion("erin", mechanism, "right", 4096)])
             .await;
         assert_eq!(resp.results[0].error_code, 0);
-        let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+        let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
         let started = Instant::now();
         let last = wire.scram_login(mechanism, "erin", "wrong").await;
         assert_eq!(last.error_code, 58);
@@ -100,7 +101,7 @@ async fn wrong_password_fails_with_kafkas_message_after_the_delay_then_closes() 
         assert!(wire.is_closed().await);
 
         // An unknown user fails the same way (and is not told apart at the first message).
-        let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+        let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
         let last = wire.scram_login(mechanism, "nobody", "x").await;
         assert_eq!(last.error_code, 58);
     }
@@ -115,7 +116,7 @@ async fn wrong_nonce_and_forged_proof_are_refused() {
         .await;
 
     // A client-final whose nonce is not the server's.
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(wire.handshake("SCRAM-SHA-256").await.error_code, 0);
     let mut scram = ScramClient::new(SHA256, "frank", "pw");
     let first = wire.authenticate(&scram.client_first().unwrap()).await;
@@ -128,7 +129,7 @@ async fn wrong_nonce_and_forged_proof_are_refused() {
     assert!(wire.is_closed().await);
 
     // A proof with one bit flipped.
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(wire.handshake("SCRAM-SHA-256").await.error_code, 0);
     let mut scram = ScramClient::new(SHA256, "frank", "pw");
     let first = wire.authenticate(&scram.client_first().unwrap()).await;
@@ -143,7 +144,7 @@ async fn wrong_nonce_and_forged_proof_are_refused() {
     assert!(wire.is_closed().await);
 
     // Garbage as the first message.
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(wire.handshake("SCRAM-SHA-512").await.error_code, 0);
     let last = wire.authenticate(b"not scram").await;
     assert_eq!(last.error_code, 58);
@@ -200,9 +201,9 @@ async fn alter_and_describe_follow_kafkas_rules_and_codes() {
     admin
         .alter_scram(vec![], vec![upsertion("gina", SHA256, "a2", 4096)])
         .await;
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(wire.scram_login(SHA256, "gina", "a2").await.error_code, 0);
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(wire.scram_login(SHA256, "gina", "a").await.error_code, 58);
 
     // Every refusal, in one request.
@@ -248,7 +249,7 @@ async fn alter_and_describe_follow_kafkas_rules_and_codes() {
     assert_eq!(resp.results[0].user, "kim");
     assert_eq!(resp.results[1].user, "ghost");
     // gina's deletion was dropped with the duplicate: her credential is still there.
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(wire.scram_login(SHA256, "gina", "a2").await.error_code, 0);
 
     // kacl's extra checks: empty salt or salted password.
@@ -301,14 +302,14 @@ async fn alter_and_describe_follow_kafkas_rules_and_codes() {
     }
     let resp = admin.alter_scram(vec![deletion("gina", 2)], vec![]).await;
     assert_eq!(resp.results[0].error_code, 91);
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(wire.scram_login(SHA256, "gina", "a2").await.error_code, 58);
 }
 
 #[tokio::test]
 async fn credential_admin_needs_cluster_alter_and_describe() {
     let server = sasl_server(&[]).await;
-    let mut alice = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut alice = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     alice.plain_login("alice", "alice-secret").await;
 
     let resp = alice
@@ -362,12 +363,12 @@ async fn credentials_survive_a_restart_and_bootstrap_starts_a_scram_only_cluster
         ("super.users", "User:root"),
         ("kacl.scram.bootstrap.credentials", bootstrap.as_str()),
     ];
-    let server = start_in(data, &props).await;
+    let server = crate::common::start_bare_in(data, &props).await;
 
     // PLAIN is not enabled: only SCRAM gets in, and the bootstrap admin can.
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(wire.handshake("PLAIN").await.error_code, 33);
-    let mut root = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut root = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(
         root.scram_login(SHA512, "root", "boot-secret")
             .await
@@ -390,9 +391,9 @@ async fn credentials_survive_a_restart_and_bootstrap_starts_a_scram_only_cluster
 
     let TestServer { server, dir: data } = server;
     server.shutdown().await;
-    let server = start_in(data, &props).await;
+    let server = crate::common::start_bare_in(data, &props).await;
     // The store had credentials, so the bootstrap entry was not applied again.
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(
         wire.scram_login(SHA512, "root", "boot-secret")
             .await
@@ -400,7 +401,7 @@ async fn credentials_survive_a_restart_and_bootstrap_starts_a_scram_only_cluster
         58,
         "a deleted bootstrap credential does not come back"
     );
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(
         wire.scram_login(SHA256, "svc", "svc-pw").await.error_code,
         0
@@ -428,8 +429,8 @@ async fn a_deleted_bootstrap_credential_stays_deleted_even_when_it_was_the_last(
             "SCRAM-SHA-512=[name=root,password=boot-secret]",
         ),
     ];
-    let server = start_in(data, &props).await;
-    let mut root = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let server = crate::common::start_bare_in(data, &props).await;
+    let mut root = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(
         root.scram_login(SHA512, "root", "boot-secret")
             .await
@@ -440,7 +441,7 @@ async fn a_deleted_bootstrap_credential_stays_deleted_even_when_it_was_the_last(
     let resp = root.alter_scram(vec![deletion("root", 2)], vec![]).await;
     assert_eq!(resp.results[0].error_code, 0);
     drop(root);
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(
         wire.scram_login(SHA512, "root", "boot-secret")
             .await
@@ -450,8 +451,8 @@ async fn a_deleted_bootstrap_credential_stays_deleted_even_when_it_was_the_last(
 
     let TestServer { server, dir: data } = server;
     server.shutdown().await;
-    let server = start_in(data, &props).await;
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let server = crate::common::start_bare_in(data, &props).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(
         wire.scram_login(SHA512, "root", "boot-secret")
             .await
@@ -493,6 +494,6 @@ async fn a_trailing_byte_after_the_alter_body_is_accepted_as_by_kafka() {
         )
         .unwrap();
     assert_eq!(resp.results[0].error_code, 0);
-    let mut wire = Wire::tcp(server.addr("SASL_PLAINTEXT")).await;
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(wire.scram_login(SHA256, "olga", "pw").await.error_code, 0);
 }

@@ -3,6 +3,7 @@
 //! `SslPrincipalMapperTest`), ACL decisions on those principals, SASL over TLS, and what
 //! `ssl.enabled.protocols` and `ssl.cipher.suites` let a client negotiate.
 
+mod common;
 mod security_support;
 
 use std::borrow::Cow;
@@ -55,7 +56,7 @@ async fn mtls_principals_are_mapped_dns_and_acls_apply_to_them() {
     ));
     props.push(("super.users", "User:ops"));
     let server = start(&props).await;
-    let addr = server.addr("SSL");
+    let addr = server.addr_of("SSL");
 
     // CN=Alice,OU=eng → RULE 2 lower-cases: User:alice.
     let mut alice = pki
@@ -123,7 +124,7 @@ async fn no_matching_rule_closes_the_connection() {
     let server = start(&props).await;
     let mut other = pki
         .connect(
-            server.addr("SSL"),
+            server.addr_of("SSL"),
             Some(pki.client(&[("OU", "sales"), ("CN", "bob")])),
         )
         .await
@@ -152,7 +153,7 @@ async fn ssl_without_client_certificates_is_anonymous() {
         let mut props = tls_props(&keystore, &truststore, "SSL://127.0.0.1:0", client_auth);
         props.push(("super.users", "User:ANONYMOUS"));
         let server = start(&props).await;
-        let mut wire = pki.connect(server.addr("SSL"), None).await.unwrap();
+        let mut wire = pki.connect(server.addr_of("SSL"), None).await.unwrap();
         assert_eq!(
             wire.describe_acls().await.error_code,
             0,
@@ -161,13 +162,13 @@ async fn ssl_without_client_certificates_is_anonymous() {
         if client_auth == "requested" {
             // A certificate, when offered, names the principal instead.
             let mut carl = pki
-                .connect(server.addr("SSL"), Some(pki.client(&[("CN", "carl")])))
+                .connect(server.addr_of("SSL"), Some(pki.client(&[("CN", "carl")])))
                 .await
                 .unwrap();
             assert_eq!(carl.describe_acls().await.error_code, 31);
         }
         // Plaintext bytes on a TLS port never reach the Kafka layer.
-        let mut raw = Wire::tcp(server.addr("SSL")).await;
+        let mut raw = Wire::tcp(server.addr_of("SSL")).await;
         raw.send(
             2,
             &kacl_protocol::messages::describe_acls::DescribeAclsRequest::default(),
@@ -206,7 +207,7 @@ async fn sasl_ssl_runs_scram_and_plain_inside_tls() {
         ("sasl.jaas.config", JAAS),
     ];
     let server = start(&props).await;
-    let addr = server.addr("SASL_SSL");
+    let addr = server.addr_of("SASL_SSL");
 
     // SASL is required inside TLS: nothing but the SASL APIs before authentication.
     let mut anonymous = pki.connect(addr, None).await.unwrap();
@@ -272,7 +273,7 @@ async fn unusable_tls_files_stop_the_start_with_the_key_named() {
         (not_pem.display().to_string(), "ssl.keystore.location"),
     ] {
         let data = tempfile::tempdir().unwrap();
-        let config = config(
+        let config = crate::common::bare_config(
             data.path(),
             &[
                 ("listeners", "SSL://127.0.0.1:0"),
@@ -318,7 +319,7 @@ async fn enabled_protocols_and_cipher_suites_bound_what_clients_negotiate() {
     let mut props = tls_props(&keystore, &truststore, "SSL://127.0.0.1:0", "none");
     props.push(("super.users", "User:ANONYMOUS"));
     let server = start(&props).await;
-    let addr = server.addr("SSL");
+    let addr = server.addr_of("SSL");
     for version in [&TLS12, &TLS13] {
         let mut wire = pki
             .connect_offering(addr, None, &[version], None)
@@ -332,7 +333,7 @@ async fn enabled_protocols_and_cipher_suites_bound_what_clients_negotiate() {
     props.push(("ssl.enabled.protocols", "TLSv1.3"));
     props.push(("super.users", "User:ANONYMOUS"));
     let server = start(&props).await;
-    let addr = server.addr("SSL");
+    let addr = server.addr_of("SSL");
     let old = pki.connect_offering(addr, None, &[&TLS12], None).await;
     assert!(refused(old).await, "a TLS 1.2 client got through");
     let mut wire = pki
@@ -347,7 +348,7 @@ async fn enabled_protocols_and_cipher_suites_bound_what_clients_negotiate() {
     props.push(("ssl.cipher.suites", "TLS_AES_256_GCM_SHA384"));
     props.push(("super.users", "User:ANONYMOUS"));
     let server = start(&props).await;
-    let addr = server.addr("SSL");
+    let addr = server.addr_of("SSL");
     let other = pki
         .connect_offering(addr, None, &[&TLS13], Some(&["TLS13_AES_128_GCM_SHA256"]))
         .await;
@@ -397,23 +398,23 @@ async fn a_listener_overrides_ssl_keys_with_its_own_prefix() {
     props.push(("super.users", "User:ANONYMOUS;User:CN=carl"));
     let server = start(&props).await;
 
-    let without_certificate = pki.connect(server.addr("SSL"), None).await;
+    let without_certificate = pki.connect(server.addr_of("SSL"), None).await;
     assert!(
         refused(without_certificate).await,
         "SSL requires a client certificate"
     );
     let mut carl = pki
-        .connect(server.addr("SSL"), Some(pki.client(&[("CN", "carl")])))
+        .connect(server.addr_of("SSL"), Some(pki.client(&[("CN", "carl")])))
         .await
         .unwrap();
     assert_eq!(carl.describe_acls().await.error_code, 0);
-    let mut anonymous = pki.connect(server.addr("INTERNAL"), None).await.unwrap();
+    let mut anonymous = pki.connect(server.addr_of("INTERNAL"), None).await.unwrap();
     assert_eq!(
         anonymous.describe_acls().await.error_code,
         0,
         "INTERNAL asks for no certificate: User:ANONYMOUS"
     );
-    let mut sasl = pki.connect(server.addr("SASL_SSL"), None).await.unwrap();
+    let mut sasl = pki.connect(server.addr_of("SASL_SSL"), None).await.unwrap();
     sasl.plain_login("alice", "alice-secret").await;
     assert_eq!(
         sasl.describe_acls().await.error_code,
@@ -433,7 +434,7 @@ async fn a_reload_serves_rotated_files_to_new_connections_and_keeps_open_ones() 
     let mut props = tls_props(&keystore_path, &truststore, "SSL://127.0.0.1:0", "none");
     props.push(("super.users", "User:ANONYMOUS"));
     let server = start(&props).await;
-    let addr = server.addr("SSL");
+    let addr = server.addr_of("SSL");
     let served = |wire: &Wire<tokio_rustls::client::TlsStream<tokio::net::TcpStream>>| {
         wire.stream.get_ref().1.peer_certificates().unwrap()[0].clone()
     };

@@ -100,7 +100,29 @@ async fn route(
         client_id = %kacl_logsafe::safe(frame.header.client_id.as_deref().unwrap_or("")),
         "request"
     );
-    // Served before authentication.
+    // One exhaustive match over the API table. ApiVersions and the SASL exchange answer from the
+    // session itself; every other API first needs an authenticated principal, which
+    // `with_context!` borrows from the session into the request's context.
+    macro_rules! with_context {
+        (|$ctx:ident| $body:expr) => {{
+            let AuthState::Authenticated { principal, .. } = &session.auth else {
+                // Kafka: IllegalSaslStateException, the connection is closed.
+                return Outcome::close(format!(
+                    "{api} request before SASL authentication completed"
+                ));
+            };
+            let $ctx = RequestContext {
+                state,
+                principal,
+                client_host: &session.client_host,
+                listener: &session.listener,
+                api,
+                version: frame.version(),
+                correlation_id: frame.header.correlation_id,
+            };
+            $body
+        }};
+    }
     match api {
         ApiKey::ApiVersions => {
             let request = match decode(api, &frame) {
@@ -108,91 +130,67 @@ async fn route(
                 Err(outcome) => return outcome,
             };
             let response = handlers::api_versions::handle(frame.version(), &request);
-            return handlers::respond_to(prefix.correlation_id, frame.version(), &response);
+            handlers::respond_to(prefix.correlation_id, frame.version(), &response)
         }
-        ApiKey::SaslHandshake => return handlers::sasl_handshake::handle(state, session, &frame),
-        ApiKey::SaslAuthenticate => {
-            return handlers::sasl_authenticate::handle(state, session, &frame);
-        }
-        _ => {}
-    }
-    let principal = match &session.auth {
-        AuthState::Authenticated { principal, .. } => principal.clone(),
-        _ => {
-            // Kafka: IllegalSaslStateException, the connection is closed.
-            return Outcome::close(format!(
-                "{api} request before SASL authentication completed"
-            ));
-        }
-    };
-    let ctx = RequestContext {
-        state,
-        principal: &principal,
-        client_host: &session.client_host,
-        listener: &session.listener,
-        api,
-        version: frame.version(),
-        correlation_id: frame.header.correlation_id,
-    };
-    match api {
-        ApiKey::ApiVersions | ApiKey::SaslHandshake | ApiKey::SaslAuthenticate => {
-            unreachable!("answered before authentication")
-        }
+        ApiKey::SaslHandshake => handlers::sasl_handshake::handle(state, session, &frame),
+        ApiKey::SaslAuthenticate => handlers::sasl_authenticate::handle(state, session, &frame),
         // Streamed: the answer is encoded resource by resource, never built as a struct.
-        ApiKey::DescribeAcls => handlers::describe_acls::handle(&ctx, decode_or_close!(ctx, frame)),
-        ApiKey::CreateAcls => {
+        ApiKey::DescribeAcls => with_context!(|ctx| {
+            handlers::describe_acls::handle(&ctx, decode_or_close!(ctx, frame))
+        }),
+        ApiKey::CreateAcls => with_context!(|ctx| {
             let request = decode_or_close!(ctx, frame);
             ctx.respond(&handlers::create_acls::handle(&ctx, request).await)
-        }
-        ApiKey::DeleteAcls => {
+        }),
+        ApiKey::DeleteAcls => with_context!(|ctx| {
             let request = decode_or_close!(ctx, frame);
             ctx.respond(&handlers::delete_acls::handle(&ctx, request).await)
-        }
-        ApiKey::Metadata => {
+        }),
+        ApiKey::Metadata => with_context!(|ctx| {
             let request = decode_or_close!(ctx, frame);
             let table = state.topics.read();
             ctx.respond(&handlers::metadata::handle(&ctx, &request, &table))
-        }
-        ApiKey::DescribeCluster => {
+        }),
+        ApiKey::DescribeCluster => with_context!(|ctx| {
             let request = decode_or_close!(ctx, frame);
             ctx.respond(&handlers::describe_cluster::handle(&ctx, request))
-        }
-        ApiKey::DescribeUserScramCredentials => {
+        }),
+        ApiKey::DescribeUserScramCredentials => with_context!(|ctx| {
             let request = decode_or_close!(ctx, frame);
             ctx.respond(&handlers::describe_user_scram_credentials::handle(
                 &ctx, request,
             ))
-        }
-        ApiKey::AlterUserScramCredentials => {
+        }),
+        ApiKey::AlterUserScramCredentials => with_context!(|ctx| {
             let request = decode_or_close!(ctx, frame);
             match handlers::alter_user_scram_credentials::handle(&ctx, request).await {
                 Ok(response) => ctx.respond(&response),
                 Err(close) => close,
             }
-        }
-        ApiKey::CreateTopics => {
+        }),
+        ApiKey::CreateTopics => with_context!(|ctx| {
             let request = decode_or_close!(ctx, frame);
             ctx.respond(&handlers::create_topics::handle(&ctx, request).await)
-        }
-        ApiKey::DeleteTopics => {
+        }),
+        ApiKey::DeleteTopics => with_context!(|ctx| {
             let request = decode_or_close!(ctx, frame);
             ctx.respond(&handlers::delete_topics::handle(&ctx, request).await)
-        }
-        ApiKey::CreatePartitions => {
+        }),
+        ApiKey::CreatePartitions => with_context!(|ctx| {
             let request = decode_or_close!(ctx, frame);
             ctx.respond(&handlers::create_partitions::handle(&ctx, request).await)
-        }
-        ApiKey::DescribeConfigs => {
+        }),
+        ApiKey::DescribeConfigs => with_context!(|ctx| {
             let request = decode_or_close!(ctx, frame);
             ctx.respond(&handlers::describe_configs::handle(&ctx, request))
-        }
-        ApiKey::AlterConfigs => {
+        }),
+        ApiKey::AlterConfigs => with_context!(|ctx| {
             let request = decode_or_close!(ctx, frame);
             ctx.respond(&handlers::alter_configs::handle(&ctx, request).await)
-        }
-        ApiKey::IncrementalAlterConfigs => {
+        }),
+        ApiKey::IncrementalAlterConfigs => with_context!(|ctx| {
             let request = decode_or_close!(ctx, frame);
             ctx.respond(&handlers::incremental_alter_configs::handle(&ctx, request).await)
-        }
+        }),
     }
 }

@@ -128,7 +128,7 @@ pub(crate) fn write(dir: &Path, identity: &Identity) -> Result<(), StoreError> {
         .map_err(at_temporary)?;
     drop(file);
     fs::rename(&temporary, &path).map_err(|e| StoreError::from_io(&path, e))?;
-    crate::redb_store::sync_dir(dir)
+    crate::fs_sync::sync_dir(dir)
 }
 
 #[cfg(test)]

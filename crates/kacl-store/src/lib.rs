@@ -59,6 +59,7 @@ pub mod checksum;
 mod codec;
 pub mod encoding;
 mod error;
+mod fs_sync;
 mod identity;
 mod ids;
 mod kv;

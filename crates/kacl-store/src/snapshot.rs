@@ -25,9 +25,10 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::error::StoreError;
+use crate::fs_sync::sync_dir;
 use crate::kv::{KvScan, Table};
 use crate::ops;
-use crate::redb_store::{sync_dir, RedbStore};
+use crate::redb_store::RedbStore;
 
 /// The snapshot's file name inside the data directory.
 pub const SNAPSHOT_FILE_NAME: &str = "acls.snapshot";

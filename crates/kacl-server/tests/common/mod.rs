@@ -1,5 +1,7 @@
 //! Shared by the integration tests: start a server in-process on 127.0.0.1:0 with a temporary
-//! data directory, and a minimal client that sends frames built from kacl-protocol messages.
+//! data directory, and a minimal Kafka client over any byte stream ([`Wire`]; [`Client`] is the
+//! TCP one) that sends frames built from kacl-protocol messages. The `security_*` tests add SASL
+//! logins and a test PKI on top of this in `security_support`.
 #![allow(dead_code)]
 
 use std::borrow::Cow;
@@ -16,7 +18,7 @@ use kacl_protocol::{Message, RequestHeader};
 use kacl_server::{RunningServer, Server};
 use kacl_server_config::ServerConfig;
 use tempfile::TempDir;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 /// A server and the directory holding its data (deleted on drop).
@@ -40,11 +42,10 @@ impl TestServer {
     }
 }
 
-/// `properties` on top of a PLAINTEXT listener on an ephemeral port and a fresh data dir.
-pub(crate) fn config(dir: &std::path::Path, properties: &[(&str, &str)]) -> ServerConfig {
+/// `properties` on top of the test defaults every server gets: a fresh data dir and a short
+/// failed-authentication delay (no listener: the caller names them).
+pub(crate) fn bare_config(dir: &std::path::Path, properties: &[(&str, &str)]) -> ServerConfig {
     let mut pairs: Vec<(String, String)> = vec![
-        ("listeners".into(), "PLAINTEXT://127.0.0.1:0".into()),
-        ("super.users".into(), "User:ANONYMOUS".into()),
         ("metadata.log.dir".into(), dir.display().to_string()),
         (
             "connection.failed.authentication.delay.ms".into(),
@@ -57,6 +58,26 @@ pub(crate) fn config(dir: &std::path::Path, properties: &[(&str, &str)]) -> Serv
             .map(|(k, v)| (k.to_string(), v.to_string())),
     );
     ServerConfig::from_properties("", &pairs).expect("valid test config")
+}
+
+/// `properties` on top of a PLAINTEXT listener on an ephemeral port with `User:ANONYMOUS` a
+/// super user, and the defaults of [`bare_config`].
+pub(crate) fn config(dir: &std::path::Path, properties: &[(&str, &str)]) -> ServerConfig {
+    let mut pairs = vec![
+        ("listeners", "PLAINTEXT://127.0.0.1:0"),
+        ("super.users", "User:ANONYMOUS"),
+    ];
+    pairs.extend_from_slice(properties);
+    bare_config(dir, &pairs)
+}
+
+/// A server with only [`bare_config`]'s defaults under `properties`, in `dir`.
+pub(crate) async fn start_bare_in(dir: TempDir, properties: &[(&str, &str)]) -> TestServer {
+    init_logs();
+    let server = Server::start(bare_config(dir.path(), properties))
+        .await
+        .expect("server starts");
+    TestServer { server, dir }
 }
 
 pub(crate) async fn start(properties: &[(&str, &str)]) -> TestServer {
@@ -88,16 +109,30 @@ pub(crate) fn init_logs() {
         .try_init();
 }
 
-/// A raw Kafka client: frames in, frames out.
-pub(crate) struct Client {
-    pub stream: TcpStream,
+/// A Kafka client over any byte stream (TCP, or TLS in the security tests): frames in, frames
+/// out.
+pub(crate) struct Wire<S> {
+    pub stream: S,
     next_correlation: i32,
 }
 
-impl Client {
+/// The plain TCP client most tests use.
+pub(crate) type Client = Wire<TcpStream>;
+
+impl Wire<TcpStream> {
     pub(crate) async fn connect(addr: SocketAddr) -> Client {
-        Client {
-            stream: TcpStream::connect(addr).await.expect("connect"),
+        Wire::new(TcpStream::connect(addr).await.expect("connect"))
+    }
+
+    pub(crate) async fn tcp(addr: SocketAddr) -> Client {
+        Wire::connect(addr).await
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> Wire<S> {
+    pub(crate) fn new(stream: S) -> Wire<S> {
+        Wire {
+            stream,
             next_correlation: 1,
         }
     }
@@ -119,6 +154,7 @@ impl Client {
 
     pub(crate) async fn send_raw(&mut self, bytes: &[u8]) {
         self.stream.write_all(bytes).await.expect("write");
+        self.stream.flush().await.expect("flush");
     }
 
     /// The next frame's payload, or `None` if the server closed the connection.

@@ -6,11 +6,9 @@
 use std::borrow::Cow;
 use std::io::Write;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use kacl_protocol::frame::encode_request_frame;
 use kacl_protocol::messages::alter_user_scram_credentials::{
     AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, ScramCredentialDeletion,
     ScramCredentialUpsertion,
@@ -23,58 +21,23 @@ use kacl_protocol::messages::sasl_authenticate::{
     SaslAuthenticateRequest, SaslAuthenticateResponse,
 };
 use kacl_protocol::messages::sasl_handshake::{SaslHandshakeRequest, SaslHandshakeResponse};
-use kacl_protocol::{Message, RequestHeader};
 use kacl_sasl::plain::client_token;
 use kacl_sasl::{ScramClient, ScramMechanism};
-use kacl_server::{RunningServer, Server};
-use kacl_server_config::ServerConfig;
 use tempfile::TempDir;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 
 /// PLAIN users of the test SASL listeners: `admin` (a super user) and `alice`.
 pub(crate) const JAAS: &str = "org.apache.kafka.common.security.plain.PlainLoginModule required \
     user_admin=\"admin-secret\" user_alice=\"alice-secret\";";
 
-/// A running server and its data directory.
-pub(crate) struct TestServer {
-    pub server: RunningServer,
-    pub dir: TempDir,
-}
+pub(crate) use crate::common::{TestServer, Wire};
 
-impl TestServer {
-    pub(crate) fn addr(&self, listener: &str) -> SocketAddr {
-        self.server.local_addr(listener).expect("listener bound")
-    }
-}
-
-/// Test defaults (data dir, a short failed-authentication delay) under `properties`.
-pub(crate) fn config(dir: &Path, properties: &[(&str, &str)]) -> ServerConfig {
-    let mut pairs: Vec<(String, String)> = vec![
-        ("metadata.log.dir".into(), dir.display().to_string()),
-        (
-            "connection.failed.authentication.delay.ms".into(),
-            "10".into(),
-        ),
-    ];
-    pairs.extend(
-        properties
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string())),
-    );
-    ServerConfig::from_properties("", &pairs).expect("valid test config")
-}
-
+/// A server with only the test defaults (data dir, short failed-authentication delay) under
+/// `properties`: the security tests name their own listeners and super users.
 pub(crate) async fn start(properties: &[(&str, &str)]) -> TestServer {
     let dir = tempfile::tempdir().expect("tempdir");
-    start_in(dir, properties).await
-}
-
-pub(crate) async fn start_in(dir: TempDir, properties: &[(&str, &str)]) -> TestServer {
-    let server = Server::start(config(dir.path(), properties))
-        .await
-        .expect("server starts");
-    TestServer { server, dir }
+    crate::common::start_bare_in(dir, properties).await
 }
 
 /// A SASL_PLAINTEXT listener with the PLAIN users of [`JAAS`], `admin` a super user.
@@ -103,59 +66,8 @@ macro_rules! call_as {
     }};
 }
 
-/// A Kafka client over any byte stream: frames in, frames out.
-pub(crate) struct Wire<S> {
-    pub stream: S,
-    next_correlation: i32,
-}
-
-impl Wire<TcpStream> {
-    pub(crate) async fn tcp(addr: SocketAddr) -> Wire<TcpStream> {
-        Wire::new(TcpStream::connect(addr).await.expect("connect"))
-    }
-}
-
+/// The SASL exchanges and the admin calls the security tests make, on any byte stream.
 impl<S: AsyncRead + AsyncWrite + Unpin> Wire<S> {
-    pub(crate) fn new(stream: S) -> Wire<S> {
-        Wire {
-            stream,
-            next_correlation: 1,
-        }
-    }
-
-    pub(crate) async fn send<'a, M: Message<'a>>(&mut self, version: i16, body: &M) -> i32 {
-        let correlation_id = self.next_correlation;
-        self.next_correlation += 1;
-        let header = RequestHeader {
-            correlation_id,
-            client_id: Some(Cow::Borrowed("kacl-security-test")),
-            ..Default::default()
-        };
-        let mut out = Vec::new();
-        encode_request_frame(&mut out, &header, version, body).expect("encodable request");
-        self.stream.write_all(&out).await.expect("write");
-        self.stream.flush().await.expect("flush");
-        correlation_id
-    }
-
-    /// The next frame's payload, or `None` once the server closed the connection.
-    pub(crate) async fn read_frame(&mut self) -> Option<Vec<u8>> {
-        let read = async {
-            let mut size = [0u8; 4];
-            self.stream.read_exact(&mut size).await.ok()?;
-            let mut payload = vec![0u8; i32::from_be_bytes(size) as usize];
-            self.stream.read_exact(&mut payload).await.ok()?;
-            Some(payload)
-        };
-        tokio::time::timeout(Duration::from_secs(20), read)
-            .await
-            .expect("server answered or closed in time")
-    }
-
-    pub(crate) async fn is_closed(&mut self) -> bool {
-        self.read_frame().await.is_none()
-    }
-
     pub(crate) async fn handshake(&mut self, mechanism: &str) -> SaslHandshakeResponse<'static> {
         let req = SaslHandshakeRequest {
             mechanism: Cow::Owned(mechanism.to_owned()),

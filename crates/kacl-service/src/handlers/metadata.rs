@@ -50,39 +50,8 @@ pub fn handle<'t>(
     table: &'t TopicTable,
 ) -> MetadataResponse<'t> {
     let version = ctx.version;
-    let wanted = match &request.topics {
-        None => Wanted::All,
-        Some(list) if list.is_empty() && version == 0 => Wanted::All,
-        Some(list) => {
-            let by_id = |t: &&kacl_protocol::messages::metadata::MetadataRequestTopic<'_>| {
-                t.topic_id != Uuid::ZERO
-            };
-            if version < 12 && list.iter().any(|t| t.name.is_none() || by_id(&t)) {
-                return invalid_request(request);
-            }
-            if list.iter().any(|t| by_id(&t)) {
-                let mut seen = HashSet::new();
-                Wanted::Ids(
-                    list.iter()
-                        .filter(by_id)
-                        .map(|t| t.topic_id.0)
-                        .filter(|id| seen.insert(*id))
-                        .collect(),
-                )
-            } else if list.iter().any(|t| t.name.is_none()) {
-                // Deliberate difference from Kafka: a null name with no id is INVALID_REQUEST;
-                // Kafka fails on it with UNKNOWN_SERVER_ERROR.
-                return invalid_request(request);
-            } else {
-                let mut seen = HashSet::new();
-                Wanted::Names(
-                    list.iter()
-                        .filter_map(|t| t.name.as_deref())
-                        .filter(|name| seen.insert(*name))
-                        .collect(),
-                )
-            }
-        }
+    let Some(wanted) = wanted(request, version) else {
+        return invalid_request(request);
     };
     let include_topic_ops = request.include_topic_authorized_operations && version >= 8;
     // Kafka's KafkaApis: the all-topics list is filtered without logging denials (a hidden topic
@@ -196,6 +165,45 @@ pub fn handle<'t>(
     response
 }
 
+/// What the request asks for, decided from the request alone (the pure step of the handler),
+/// or `None` when Kafka refuses the request outright with INVALID_REQUEST.
+fn wanted<'r>(request: &'r MetadataRequest<'r>, version: i16) -> Option<Wanted<'r>> {
+    match &request.topics {
+        None => Some(Wanted::All),
+        Some(list) if list.is_empty() && version == 0 => Some(Wanted::All),
+        Some(list) => {
+            let by_id = |t: &&kacl_protocol::messages::metadata::MetadataRequestTopic<'_>| {
+                t.topic_id != Uuid::ZERO
+            };
+            if version < 12 && list.iter().any(|t| t.name.is_none() || by_id(&t)) {
+                return None;
+            }
+            if list.iter().any(|t| by_id(&t)) {
+                let mut seen = HashSet::new();
+                Some(Wanted::Ids(
+                    list.iter()
+                        .filter(by_id)
+                        .map(|t| t.topic_id.0)
+                        .filter(|id| seen.insert(*id))
+                        .collect(),
+                ))
+            } else if list.iter().any(|t| t.name.is_none()) {
+                // Deliberate difference from Kafka: a null name with no id is INVALID_REQUEST;
+                // Kafka fails on it with UNKNOWN_SERVER_ERROR.
+                None
+            } else {
+                let mut seen = HashSet::new();
+                Some(Wanted::Names(
+                    list.iter()
+                        .filter_map(|t| t.name.as_deref())
+                        .filter(|name| seen.insert(*name))
+                        .collect(),
+                ))
+            }
+        }
+    }
+}
+
 fn topic_metadata(
     record: &TopicRecord,
     node_id: i32,
@@ -278,5 +286,70 @@ fn invalid_request<'t>(request: &MetadataRequest<'t>) -> MetadataResponse<'t> {
         topics,
         error_code: code.code(),
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kacl_protocol::messages::metadata::MetadataRequestTopic;
+
+    fn by_name(name: &str) -> MetadataRequestTopic<'_> {
+        MetadataRequestTopic {
+            name: Some(Cow::Borrowed(name)),
+            ..Default::default()
+        }
+    }
+
+    fn by_id(id: u8) -> MetadataRequestTopic<'static> {
+        MetadataRequestTopic {
+            topic_id: Uuid([id; 16]),
+            name: None,
+            ..Default::default()
+        }
+    }
+
+    fn request(topics: Option<Vec<MetadataRequestTopic<'_>>>) -> MetadataRequest<'_> {
+        MetadataRequest {
+            topics,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn null_list_and_v0_empty_list_mean_every_topic() {
+        assert!(matches!(wanted(&request(None), 1), Some(Wanted::All)));
+        assert!(matches!(
+            wanted(&request(Some(vec![])), 0),
+            Some(Wanted::All)
+        ));
+        // From v1 on an empty list means no topic at all.
+        assert!(
+            matches!(wanted(&request(Some(vec![])), 1), Some(Wanted::Names(n)) if n.is_empty())
+        );
+    }
+
+    #[test]
+    fn names_keep_request_order_without_repeats() {
+        let req = request(Some(vec![by_name("b"), by_name("a"), by_name("b")]));
+        assert!(matches!(wanted(&req, 9), Some(Wanted::Names(n)) if n == ["b", "a"]));
+    }
+
+    #[test]
+    fn any_id_makes_names_ignored_from_v12() {
+        let req = request(Some(vec![by_name("a"), by_id(7), by_id(7), by_id(8)]));
+        assert!(matches!(wanted(&req, 12), Some(Wanted::Ids(ids)) if ids == [[7; 16], [8; 16]]));
+    }
+
+    #[test]
+    fn ids_or_null_names_before_v12_are_invalid_requests() {
+        assert!(wanted(&request(Some(vec![by_id(1)])), 11).is_none());
+        let null_name = MetadataRequestTopic {
+            name: None,
+            ..Default::default()
+        };
+        assert!(wanted(&request(Some(vec![null_name.clone()])), 10).is_none());
+        // From v12 a null name without an id is refused too (a deliberate difference).
+        assert!(wanted(&request(Some(vec![null_name])), 12).is_none());
     }
 }

@@ -19,6 +19,7 @@ use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 use redb::{Builder, Durability};
 
 use crate::error::StoreError;
+use crate::fs_sync::sync_dir;
 use crate::identity::{self, Identity};
 use crate::ids;
 use crate::ops;
@@ -334,19 +335,6 @@ pub(crate) fn read_offline(
         let tables = ReadTables::open(&txn, db_path)?;
         check(&tables)
     })
-}
-
-/// Makes a directory's entries (a file just created in it) durable.
-pub(crate) fn sync_dir(dir: &Path) -> Result<(), StoreError> {
-    #[cfg(unix)]
-    {
-        fs::File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(|e| StoreError::from_io(dir, e))?;
-    }
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
 }
 
 impl MetadataStore for RedbStore {

@@ -6,7 +6,39 @@ use kacl_client::{
     Admin, ConfigResource, DescribeAclsOptions, DescribeClusterOptions, DescribeConfigsOptions,
 };
 
+use kacl_policy::Scope;
+
 use super::policy_args::AuthorizerArgs;
+
+/// The cluster's ACLs that `scope` owns, and how many others it holds, from one describe of
+/// every ACL. The answer stays grouped by resource as decoded (shared strings) and only the
+/// in-scope ACLs become owned bindings, so a plan of a small scope on a cluster of millions
+/// never holds millions of bindings: the scope's resources are asked once per resource, its
+/// principals once per entry.
+pub(super) async fn acls_in_scope(
+    admin: &Admin,
+    scope: &Scope,
+) -> anyhow::Result<(Vec<AclBinding>, usize)> {
+    let groups = admin
+        .describe_acls_grouped(AclBindingFilter::ANY, DescribeAclsOptions::default())
+        .await?;
+    let mut in_scope = Vec::new();
+    let mut outside = 0;
+    for group in &groups.groups {
+        if !scope.owns_pattern(&group.pattern) {
+            outside += group.entries.len();
+            continue;
+        }
+        for entry in &group.entries {
+            if scope.owns_principal(&entry.principal) {
+                in_scope.push(AclBinding::new(group.pattern.clone(), entry.to_entry()));
+            } else {
+                outside += 1;
+            }
+        }
+    }
+    Ok((in_scope, outside))
+}
 
 /// Every ACL matching `filter`.
 pub(super) async fn acls(

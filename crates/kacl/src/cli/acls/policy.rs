@@ -26,8 +26,8 @@ pub(super) fn plan(args: PlanArgs) -> anyhow::Result<ExitCode> {
     let config = args.connection.admin_config()?;
     let plan = common::block_on(async move {
         let admin = Admin::connect(config).await?;
-        let current = cluster::acls(&admin, AclBindingFilter::ANY).await?;
-        Ok(Plan::compute(&doc, &current))
+        let (in_scope, outside) = cluster::acls_in_scope(&admin, &doc.scope).await?;
+        Ok(Plan::from_in_scope(&doc, in_scope, outside))
     })?;
     match args.output {
         OutputFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&plan)?))?,
@@ -44,11 +44,14 @@ pub(super) fn plan(args: PlanArgs) -> anyhow::Result<ExitCode> {
 pub(super) fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
     let scope = super::policy_args::scope(&args.scope)?;
     let config = args.connection.admin_config()?;
-    let current = common::block_on(async move {
-        let admin = Admin::connect(config).await?;
-        cluster::acls(&admin, AclBindingFilter::ANY).await
+    let in_scope = common::block_on({
+        let scope = scope.clone();
+        async move {
+            let admin = Admin::connect(config).await?;
+            Ok(cluster::acls_in_scope(&admin, &scope).await?.0)
+        }
     })?;
-    let doc = Document::import(scope, &current);
+    let doc = Document::import(scope, &in_scope);
     let text = match args.output {
         FileFormat::Yaml => doc.to_yaml(),
         FileFormat::Json => format!("{}\n", doc.to_json()),
@@ -80,10 +83,15 @@ pub(super) fn apply(args: ApplyArgs) -> anyhow::Result<ExitCode> {
     let config = args.connection.admin_config()?;
     common::block_on(async move {
         let admin = Admin::connect(config).await?;
-        let current = cluster::acls(&admin, AclBindingFilter::ANY).await?;
+        let scope = match (&saved, &doc) {
+            (Some(plan), _) => &plan.scope,
+            (None, Some(doc)) => &doc.scope,
+            (None, None) => bail!("give --file or --plan-file"),
+        };
+        let (in_scope, outside) = cluster::acls_in_scope(&admin, scope).await?;
         let plan = match (saved, doc) {
             (Some(plan), _) => {
-                if plan.drifted(&current) {
+                if plan.drifted_in_scope(in_scope.iter()) {
                     bail!(
                         "the cluster's ACLs changed within the plan's scope since the plan \
                          was made; run `kacl acls plan` again"
@@ -91,7 +99,7 @@ pub(super) fn apply(args: ApplyArgs) -> anyhow::Result<ExitCode> {
                 }
                 plan
             }
-            (None, Some(doc)) => Plan::compute(&doc, &current),
+            (None, Some(doc)) => Plan::from_in_scope(&doc, in_scope, outside),
             (None, None) => bail!("give --file or --plan-file"),
         };
         if args.output == OutputFormat::Text {
