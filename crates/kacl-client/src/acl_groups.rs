@@ -14,7 +14,7 @@ use kacl_acl::{
     AccessControlEntry, AclBinding, AclOperation, AclPermissionType, PatternType, ResourcePattern,
     ResourceType,
 };
-use kacl_protocol::messages::describe_acls::DescribeAclsResponse;
+use kacl_protocol::messages::describe_acls::{AclDescription, DescribeAclsResponse};
 
 /// One entry of a [`AclGroup`]: who may (or may not) do what from where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,6 +113,70 @@ impl AclGroups {
     }
 }
 
+/// One resource of a DescribeAcls answer as decoded, borrowed from the response
+/// ([`Admin::describe_acls_visit`](crate::Admin::describe_acls_visit)): nothing is allocated
+/// to look at it, so a caller can count or skip ACLs of millions for free.
+#[derive(Debug, Clone, Copy)]
+pub struct AclGroupRef<'a> {
+    /// The resource type.
+    pub resource_type: ResourceType,
+    /// The resource name.
+    pub name: &'a str,
+    /// The pattern type (LITERAL at v0).
+    pub pattern_type: PatternType,
+    acls: &'a [AclDescription<'a>],
+}
+
+/// One entry of an [`AclGroupRef`], borrowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntryRef<'a> {
+    /// The principal.
+    pub principal: &'a str,
+    /// The host.
+    pub host: &'a str,
+    /// The operation.
+    pub operation: AclOperation,
+    /// ALLOW or DENY.
+    pub permission_type: AclPermissionType,
+}
+
+impl<'a> AclGroupRef<'a> {
+    /// Every resource of a decoded response, in order.
+    pub fn of(response: &'a DescribeAclsResponse<'a>) -> impl Iterator<Item = AclGroupRef<'a>> {
+        response.resources.iter().map(|r| AclGroupRef {
+            resource_type: ResourceType::from_code(r.resource_type),
+            name: r.resource_name.as_ref(),
+            pattern_type: PatternType::from_code(r.pattern_type),
+            acls: &r.acls,
+        })
+    }
+
+    /// How many entries the resource has.
+    pub fn len(&self) -> usize {
+        self.acls.len()
+    }
+
+    /// True when it has none.
+    pub fn is_empty(&self) -> bool {
+        self.acls.is_empty()
+    }
+
+    /// Its entries, in order.
+    pub fn entries(&self) -> impl Iterator<Item = EntryRef<'a>> + 'a {
+        self.acls.iter().map(|acl| EntryRef {
+            principal: acl.principal.as_ref(),
+            host: acl.host.as_ref(),
+            operation: AclOperation::from_code(acl.operation),
+            permission_type: AclPermissionType::from_code(acl.permission_type),
+        })
+    }
+
+    /// The pattern, owned.
+    pub fn to_pattern(&self) -> ResourcePattern {
+        ResourcePattern::new(self.resource_type, self.name, self.pattern_type)
+    }
+}
+
 /// The distinct principals and hosts of one answer (a handful, however many ACLs).
 #[derive(Default)]
 struct Strings {
@@ -133,8 +197,20 @@ impl Strings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kacl_protocol::messages::describe_acls::{AclDescription, DescribeAclsResource};
+    use kacl_protocol::messages::describe_acls::DescribeAclsResource;
     use std::borrow::Cow;
+
+    /// The visiting call is a `Send` future (spawnable), whatever the visitor borrows.
+    #[allow(dead_code)]
+    fn visiting_is_send(admin: &crate::Admin) {
+        fn send<T: Send>(_: T) {}
+        let mut count = 0usize;
+        send(admin.describe_acls_visit(
+            kacl_acl::AclBindingFilter::ANY,
+            crate::DescribeAclsOptions::default(),
+            |g| count += g.len(),
+        ));
+    }
 
     #[test]
     fn groups_share_strings_and_flatten_to_the_same_bindings() {
@@ -168,6 +244,15 @@ mod tests {
             ],
             ..Default::default()
         };
+        let refs: Vec<(String, usize)> = AclGroupRef::of(&response)
+            .map(|g| {
+                (
+                    g.name.to_owned(),
+                    g.entries().filter(|e| e.principal == "User:a").count(),
+                )
+            })
+            .collect();
+        assert_eq!(refs, [("orders".to_owned(), 1), ("g".to_owned(), 1)]);
         let groups = AclGroups::from_response(&response);
         assert_eq!(groups.len(), 3);
         assert!(Arc::ptr_eq(

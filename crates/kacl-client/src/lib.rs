@@ -35,7 +35,7 @@ pub mod config;
 mod error;
 pub mod net;
 
-pub use acl_groups::{AclGroup, AclGroups, SharedEntry};
+pub use acl_groups::{AclGroup, AclGroupRef, AclGroups, EntryRef, SharedEntry};
 pub use admin::{
     Admin, AlterConfigOp, AlterConfigOpType, AlterConfigsOptions, BrokerNode, ClusterDescription,
     ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource, ConfigSynonym, ConfigType,

@@ -54,6 +54,8 @@ pub struct AclIndexBuilder {
     /// The pattern being collected, and its entries so far (unsorted).
     current: Option<(ResourceType, PatternType, Arc<str>)>,
     entries: Vec<Entry>,
+    /// Patterns stored without their principals' name lists yet (added in `finish`).
+    deferred: Vec<u32>,
 }
 
 impl AclIndexBuilder {
@@ -100,6 +102,20 @@ impl AclIndexBuilder {
     /// The set of every ACL pushed.
     pub fn finish(mut self) -> AclIndex {
         self.flush();
+        // The principals' name lists, filled in name order (the store's key order is not:
+        // lengths first, LITERAL before PREFIXED), so that every insert is an append.
+        let mut order: Vec<u32> = std::mem::take(&mut self.deferred);
+        let patterns = &self.index.patterns;
+        let key = |id: u32| {
+            patterns
+                .get(id as usize)
+                .and_then(Option::as_ref)
+                .map(|slot| (slot.resource_type, &slot.name, slot.pattern_type))
+        };
+        order.sort_unstable_by(|a, b| key(*a).cmp(&key(*b)));
+        for id in order {
+            self.index.add_principal_names(id);
+        }
         self.index
     }
 
@@ -126,14 +142,20 @@ impl AclIndexBuilder {
             .iter()
             .map(|e| e.mask.count_ones() as usize)
             .sum::<usize>();
-        self.index
-            .insert_new_pattern(resource_type, pattern_type, name, coalesced);
+        let id = self.index.patterns.len() as u32;
+        if self
+            .index
+            .insert_new_pattern(resource_type, pattern_type, name, coalesced, false)
+        {
+            self.deferred.push(id);
+        }
     }
 }
 
 impl AclIndex {
     /// Adds a pattern the set does not hold, with its sorted, coalesced, non-empty entries
-    /// (whose string uses are already counted; `len` is the caller's to update). Returns false
+    /// (whose string uses are already counted; `len` is the caller's to update), and unless
+    /// told not to, to its principals' name lists. Returns false
     /// (changing nothing) if the pattern is held or the types are not storable.
     pub(super) fn insert_new_pattern(
         &mut self,
@@ -141,6 +163,7 @@ impl AclIndex {
         pattern_type: PatternType,
         name: Arc<str>,
         list: Vec<Entry>,
+        with_principals: bool,
     ) -> bool {
         let Some(kind) = stored_kind(pattern_type) else {
             return false;
@@ -165,7 +188,24 @@ impl AclIndex {
                 *lengths.entry(name.len()).or_insert(0) += 1;
             }
         }
-        for run in list.chunk_by(|a, b| a.principal == b.principal) {
+        self.patterns.push(Some(PatternSlot {
+            name,
+            resource_type,
+            pattern_type,
+            entries: list,
+        }));
+        if with_principals {
+            self.add_principal_names(id);
+        }
+        true
+    }
+
+    /// Adds pattern `id` to the name list of each principal with entries on it.
+    pub(super) fn add_principal_names(&mut self, id: u32) {
+        let Some(slot) = self.patterns.get(id as usize).and_then(Option::as_ref) else {
+            return;
+        };
+        for run in slot.entries.chunk_by(|a, b| a.principal == b.principal) {
             let Some(first) = run.first() else { continue };
             let solo = match run {
                 [only] => Solo {
@@ -175,16 +215,9 @@ impl AclIndex {
                 _ => Solo::default(),
             };
             self.by_principal
-                .entry((first.principal, resource_type))
+                .entry((first.principal, slot.resource_type))
                 .or_default()
-                .insert(&name, pattern_type, id, solo);
+                .insert(&slot.name, slot.pattern_type, id, solo);
         }
-        self.patterns.push(Some(PatternSlot {
-            name,
-            resource_type,
-            pattern_type,
-            entries: list,
-        }));
-        true
     }
 }

@@ -157,7 +157,7 @@ impl AclIndex {
                 });
             }
             // Refused if repeated (or not storable, checked above).
-            if !index.insert_new_pattern(resource_type, pattern_type, name, list) {
+            if !index.insert_new_pattern(resource_type, pattern_type, name, list, true) {
                 return Err(SnapshotError("a repeated pattern"));
             }
         }

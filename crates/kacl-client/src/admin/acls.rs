@@ -15,7 +15,7 @@ use kacl_protocol::{ApiKey, ErrorCode, Message};
 
 use super::dedupe::Deduped;
 use super::{Admin, Target};
-use crate::acl_groups::AclGroups;
+use crate::acl_groups::{AclGroupRef, AclGroups};
 use crate::acl_wire;
 use crate::error::AdminError;
 
@@ -145,6 +145,50 @@ impl Admin {
                     let body: DescribeAclsResponse = response.decode()?;
                     AdminError::check(body.error_code, body.error_message.as_deref())?;
                     Ok(AclGroups::from_response(&body))
+                }
+            },
+        )
+        .await
+    }
+
+    /// [`Admin::describe_acls`] without building anything: `visit` sees each resource of the
+    /// answer as decoded, borrowed ([`AclGroupRef`]), in the broker's order, once the call has
+    /// succeeded (a retried attempt visits nothing). For callers that count, filter or stream
+    /// millions of ACLs.
+    pub async fn describe_acls_visit<F>(
+        &self,
+        filter: AclBindingFilter,
+        options: DescribeAclsOptions,
+        visit: F,
+    ) -> Result<(), AdminError>
+    where
+        F: FnMut(AclGroupRef<'_>) + Send,
+    {
+        if filter.is_unknown() {
+            return Err(AdminError::InvalidRequest(
+                "The AclBindingFilter must not contain UNKNOWN elements.".into(),
+            ));
+        }
+        let visit = std::sync::Mutex::new(visit);
+        self.call(
+            "describeAcls",
+            options.timeout,
+            Target::AnyBroker,
+            |broker| {
+                let (filter, visit) = (&filter, &visit);
+                async move {
+                    let version = broker
+                        .versions
+                        .pick(ApiKey::DescribeAcls, DescribeAclsRequest::VERSIONS)?;
+                    let request = acl_wire::describe_request(filter, version)?;
+                    let response = broker.conn.send(version, &request).await?;
+                    let body: DescribeAclsResponse = response.decode()?;
+                    AdminError::check(body.error_code, body.error_message.as_deref())?;
+                    let mut visit = visit
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    AclGroupRef::of(&body).for_each(|group| (*visit)(group));
+                    Ok(())
                 }
             },
         )
