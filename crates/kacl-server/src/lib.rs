@@ -117,4 +117,14 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
      prints an empty `Configs:`.",
     "`kacl acls plan/apply` read the whole cluster with one DescribeAcls, because no Kafka \
      filter selects names starting with a prefix.",
+    "In cluster mode (kacl.metadata.store=etcd) an admin write that etcd does not answer \
+     within kacl.etcd.request.timeout.ms fails with REQUEST_TIMED_OUT, Kafka's answer when \
+     the controller does not respond; any kacl node takes writes, so nothing is forwarded.",
+    "In cluster mode a DeleteAcls that races a CreateAcls on another node deletes what its \
+     filters matched in this node's index; an ACL created elsewhere and not yet applied here \
+     is not deleted.",
+    "kacl writes acls.snapshot (the ACL index, checksummed, tied to the store's cluster id, \
+     ACL version and count) beside its store at a clean stop and starts from it when the \
+     store vouches for it, otherwise from the store; Kafka rebuilds the authorizer's ACLs \
+     from the metadata log on every start.",
 ];
