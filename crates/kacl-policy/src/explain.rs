@@ -122,6 +122,36 @@ pub fn explain(
     }
 }
 
+/// Why `rule` decided, in one sentence (no final period), for `principal` asking `asked`: what
+/// the CLI and the console print after "Why:".
+pub fn decision_reason(rule: &DecidingRule, principal: &str, asked: AclOperation) -> String {
+    match rule {
+        DecidingRule::SuperUser => format!("{principal} is listed in super.users"),
+        DecidingRule::MatchingAcl { acl, implied } => match acl.entry.permission_type {
+            AclPermissionType::Deny => format!(
+                "a matching DENY of {} decides (a DENY wins over every ALLOW)",
+                acl.entry.operation
+            ),
+            _ if *implied => format!(
+                "a matching ALLOW of {} grants {asked} by implication",
+                acl.entry.operation
+            ),
+            _ => format!("a matching ALLOW of {} grants it", acl.entry.operation),
+        },
+        DecidingRule::DefaultAllow => {
+            "no ACL applies to the resource and allow.everyone.if.no.acl.found is true".into()
+        }
+        DecidingRule::DefaultDeny {
+            resource_has_acls: true,
+        } => {
+            "ACLs apply to the resource, but none matches this principal, host and operation".into()
+        }
+        DecidingRule::DefaultDeny { .. } => {
+            "no ACL applies to the resource and allow.everyone.if.no.acl.found is false".into()
+        }
+    }
+}
+
 /// Does `acl`'s pattern apply to the resource (as a MATCH filter selects)?
 fn applies_to_resource(acl: &AclBinding, q: &Query) -> bool {
     let p = &acl.pattern;

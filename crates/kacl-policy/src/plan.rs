@@ -81,6 +81,24 @@ impl Plan {
         }
     }
 
+    /// The additions (`+`) and removals (`-`) grouped by resource, in resource order: how
+    /// the CLI and the console show a plan, in kafka-acls.sh's vocabulary.
+    pub fn changes_by_resource(
+        &self,
+    ) -> std::collections::BTreeMap<&ResourcePattern, Vec<(char, &AccessControlEntry)>> {
+        let mut by_resource: std::collections::BTreeMap<_, Vec<_>> = Default::default();
+        let signed = [('+', &self.additions), ('-', &self.removals)];
+        for (sign, bindings) in signed {
+            for b in bindings {
+                by_resource
+                    .entry(&b.pattern)
+                    .or_default()
+                    .push((sign, &b.entry));
+            }
+        }
+        by_resource
+    }
+
     /// True when nothing would change.
     pub fn is_empty(&self) -> bool {
         self.additions.is_empty() && self.removals.is_empty()

@@ -86,30 +86,8 @@ impl Admin {
     ) -> DescribeAclsResult {
         let admin = self.clone();
         let future = async move {
-            if filter.is_unknown() {
-                return Err(AdminError::InvalidRequest(
-                    "The AclBindingFilter must not contain UNKNOWN elements.".into(),
-                ));
-            }
             admin
-                .call(
-                    "describeAcls",
-                    options.timeout,
-                    Target::AnyBroker,
-                    |broker| {
-                        let filter = &filter;
-                        async move {
-                            let version = broker
-                                .versions
-                                .pick(ApiKey::DescribeAcls, DescribeAclsRequest::VERSIONS)?;
-                            let request = acl_wire::describe_request(filter, version)?;
-                            let response = broker.conn.send(version, &request).await?;
-                            let body: DescribeAclsResponse = response.decode()?;
-                            AdminError::check(body.error_code, body.error_message.as_deref())?;
-                            Ok(acl_wire::bindings_from_describe(&body))
-                        }
-                    },
-                )
+                .describe_with(&filter, options, acl_wire::bindings_from_describe)
                 .await
         };
         DescribeAclsResult {
@@ -125,30 +103,8 @@ impl Admin {
         filter: AclBindingFilter,
         options: DescribeAclsOptions,
     ) -> Result<AclGroups, AdminError> {
-        if filter.is_unknown() {
-            return Err(AdminError::InvalidRequest(
-                "The AclBindingFilter must not contain UNKNOWN elements.".into(),
-            ));
-        }
-        self.call(
-            "describeAcls",
-            options.timeout,
-            Target::AnyBroker,
-            |broker| {
-                let filter = &filter;
-                async move {
-                    let version = broker
-                        .versions
-                        .pick(ApiKey::DescribeAcls, DescribeAclsRequest::VERSIONS)?;
-                    let request = acl_wire::describe_request(filter, version)?;
-                    let response = broker.conn.send(version, &request).await?;
-                    let body: DescribeAclsResponse = response.decode()?;
-                    AdminError::check(body.error_code, body.error_message.as_deref())?;
-                    Ok(AclGroups::from_response(&body))
-                }
-            },
-        )
-        .await
+        self.describe_with(&filter, options, AclGroups::from_response)
+            .await
     }
 
     /// [`Admin::describe_acls`] without building anything: `visit` sees each resource of the
@@ -164,18 +120,39 @@ impl Admin {
     where
         F: FnMut(AclGroupRef<'_>) + Send,
     {
+        let visit = std::sync::Mutex::new(visit);
+        self.describe_with(&filter, options, |body| {
+            let mut visit = visit
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            AclGroupRef::of(body).for_each(|group| (*visit)(group));
+        })
+        .await
+    }
+
+    /// The one DescribeAcls call behind the three describe methods: refuses an UNKNOWN filter
+    /// before sending, sends to any broker (retried as [`Admin::call`] retries), checks the
+    /// answer's error, and hands the decoded answer to `read` for the caller's result type.
+    async fn describe_with<T, R>(
+        &self,
+        filter: &AclBindingFilter,
+        options: DescribeAclsOptions,
+        read: R,
+    ) -> Result<T, AdminError>
+    where
+        R: Fn(&DescribeAclsResponse<'_>) -> T + Sync,
+    {
         if filter.is_unknown() {
             return Err(AdminError::InvalidRequest(
                 "The AclBindingFilter must not contain UNKNOWN elements.".into(),
             ));
         }
-        let visit = std::sync::Mutex::new(visit);
         self.call(
             "describeAcls",
             options.timeout,
             Target::AnyBroker,
             |broker| {
-                let (filter, visit) = (&filter, &visit);
+                let read = &read;
                 async move {
                     let version = broker
                         .versions
@@ -184,11 +161,7 @@ impl Admin {
                     let response = broker.conn.send(version, &request).await?;
                     let body: DescribeAclsResponse = response.decode()?;
                     AdminError::check(body.error_code, body.error_message.as_deref())?;
-                    let mut visit = visit
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    AclGroupRef::of(&body).for_each(|group| (*visit)(group));
-                    Ok(())
+                    Ok(read(&body))
                 }
             },
         )

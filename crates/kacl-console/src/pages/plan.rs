@@ -3,7 +3,6 @@
 //! fingerprint must not have changed since), at most `max removals` removals, an explicit
 //! "yes", additions before removals, batches of at most 10,000.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -12,7 +11,7 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
-use kacl_acl::{AccessControlEntry, AclBinding, AclBindingFilter, ResourcePattern};
+use kacl_acl::{AclBinding, AclBindingFilter};
 use kacl_client::{CreateAclsOptions, DeleteAclsOptions, DescribeAclsOptions};
 use kacl_policy::{thousands, Document, Format, Plan};
 use maud::{html, Markup};
@@ -87,20 +86,7 @@ async fn current(session: &Session) -> Result<Vec<AclBinding>, Response> {
 }
 
 fn plan_view(plan: &Plan) -> Markup {
-    let mut by_resource: BTreeMap<&ResourcePattern, Vec<(char, &AccessControlEntry)>> =
-        BTreeMap::new();
-    for b in &plan.additions {
-        by_resource
-            .entry(&b.pattern)
-            .or_default()
-            .push(('+', &b.entry));
-    }
-    for b in &plan.removals {
-        by_resource
-            .entry(&b.pattern)
-            .or_default()
-            .push(('-', &b.entry));
-    }
+    let by_resource = plan.changes_by_resource();
     html! {
         p role="status" { strong { (plan.summary()) } }
         @if plan.is_empty() { p { "No changes: the cluster matches the file within its scope." } }

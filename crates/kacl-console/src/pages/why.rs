@@ -187,34 +187,6 @@ fn tabs(current: &str) -> Markup {
     }
 }
 
-fn why_text(rule: &DecidingRule, asked: AclOperation) -> String {
-    match rule {
-        DecidingRule::SuperUser => "the principal is a super user (super.users)".into(),
-        DecidingRule::MatchingAcl { acl, implied } => match acl.entry.permission_type {
-            AclPermissionType::Deny => format!(
-                "a matching DENY of {} decides (a DENY wins over every ALLOW)",
-                acl.entry.operation
-            ),
-            _ if *implied => format!(
-                "a matching ALLOW of {} grants {asked} by implication",
-                acl.entry.operation
-            ),
-            _ => format!("a matching ALLOW of {} grants it", acl.entry.operation),
-        },
-        DecidingRule::DefaultAllow => {
-            "no ACL applies to the resource and allow.everyone.if.no.acl.found is true".into()
-        }
-        DecidingRule::DefaultDeny {
-            resource_has_acls: true,
-        } => {
-            "ACLs apply to the resource, but none matches this principal, host and operation".into()
-        }
-        DecidingRule::DefaultDeny { .. } => {
-            "no ACL applies to the resource and allow.everyone.if.no.acl.found is false".into()
-        }
-    }
-}
-
 async fn explain(
     Extract(state): AppState,
     headers: HeaderMap,
@@ -272,7 +244,7 @@ async fn explain_answer(state: &State, session: &Session, f: &WhyForm) -> Result
         h2 { "Answer" }
         p { span.verdict.(if allowed { "allow" } else { "deny" }) role="status" { (if allowed { "ALLOWED" } else { "DENIED" }) }
             " " code { (query.principal) } " " (operation.cli_name()) " on " code { (resource_type.cli_name()) ":" (query.name) } " from " code { (host) } }
-        p { strong { "Why: " } (why_text(&e.rule, operation)) "." }
+        p { strong { "Why: " } (kacl_policy::decision_reason(&e.rule, &query.principal, operation)) "." }
         p.muted { (source) "." }
         @if let DecidingRule::MatchingAcl { acl, .. } = &e.rule {
             p { "Deciding ACL: " code { (acl) } }

@@ -1,12 +1,11 @@
 //! `kacl acls plan | apply | import`: a desired-state file against the cluster, within the
 //! file's scope (the logic is [`kacl_policy`]'s; this is fetching, printing and sending).
 
-use std::collections::BTreeMap;
 use std::io::{IsTerminal as _, Write as _};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use kacl_acl::{AccessControlEntry, AclBinding, AclBindingFilter, ResourcePattern};
+use kacl_acl::{AclBinding, AclBindingFilter};
 use kacl_client::{Admin, CreateAclsOptions, DeleteAclsOptions};
 use kacl_policy::{thousands, Document, Plan};
 
@@ -269,20 +268,7 @@ fn print_plan(plan: &Plan) -> anyhow::Result<()> {
     } else {
         ("", "", "")
     };
-    let mut by_resource: BTreeMap<&ResourcePattern, Vec<(char, &AccessControlEntry)>> =
-        BTreeMap::new();
-    for b in &plan.additions {
-        by_resource
-            .entry(&b.pattern)
-            .or_default()
-            .push(('+', &b.entry));
-    }
-    for b in &plan.removals {
-        by_resource
-            .entry(&b.pattern)
-            .or_default()
-            .push(('-', &b.entry));
-    }
+    let by_resource = plan.changes_by_resource();
     let mut out = String::new();
     for (resource, entries) in by_resource {
         out.push_str(&format!("Resource `{resource}`:\n"));

@@ -149,31 +149,7 @@ fn explain_text(
         audit_resource(q.resource_type, &q.name),
         e.rule
     );
-    let why = match &e.rule {
-        DecidingRule::SuperUser => format!("{} is listed in super.users", q.principal),
-        DecidingRule::MatchingAcl { acl, implied } => match acl.entry.permission_type {
-            AclPermissionType::Deny => format!(
-                "a matching DENY of {} decides (a DENY wins over every ALLOW)",
-                acl.entry.operation
-            ),
-            _ if *implied => format!(
-                "a matching ALLOW of {} grants {} by implication",
-                acl.entry.operation, q.operation
-            ),
-            _ => format!("a matching ALLOW of {} grants it", acl.entry.operation),
-        },
-        DecidingRule::DefaultAllow => {
-            "no ACL applies to the resource and allow.everyone.if.no.acl.found is true".into()
-        }
-        DecidingRule::DefaultDeny {
-            resource_has_acls: true,
-        } => {
-            "ACLs apply to the resource, but none matches this principal, host and operation".into()
-        }
-        DecidingRule::DefaultDeny { .. } => {
-            "no ACL applies to the resource and allow.everyone.if.no.acl.found is false".into()
-        }
-    };
+    let why = kacl_policy::decision_reason(&e.rule, &q.principal, q.operation);
     out.push_str(&format!("Why: {why}.\n{}.\n", source.describe()));
     out.push_str(&format!(
         "\nCandidate ACLs (LITERAL name, LITERAL *, PREFIXED prefixes): {}\n",
