@@ -16,7 +16,9 @@ pub(super) fn load(store: &RedbStore) -> Option<AclIndex> {
     let snapshot = match store.read_acl_snapshot() {
         Ok(snapshot) => snapshot,
         Err(SnapshotRejected::Missing) => {
-            tracing::info!("no ACL snapshot (the last stop was not clean): reading the store");
+            tracing::info!(
+                "no ACL snapshot (a new store, or the last stop was not clean): reading the store"
+            );
             return None;
         }
         Err(error) => {
