@@ -60,6 +60,8 @@ impl std::fmt::Debug for EtcdConfig {
             .field("username", &self.username)
             .field("password", &self.password.as_ref().map(|_| "[hidden]"))
             .field("tls_ca", &self.tls_ca)
+            .field("tls_certificate", &self.tls_certificate)
+            .field("tls_key", &self.tls_key)
             .field("request_timeout", &self.request_timeout)
             .field("lease_ttl", &self.lease_ttl)
             .finish_non_exhaustive()
@@ -217,6 +219,20 @@ pub(crate) fn parse(
         ));
     }
     let any_tls = endpoints.iter().any(|e| e.tls);
+    if any_tls && endpoints.iter().any(|e| !e.tls) {
+        // One etcd cluster is either TLS or not; a mixed list is a typo that would send
+        // credentials in the clear to some members.
+        return Err(ConfigError::invalid(
+            "kacl.etcd.endpoints",
+            format!("`{endpoints_text}` mixes http:// and https:// (use one scheme for all)"),
+        ));
+    }
+    if any_tls && tls_ca.is_none() {
+        return Err(ConfigError::invalid(
+            "kacl.etcd.tls.ca.location",
+            "https:// endpoints need the PEM CA that signs etcd's certificate",
+        ));
+    }
     if (tls_ca.is_some() || tls_certificate.is_some()) && !any_tls {
         warnings
             .push("kacl.etcd.tls.* is set but no kacl.etcd.endpoints URL is https://".to_owned());
@@ -288,8 +304,9 @@ mod tests {
             ("kacl.metadata.store", "etcd"),
             (
                 "kacl.etcd.endpoints",
-                "http://127.0.0.1:2379, https://[::1]:2380/",
+                "https://127.0.0.1:2379, https://[::1]:2380/",
             ),
+            ("kacl.etcd.tls.ca.location", "/etc/kacl/etcd-ca.pem"),
             ("kacl.etcd.request.timeout.ms", "2500"),
         ])
         .unwrap();
@@ -314,6 +331,7 @@ mod tests {
             ("kacl.etcd.username", "root"),
             ("kacl.etcd.password.file", "/nonexistent/kacl-etcd-password"),
             ("kacl.etcd.tls.certificate.location", "/c.pem"),
+            ("kacl.etcd.endpoints", "https://127.0.0.1:2379"),
         ] {
             let mut pairs = vec![("kacl.metadata.store", "etcd")];
             pairs.retain(|(k, _)| *k != key);
@@ -321,6 +339,19 @@ mod tests {
             let err = parse_pairs(&pairs).expect_err(&format!("{key}={value} must be refused"));
             assert!(err.key().is_some(), "{err}");
         }
+        let mixed = parse_pairs(&[
+            ("kacl.metadata.store", "etcd"),
+            (
+                "kacl.etcd.endpoints",
+                "https://127.0.0.1:2379,http://127.0.0.1:2380",
+            ),
+            ("kacl.etcd.tls.ca.location", "/ca.pem"),
+        ])
+        .expect_err("mixed schemes are refused");
+        assert!(
+            mixed.to_string().contains("mixes http:// and https://"),
+            "{mixed}"
+        );
     }
 
     #[test]

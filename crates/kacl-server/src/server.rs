@@ -159,15 +159,8 @@ impl Server {
     /// `kacl.store.cache.bytes`) and starts serving.
     pub async fn start(config: ServerConfig) -> Result<RunningServer, StartError> {
         if let kacl_server_config::MetadataStoreConfig::Etcd(etcd) = &config.metadata_store {
-            if etcd.endpoints.iter().any(|e| e.tls) || etcd.tls_ca.is_some() {
-                // Not yet built: refuse rather than talk plaintext to a TLS etcd.
-                return Err(StartError::Task(
-                    "kacl.etcd.endpoints: etcd over TLS (https://, kacl.etcd.tls.*) is not \
-                     supported by this build yet; use http:// on a trusted network"
-                        .to_owned(),
-                ));
-            }
-            let options = etcd_options(etcd, config.acl_max_batch);
+            let options = etcd_options(etcd, config.acl_max_batch)
+                .map_err(|e| StartError::Task(e.to_string()))?;
             let endpoints = etcd
                 .endpoints
                 .iter()
@@ -420,8 +413,18 @@ async fn join_cluster(state: &Arc<ServerState>) -> Result<(), StartError> {
 fn etcd_options(
     etcd: &kacl_server_config::EtcdConfig,
     max_batch: usize,
-) -> kacl_store_etcd::EtcdOptions {
-    kacl_store_etcd::EtcdOptions {
+) -> Result<kacl_store_etcd::EtcdOptions, kacl_store_etcd::TlsFileError> {
+    // The config refuses https:// without a CA and mixed schemes, so TLS is all or nothing.
+    let tls = match (&etcd.tls_ca, etcd.endpoints.iter().any(|e| e.tls)) {
+        (Some(ca), true) => Some(kacl_store_etcd::EtcdTls::load(
+            &kacl_store_etcd::TlsFiles {
+                ca: ca.clone(),
+                client: etcd.tls_certificate.clone().zip(etcd.tls_key.clone()),
+            },
+        )?),
+        _ => None,
+    };
+    Ok(kacl_store_etcd::EtcdOptions {
         client: kacl_store_etcd::ClientOptions {
             endpoints: etcd
                 .endpoints
@@ -430,11 +433,12 @@ fn etcd_options(
                 .collect(),
             timeout: etcd.request_timeout,
             credentials: etcd.username.clone().zip(etcd.password.clone()),
+            tls,
         },
         prefix: etcd.prefix.clone(),
         lease_ttl: etcd.lease_ttl,
         max_batch,
-    }
+    })
 }
 
 /// How the configured store is opened.

@@ -9,6 +9,7 @@
 //! etcd had closed), so a transaction is never applied twice by a retry.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -19,6 +20,11 @@ use serde_json::{json, Value};
 pub use serde_json::Value as JsonValue;
 
 use crate::http::Conn;
+use crate::tls::EtcdTls;
+
+/// The current auth token, shared with open watches (which drop it when etcd says it has
+/// expired, so the next call authenticates again).
+type TokenSlot = Arc<RwLock<Option<String>>>;
 
 /// A failed etcd call.
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +48,15 @@ pub enum EtcdError {
     /// etcd's answer did not parse as expected.
     #[error("unexpected answer from etcd: {0}")]
     Protocol(String),
+    /// The TLS handshake with an endpoint failed (an untrusted or expired certificate, a
+    /// refused client certificate, or an endpoint that does not speak TLS).
+    #[error("TLS with etcd {endpoint} failed: {detail}")]
+    Tls {
+        /// The endpoint.
+        endpoint: String,
+        /// rustls' reason.
+        detail: String,
+    },
 }
 
 impl EtcdError {
@@ -89,7 +104,7 @@ pub struct TxnResult {
 }
 
 /// How to reach etcd.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ClientOptions {
     /// Host and port of each endpoint.
     pub endpoints: Vec<(String, u16)>,
@@ -97,6 +112,20 @@ pub struct ClientOptions {
     pub timeout: Duration,
     /// User name and password for etcd authentication.
     pub credentials: Option<(String, String)>,
+    /// TLS for every endpoint (`https://`); `None`: plain `http://`.
+    pub tls: Option<EtcdTls>,
+}
+
+/// Never shows the password.
+impl std::fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("endpoints", &self.endpoints)
+            .field("timeout", &self.timeout)
+            .field("user", &self.credentials.as_ref().map(|(user, _)| user))
+            .field("tls", &self.tls.is_some())
+            .finish()
+    }
 }
 
 /// A blocking etcd client, shared between threads.
@@ -104,7 +133,7 @@ pub struct EtcdClient {
     options: ClientOptions,
     preferred: AtomicUsize,
     pool: Mutex<Vec<(usize, Conn)>>,
-    token: RwLock<Option<String>>,
+    token: TokenSlot,
 }
 
 impl std::fmt::Debug for EtcdClient {
@@ -196,6 +225,8 @@ enum Attempt {
     Retry(String),
     /// It may have reached etcd: give up.
     Lost(String),
+    /// Trying again cannot help (a refused TLS handshake or password).
+    Fatal(EtcdError),
 }
 
 impl EtcdClient {
@@ -205,7 +236,7 @@ impl EtcdClient {
             options,
             preferred: AtomicUsize::new(0),
             pool: Mutex::new(Vec::new()),
-            token: RwLock::new(None),
+            token: TokenSlot::default(),
         }
     }
 
@@ -219,9 +250,40 @@ impl EtcdClient {
         self.options
             .endpoints
             .iter()
-            .map(|(h, p)| format!("http://{h}:{p}"))
+            .map(|(h, p)| self.endpoint_text(h, *p))
             .collect::<Vec<_>>()
             .join(",")
+    }
+
+    fn endpoint_text(&self, host: &str, port: u16) -> String {
+        let scheme = if self.options.tls.is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        if host.contains(':') {
+            format!("{scheme}://[{host}]:{port}")
+        } else {
+            format!("{scheme}://{host}:{port}")
+        }
+    }
+
+    /// Connects to endpoint `index`; a failed TLS handshake is final for this call.
+    fn connect(&self, index: usize, timeout: Duration) -> Result<Conn, Attempt> {
+        let (host, port) = &self.options.endpoints[index];
+        Conn::connect(host, *port, timeout, self.options.tls.as_ref()).map_err(|err| {
+            if err.handshake {
+                Attempt::Fatal(EtcdError::Tls {
+                    endpoint: self.endpoint_text(host, *port),
+                    detail: err.error.to_string(),
+                })
+            } else {
+                Attempt::Retry(format!(
+                    "connect {}: {err}",
+                    self.endpoint_text(host, *port)
+                ))
+            }
+        })
     }
 
     /// `POST path body` with failover across endpoints until the deadline; the JSON answer.
@@ -277,6 +339,7 @@ impl EtcdClient {
                     }
                     Attempt::Retry(detail) => last = detail,
                     Attempt::Lost(detail) => return Err(self.unavailable(detail)),
+                    Attempt::Fatal(err) => return Err(err),
                 }
             }
             round += 1;
@@ -296,7 +359,10 @@ impl EtcdClient {
         }
     }
 
-    fn token(&self, index: usize, deadline: Instant) -> Result<Option<String>, String> {
+    /// The auth token (authenticating first when there is none). A refused user name or
+    /// password is final (`Attempt::Fatal`); the answer is never logged, as it could echo
+    /// what was sent.
+    fn token(&self, index: usize, deadline: Instant) -> Result<Option<String>, Attempt> {
         let Some((user, password)) = &self.options.credentials else {
             return Ok(None);
         };
@@ -304,21 +370,34 @@ impl EtcdClient {
             return Ok(Some(token));
         }
         let body = serde_json::to_vec(&json!({"name": user, "password": password}))
-            .map_err(|e| e.to_string())?;
-        let (host, port) = &self.options.endpoints[index];
+            .map_err(|e| Attempt::Fatal(EtcdError::Protocol(e.to_string())))?;
         let timeout = deadline.saturating_duration_since(Instant::now());
-        let mut conn = Conn::connect(host, *port, timeout).map_err(|e| e.to_string())?;
+        let mut conn = self.connect(index, timeout)?;
+        let retry = |e: std::io::Error| Attempt::Retry(format!("authenticate: {e}"));
         conn.send("/v3/auth/authenticate", &body, None)
-            .map_err(|e| e.to_string())?;
-        let (_, answer, _) = conn.read_response().map_err(|e| e.to_string())?;
-        let answer: Value = serde_json::from_slice(&answer).map_err(|e| e.to_string())?;
-        match answer.get("token").and_then(Value::as_str) {
-            Some(token) => {
-                *self.token.write() = Some(token.to_owned());
-                Ok(Some(token.to_owned()))
-            }
-            None => Err(format!("etcd authentication failed: {answer}")),
+            .map_err(retry)?;
+        let (status, answer, _) = conn.read_response().map_err(retry)?;
+        let answer: Value = serde_json::from_slice(&answer)
+            .map_err(|_| Attempt::Retry(format!("authenticate: HTTP {status}")))?;
+        if let Some(token) = answer.get("token").and_then(Value::as_str) {
+            *self.token.write() = Some(token.to_owned());
+            return Ok(Some(token.to_owned()));
         }
+        let code = answer.get("code").and_then(Value::as_i64).unwrap_or(0);
+        let message = answer
+            .get("message")
+            .or_else(|| answer.get("error"))
+            .and_then(Value::as_str)
+            .unwrap_or("no token in the answer");
+        // 14 UNAVAILABLE (no leader yet) may pass; anything else (3: a wrong user name or
+        // password, 9: auth not enabled) will not.
+        if code == 14 {
+            return Err(Attempt::Retry(format!("authenticate: {message}")));
+        }
+        Err(Attempt::Fatal(EtcdError::Status {
+            code,
+            message: format!("authentication of etcd user `{user}` failed: {message}"),
+        }))
     }
 
     fn attempt(&self, index: usize, path: &str, body: &[u8], deadline: Instant) -> Attempt {
@@ -328,7 +407,7 @@ impl EtcdClient {
         }
         let token = match self.token(index, deadline) {
             Ok(token) => token,
-            Err(detail) => return Attempt::Retry(detail),
+            Err(attempt) => return attempt,
         };
         let pooled = {
             let mut pool = self.pool.lock();
@@ -338,13 +417,10 @@ impl EtcdClient {
         };
         let (mut conn, reused) = match pooled {
             Some(conn) => (conn, true),
-            None => {
-                let (host, port) = &self.options.endpoints[index];
-                match Conn::connect(host, *port, remaining) {
-                    Ok(conn) => (conn, false),
-                    Err(err) => return Attempt::Retry(format!("connect {host}:{port}: {err}")),
-                }
-            }
+            None => match self.connect(index, remaining) {
+                Ok(conn) => (conn, false),
+                Err(attempt) => return attempt,
+            },
         };
         let _ = conn.set_read_timeout(Some(remaining.max(Duration::from_millis(1))));
         if let Err(err) = conn.send(path, body, token.as_deref()) {
@@ -473,18 +549,13 @@ impl EtcdClient {
         let mut last = String::new();
         for step in 0..count {
             let index = (start + step) % count;
-            let (host, port) = &self.options.endpoints[index];
             let remaining = deadline.saturating_duration_since(Instant::now());
-            let token = match self.token(index, deadline) {
-                Ok(token) => token,
-                Err(e) => {
-                    last = e;
-                    continue;
-                }
-            };
-            let opened = Conn::connect(host, *port, remaining).and_then(|mut conn| {
-                conn.send("/v3/watch", &body, token.as_deref())?;
-                let head = conn.read_head()?;
+            let opened = self.token(index, deadline).and_then(|token| {
+                let mut conn = self.connect(index, remaining)?;
+                let io = |e: std::io::Error| Attempt::Retry(e.to_string());
+                conn.send("/v3/watch", &body, token.as_deref())
+                    .map_err(io)?;
+                let head = conn.read_head().map_err(io)?;
                 Ok((conn, head))
             });
             match opened {
@@ -492,10 +563,18 @@ impl EtcdClient {
                     return Ok(WatchStream {
                         conn,
                         buffer: Vec::new(),
+                        token: self.token.clone(),
                     })
                 }
-                Ok((_, head)) => last = format!("watch answered HTTP {}", head.status),
-                Err(err) => last = format!("{host}:{port}: {err}"),
+                Ok((_, head)) => {
+                    if head.status == 401 {
+                        *self.token.write() = None;
+                    }
+                    last = format!("watch answered HTTP {}", head.status);
+                }
+                Err(Attempt::Fatal(err)) => return Err(err),
+                Err(Attempt::Retry(detail) | Attempt::Lost(detail)) => last = detail,
+                Err(Attempt::Done(_)) => {}
             }
         }
         Err(self.unavailable(format!("cannot open a watch: {last}")))
@@ -511,6 +590,7 @@ pub fn header_revision(answer: &Value) -> i64 {
 pub struct WatchStream {
     conn: Conn,
     buffer: Vec<u8>,
+    token: TokenSlot,
 }
 
 impl std::fmt::Debug for WatchStream {
@@ -537,6 +617,12 @@ impl WatchStream {
                 let value: Value = serde_json::from_slice(line)
                     .map_err(|e| EtcdError::Protocol(format!("watch message: {e}")))?;
                 if let Some(error) = value.get("error") {
+                    // An expired token: the next watch (and call) authenticates again.
+                    if error.get("grpc_code").and_then(Value::as_i64) == Some(16)
+                        || error.get("http_code").and_then(Value::as_i64) == Some(401)
+                    {
+                        *self.token.write() = None;
+                    }
                     return Err(EtcdError::Status {
                         code: error.get("http_code").and_then(Value::as_i64).unwrap_or(0),
                         message: error.to_string(),
@@ -560,5 +646,25 @@ impl WatchStream {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_shows_the_password() {
+        let options = ClientOptions {
+            endpoints: vec![("127.0.0.1".to_owned(), 2379)],
+            timeout: Duration::from_secs(1),
+            credentials: Some(("kacl".to_owned(), "s3cret-pw".to_owned())),
+            tls: None,
+        };
+        let client = EtcdClient::new(options.clone());
+        for text in [format!("{options:?}"), format!("{client:?}")] {
+            assert!(!text.contains("s3cret-pw"), "{text}");
+        }
+        assert!(format!("{options:?}").contains("kacl"));
     }
 }

@@ -2,10 +2,15 @@
 //! response framed by `Content-Length` or chunked transfer coding, keep the connection for the
 //! next request. Blocking, on `std::net`, with every read and write bounded by a timeout, so
 //! an etcd that stops answering turns into an error after the request timeout, never a hang.
+//! The same code runs over plain TCP and over TLS (`https://` endpoints, see `tls`).
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
+
+use rustls::{ClientConnection, StreamOwned};
+
+use crate::tls::EtcdTls;
 
 /// The largest response body accepted: a page of a range is bounded by the request's limit,
 /// a watch message by etcd's own message limit; this only stops a hostile peer.
@@ -13,15 +18,87 @@ const MAX_BODY: usize = 512 << 20;
 /// The longest status or header line accepted.
 const MAX_LINE: usize = 16 << 10;
 
+/// A socket, plain or TLS.
+pub(crate) enum Stream {
+    Plain(TcpStream),
+    Tls(Box<StreamOwned<ClientConnection, TcpStream>>),
+}
+
+impl Stream {
+    fn tcp(&self) -> &TcpStream {
+        match self {
+            Stream::Plain(tcp) => tcp,
+            Stream::Tls(tls) => tls.get_ref(),
+        }
+    }
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Plain(tcp) => tcp.read(buf),
+            Stream::Tls(tls) => tls.read(buf),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Plain(tcp) => tcp.write(buf),
+            Stream::Tls(tls) => tls.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Stream::Plain(tcp) => tcp.flush(),
+            Stream::Tls(tls) => tls.flush(),
+        }
+    }
+}
+
 /// One kept-alive connection to one endpoint.
 pub(crate) struct Conn {
-    reader: BufReader<TcpStream>,
+    reader: BufReader<Stream>,
     host: String,
 }
 
+/// A connect failure: `handshake` when TLS refused the peer (its certificate, or not TLS at
+/// all), which no retry mends.
+pub(crate) struct ConnectError {
+    pub(crate) error: io::Error,
+    pub(crate) handshake: bool,
+}
+
+impl From<io::Error> for ConnectError {
+    fn from(error: io::Error) -> ConnectError {
+        ConnectError {
+            error,
+            handshake: false,
+        }
+    }
+}
+
+impl std::fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.handshake {
+            write!(f, "TLS handshake failed: {}", self.error)
+        } else {
+            self.error.fmt(f)
+        }
+    }
+}
+
 impl Conn {
-    /// Connects, with `timeout` for the connect and for every later read and write.
-    pub(crate) fn connect(host: &str, port: u16, timeout: Duration) -> io::Result<Conn> {
+    /// Connects (and runs the TLS handshake when `tls` is set), with `timeout` for the
+    /// connect and for every later read and write.
+    pub(crate) fn connect(
+        host: &str,
+        port: u16,
+        timeout: Duration,
+        tls: Option<&EtcdTls>,
+    ) -> Result<Conn, ConnectError> {
         let mut last = io::Error::new(io::ErrorKind::NotFound, format!("{host}: no address"));
         for addr in (host, port).to_socket_addrs()? {
             match TcpStream::connect_timeout(&addr, timeout) {
@@ -29,6 +106,19 @@ impl Conn {
                     stream.set_nodelay(true)?;
                     stream.set_read_timeout(Some(timeout))?;
                     stream.set_write_timeout(Some(timeout))?;
+                    let stream = match tls {
+                        None => Stream::Plain(stream),
+                        Some(tls) => match tls.connect(host, stream) {
+                            Ok(tls) => Stream::Tls(Box::new(tls)),
+                            Err(error) => {
+                                let handshake = matches!(
+                                    error.kind(),
+                                    io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput
+                                );
+                                return Err(ConnectError { error, handshake });
+                            }
+                        },
+                    };
                     let host = if host.contains(':') {
                         format!("[{host}]:{port}")
                     } else {
@@ -42,12 +132,12 @@ impl Conn {
                 Err(err) => last = err,
             }
         }
-        Err(last)
+        Err(last.into())
     }
 
     /// Sets the read timeout (a watch waits longer than a request).
     pub(crate) fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
-        self.reader.get_ref().set_read_timeout(timeout)
+        self.reader.get_ref().tcp().set_read_timeout(timeout)
     }
 
     /// Sends one request. The response must be read (with [`Conn::read_response`] or
@@ -164,7 +254,7 @@ pub(crate) struct Head {
     pub(crate) close: bool,
 }
 
-fn read_line(reader: &mut BufReader<TcpStream>) -> io::Result<String> {
+fn read_line(reader: &mut BufReader<Stream>) -> io::Result<String> {
     let mut line = Vec::new();
     let read = reader
         .by_ref()

@@ -20,7 +20,9 @@ mod membership;
 mod metrics;
 mod progress;
 mod store;
+mod tls;
 
 pub use client::{ClientOptions, EtcdClient, EtcdError};
 pub use metrics::EtcdMetrics;
 pub use store::{EtcdOptions, EtcdStore, EXTRA_TXN_OPS, REQUIRED_REQUEST_BYTES};
+pub use tls::{EtcdTls, TlsFileError, TlsFiles};

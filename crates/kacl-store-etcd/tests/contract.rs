@@ -16,6 +16,7 @@ fn open(etcd: &etcd_support::Etcd, prefix: &str) -> EtcdStore {
             endpoints: vec![("127.0.0.1".to_owned(), etcd.client_port)],
             timeout: Duration::from_secs(10),
             credentials: None,
+            tls: None,
         },
         prefix: prefix.to_owned(),
         lease_ttl: Duration::from_secs(5),

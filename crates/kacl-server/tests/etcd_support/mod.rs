@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use kacl_store_etcd::{ClientOptions, EtcdClient};
+use kacl_store_etcd::{ClientOptions, EtcdClient, EtcdTls};
 use tempfile::TempDir;
 
 /// One running etcd member.
@@ -19,6 +19,10 @@ pub(crate) struct Etcd {
     pub(crate) client_port: u16,
     peer_port: u16,
     child: Option<Child>,
+    /// Extra flags (TLS files, auth token TTL).
+    extra: Vec<String>,
+    /// TLS of the client URL (`https://`), and how this module's own client talks to it.
+    tls: Option<EtcdTls>,
 }
 
 fn free_port() -> u16 {
@@ -52,6 +56,12 @@ pub(crate) fn etcd_binary() -> Option<PathBuf> {
 impl Etcd {
     /// Starts a member, waiting until it answers; `None` when etcd is not installed.
     pub(crate) fn start() -> Option<Etcd> {
+        Etcd::start_with(Vec::new(), None)
+    }
+
+    /// As [`Etcd::start`], with extra flags; with `tls` the client URL is `https://` (the
+    /// flags must then name etcd's certificate files) and `tls` is how to reach it.
+    pub(crate) fn start_with(extra: Vec<String>, tls: Option<EtcdTls>) -> Option<Etcd> {
         let binary = etcd_binary()?;
         let mut etcd = Etcd {
             binary,
@@ -59,18 +69,21 @@ impl Etcd {
             client_port: free_port(),
             peer_port: free_port(),
             child: None,
+            extra,
+            tls,
         };
         etcd.run();
         Some(etcd)
     }
 
-    /// `http://127.0.0.1:<port>`.
+    /// `http://127.0.0.1:<port>` (`https://` with TLS).
     pub(crate) fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.client_port)
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        format!("{scheme}://127.0.0.1:{}", self.client_port)
     }
 
     fn run(&mut self) {
-        let client = format!("http://127.0.0.1:{}", self.client_port);
+        let client = self.endpoint();
         let peer = format!("http://127.0.0.1:{}", self.peer_port);
         let child = Command::new(&self.binary)
             .arg("--name=kacl-test")
@@ -86,6 +99,7 @@ impl Etcd {
             .arg("--max-txn-ops=10100")
             .arg("--max-request-bytes=10485760")
             .arg("--log-level=error")
+            .args(&self.extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -108,6 +122,7 @@ impl Etcd {
             endpoints: vec![("127.0.0.1".to_owned(), self.client_port)],
             timeout,
             credentials: None,
+            tls: self.tls.clone(),
         })
     }
 
