@@ -316,8 +316,10 @@ impl EtcdClient {
                                 .and_then(Value::as_str)
                                 .unwrap_or("")
                                 .to_owned();
-                            // 16 UNAUTHENTICATED: the token expired; get a new one once.
-                            if code == 16
+                            // 16 UNAUTHENTICATED: the token expired; or the token predates a
+                            // change of etcd's users or roles (any `etcdctl user/role` command
+                            // makes every token old). Get a new one, once.
+                            if stale_token(code, &message)
                                 && self.options.credentials.is_some()
                                 && may_reauthenticate
                             {
@@ -581,6 +583,12 @@ impl EtcdClient {
     }
 }
 
+/// etcd refused the token: expired (16 UNAUTHENTICATED), or older than the last change of
+/// users and roles (3, "revision of auth store is old").
+fn stale_token(code: i64, message: &str) -> bool {
+    code == 16 || (code == 3 && message.contains("auth store is old"))
+}
+
 /// The revision in an answer's header.
 pub fn header_revision(answer: &Value) -> i64 {
     answer.get("header").map_or(0, |h| int(h, "revision"))
@@ -618,7 +626,9 @@ impl WatchStream {
                     .map_err(|e| EtcdError::Protocol(format!("watch message: {e}")))?;
                 if let Some(error) = value.get("error") {
                     // An expired token: the next watch (and call) authenticates again.
-                    if error.get("grpc_code").and_then(Value::as_i64) == Some(16)
+                    let code = error.get("grpc_code").and_then(Value::as_i64).unwrap_or(0);
+                    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+                    if stale_token(code, message)
                         || error.get("http_code").and_then(Value::as_i64) == Some(401)
                     {
                         *self.token.write() = None;
