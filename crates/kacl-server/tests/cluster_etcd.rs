@@ -10,11 +10,22 @@ use std::time::{Duration, Instant};
 
 use common::{acl_rows, decode, Client, TestServer};
 use etcd_support::Etcd;
+use kacl_protocol::messages::alter_user_scram_credentials::{
+    AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, ScramCredentialUpsertion,
+};
 use kacl_protocol::messages::create_acls::AclCreation;
+use kacl_protocol::messages::create_partitions::{
+    CreatePartitionsRequest, CreatePartitionsResponse, CreatePartitionsTopic,
+};
 use kacl_protocol::messages::create_topics::{
     CreatableTopic, CreateTopicsRequest, CreateTopicsResponse,
 };
+use kacl_protocol::messages::delete_topics::{DeleteTopicsRequest, DeleteTopicsResponse};
 use kacl_protocol::messages::describe_acls::DescribeAclsRequest;
+use kacl_protocol::messages::incremental_alter_configs::{
+    AlterConfigsResource, AlterableConfig, IncrementalAlterConfigsRequest,
+    IncrementalAlterConfigsResponse,
+};
 use kacl_protocol::messages::metadata::{MetadataRequest, MetadataResponse};
 use kacl_server::Server;
 
@@ -249,9 +260,28 @@ async fn without_etcd_writes_time_out_reads_go_on_and_writes_resume() {
         ca.create(3, vec![acl("before", "User:a")]).await.results[0].error_code,
         0
     );
+    assert_eq!(create_topic(&mut ca, "doomed", 1).await.0, 0);
 
     etcd.stop();
     let started = Instant::now();
+    // Every other kind of write, at once on their own connections: each answers
+    // REQUEST_TIMED_OUT naming etcd (not UNKNOWN_SERVER_ERROR).
+    let others = {
+        let (a1, a2, a3, a4, a5) = (
+            a.client().await,
+            a.client().await,
+            a.client().await,
+            a.client().await,
+            a.client().await,
+        );
+        tokio::join!(
+            refused_delete_acls(a1),
+            refused_delete_topics(a2),
+            refused_create_partitions(a3),
+            refused_scram(a4),
+            refused_topic_config(a5)
+        )
+    };
     let refused = ca.create(3, vec![acl("during", "User:a")]).await;
     // REQUEST_TIMED_OUT (7), retriable, naming etcd, after about the request timeout.
     assert_eq!(refused.results[0].error_code, 7, "{:?}", refused.results[0]);
@@ -261,7 +291,18 @@ async fn without_etcd_writes_time_out_reads_go_on_and_writes_resume() {
         "refused after {} ms: {message}",
         started.elapsed().as_millis()
     );
-    assert!(started.elapsed() < Duration::from_secs(10));
+    for (what, (code, message)) in [
+        ("DeleteAcls", others.0),
+        ("DeleteTopics", others.1),
+        ("CreatePartitions", others.2),
+        ("AlterUserScramCredentials", others.3),
+        ("IncrementalAlterConfigs", others.4),
+    ] {
+        assert_eq!(code, 7, "{what}: {message:?}");
+        let message = message.unwrap_or_default();
+        assert!(message.contains("etcd"), "{what}: {message}");
+    }
+    assert!(started.elapsed() < Duration::from_secs(15));
     // Reads (and so authorization) go on from memory.
     assert_eq!(acl_count(&mut ca).await, 1);
 
@@ -281,6 +322,96 @@ async fn without_etcd_writes_time_out_reads_go_on_and_writes_resume() {
         .map(|row| row.1)
         .collect();
     assert!(names.contains(&"after".to_owned()), "{names:?}");
+}
+
+async fn refused_delete_acls(mut client: Client) -> (i16, Option<String>) {
+    let filter = common::delete_filter(TOPIC, Some("before"), LITERAL, None, 1, 1);
+    let response = client.delete(3, vec![filter]).await;
+    let result = &response.filter_results[0];
+    (
+        result.error_code,
+        result.error_message.as_deref().map(str::to_owned),
+    )
+}
+
+async fn refused_delete_topics(mut client: Client) -> (i16, Option<String>) {
+    let request = DeleteTopicsRequest {
+        topic_names: vec![Cow::Borrowed("doomed")],
+        timeout_ms: 5000,
+        ..Default::default()
+    };
+    let payload = client.call(5, &request).await;
+    let response = decode::<DeleteTopicsResponse>(&payload, 5);
+    let result = &response.responses[0];
+    (
+        result.error_code,
+        result.error_message.as_deref().map(str::to_owned),
+    )
+}
+
+async fn refused_create_partitions(mut client: Client) -> (i16, Option<String>) {
+    let request = CreatePartitionsRequest {
+        topics: vec![CreatePartitionsTopic {
+            name: Cow::Borrowed("doomed"),
+            count: 6,
+            assignments: None,
+            ..Default::default()
+        }],
+        timeout_ms: 5000,
+        ..Default::default()
+    };
+    let payload = client.call(3, &request).await;
+    let response = decode::<CreatePartitionsResponse>(&payload, 3);
+    let result = &response.results[0];
+    (
+        result.error_code,
+        result.error_message.as_deref().map(str::to_owned),
+    )
+}
+
+async fn refused_scram(mut client: Client) -> (i16, Option<String>) {
+    let request = AlterUserScramCredentialsRequest {
+        upsertions: vec![ScramCredentialUpsertion {
+            name: Cow::Borrowed("alice"),
+            mechanism: 1,
+            iterations: 4096,
+            salt: Cow::Owned(vec![7; 16]),
+            salted_password: Cow::Owned(vec![9; 32]),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let payload = client.call(0, &request).await;
+    let response = decode::<AlterUserScramCredentialsResponse>(&payload, 0);
+    let result = &response.results[0];
+    (
+        result.error_code,
+        result.error_message.as_deref().map(str::to_owned),
+    )
+}
+
+async fn refused_topic_config(mut client: Client) -> (i16, Option<String>) {
+    let request = IncrementalAlterConfigsRequest {
+        resources: vec![AlterConfigsResource {
+            resource_type: 2,
+            resource_name: Cow::Borrowed("doomed"),
+            configs: vec![AlterableConfig {
+                name: Cow::Borrowed("retention.ms"),
+                config_operation: 0,
+                value: Some(Cow::Borrowed("60000")),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let payload = client.call(1, &request).await;
+    let response = decode::<IncrementalAlterConfigsResponse>(&payload, 1);
+    let result = &response.responses[0];
+    (
+        result.error_code,
+        result.error_message.as_deref().map(str::to_owned),
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

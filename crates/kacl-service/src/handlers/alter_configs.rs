@@ -174,6 +174,16 @@ pub(crate) async fn commit_topic_configs(
             );
             Ok(())
         }
+        Ok(Err(err)) => {
+            tracing::error!(topic = name, %err, "topic configs could not be stored");
+            // REQUEST_TIMED_OUT naming etcd when etcd did not answer, as the other writes;
+            // Kafka sends no text with UNKNOWN_SERVER_ERROR (the cause is in the log).
+            let (code, message) = super::topic_store_failure(err).answer();
+            Err(refusal(
+                ErrorCode::from_code(code),
+                message.unwrap_or_default(),
+            ))
+        }
         other => {
             tracing::error!(topic = name, outcome = ?other.map(|r| r.map(|_| ())), "topic configs could not be stored");
             // Kafka sends no text with UNKNOWN_SERVER_ERROR; the cause is in the log.

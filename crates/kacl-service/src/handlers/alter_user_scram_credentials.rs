@@ -156,7 +156,7 @@ pub async fn handle(
                     "cannot store the SCRAM credential change");
                 failed.push(result(
                     user,
-                    ErrorCode::UnknownServerError,
+                    super::create_acls::store_failure_code(&err),
                     Some(format!("The SCRAM credential could not be stored: {err}")),
                 ));
             }

@@ -11,7 +11,8 @@
 //!
 //! Deliberate difference from Kafka: each topic's increase is its own store commit (Kafka
 //! commits a request's increases together). If the store fails on one, that topic and the
-//! ones after it answer UNKNOWN_SERVER_ERROR and the ones before it keep their partitions.
+//! ones after it answer the failure's code (REQUEST_TIMED_OUT, naming etcd, when etcd did not
+//! answer; else UNKNOWN_SERVER_ERROR) and the ones before it keep their partitions.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -93,42 +94,42 @@ pub async fn handle(
         .iter()
         .filter_map(|(name, plan)| Some((name.to_string(), plan.as_ref().ok()?.clone())))
         .collect();
-    // For each planned increase, in order: stored or not.
-    let stored: Vec<bool> = if request.validate_only || increases.is_empty() {
-        drop(guard);
-        vec![true; increases.len()]
-    } else {
-        let count = increases.len();
-        let change = TopicChange::AddPartitions(increases);
-        match super::commit_topics(state, guard, change).await {
-            Ok(TopicCommit::PartitionsAdded(outcomes)) => {
-                for outcome in &outcomes {
-                    if let PartitionsOutcome::Failed(err) = outcome {
-                        tracing::error!(%err, "CreatePartitions could not be stored");
-                    }
+    // For each planned increase, in order: stored, or the code and message to answer.
+    let stored: Vec<Result<(), (i16, Option<String>)>> =
+        if request.validate_only || increases.is_empty() {
+            drop(guard);
+            vec![Ok(()); increases.len()]
+        } else {
+            let count = increases.len();
+            let change = TopicChange::AddPartitions(increases);
+            match super::commit_topics_coded(state, guard, change).await {
+                Ok(TopicCommit::PartitionsAdded(outcomes)) => {
+                    tracing::info!(
+                        principal = %kacl_logsafe::safe(ctx.principal),
+                        topics = count,
+                        "added partitions"
+                    );
+                    stored_outcomes(outcomes)
                 }
-                tracing::info!(
-                    principal = %kacl_logsafe::safe(ctx.principal),
-                    topics = count,
-                    "added partitions"
-                );
-                outcomes
-                    .iter()
-                    .map(|o| matches!(o, PartitionsOutcome::Added(_)))
-                    .collect()
+                Ok(other) => {
+                    tracing::error!(outcome = ?other, "CreatePartitions could not be stored");
+                    let unknown = (ErrorCode::UnknownServerError.code(), None);
+                    vec![Err(unknown); count]
+                }
+                Err(failure) => {
+                    tracing::error!(?failure, "CreatePartitions could not be stored");
+                    vec![Err(failure.answer()); count]
+                }
             }
-            other => {
-                tracing::error!(outcome = ?other, "CreatePartitions could not be stored");
-                vec![false; count]
-            }
-        }
-    };
+        };
     let mut stored = stored.into_iter();
     for (name, plan) in planned {
         results.push(match plan {
-            Ok(_) if stored.next().unwrap_or(false) => result(name, 0, None),
-            // Kafka sends no text with UNKNOWN_SERVER_ERROR; the cause is in the log.
-            Ok(_) => result(name, ErrorCode::UnknownServerError.code(), None),
+            Ok(_) => match stored.next() {
+                Some(Ok(())) => result(name, 0, None),
+                Some(Err((code, message))) => result(name, code, message.as_deref()),
+                None => result(name, ErrorCode::UnknownServerError.code(), None),
+            },
             Err(Refusal::UnknownTopic) => {
                 result(name, ErrorCode::UnknownTopicOrPartition.code(), None)
             }
@@ -192,6 +193,24 @@ enum Refusal {
     UnknownTopic,
     /// One of Kafka's partition rules.
     Rule(TopicError),
+}
+
+/// Each topic's store outcome as its answer: a topic not attempted because an earlier one
+/// failed answers what that one answered.
+fn stored_outcomes(outcomes: Vec<PartitionsOutcome>) -> Vec<Result<(), (i16, Option<String>)>> {
+    let mut first_failure = (ErrorCode::UnknownServerError.code(), None);
+    outcomes
+        .into_iter()
+        .map(|outcome| match outcome {
+            PartitionsOutcome::Added(_) => Ok(()),
+            PartitionsOutcome::Failed(err) => {
+                tracing::error!(%err, "CreatePartitions could not be stored");
+                first_failure = super::topic_store_failure(err).answer();
+                Err(first_failure.clone())
+            }
+            PartitionsOutcome::NotAttempted => Err(first_failure.clone()),
+        })
+        .collect()
 }
 
 fn result(name: &str, code: i16, message: Option<&str>) -> CreatePartitionsTopicResult<'static> {

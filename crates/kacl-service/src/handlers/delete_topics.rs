@@ -26,6 +26,7 @@ use kacl_protocol::messages::delete_topics::{
 };
 use kacl_protocol::ErrorCode;
 
+use super::CommitFailure;
 use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
 use crate::topic_registry::{TopicChange, TopicCommit, TopicTable, TopicWriteGuard};
@@ -216,12 +217,13 @@ fn plan(
 }
 
 /// Deletes the topics the plan dooms, in one durable commit (the write guard held since the
-/// plan was made); the error is for the log, the client gets UNKNOWN_SERVER_ERROR.
+/// plan was made); a failure carries the code every doomed topic answers (REQUEST_TIMED_OUT
+/// when etcd did not answer, as CreateTopics).
 async fn commit(
     ctx: &RequestContext<'_>,
     guard: TopicWriteGuard,
     verdicts: &[Verdict],
-) -> Result<(), String> {
+) -> Result<(), CommitFailure> {
     let state = ctx.state;
 
     let doomed: Vec<String> = verdicts
@@ -236,31 +238,44 @@ async fn commit(
         Ok(())
     } else {
         let count = doomed.len();
-        match super::commit_topics(state, guard, TopicChange::Delete(doomed)).await {
+        match super::commit_topics_coded(state, guard, TopicChange::Delete(doomed)).await {
             Ok(TopicCommit::Deleted(_)) => {
                 tracing::info!(principal = %kacl_logsafe::safe(ctx.principal), topics = count, "deleted topics");
                 Ok(())
             }
-            Ok(other) => Err(format!("unexpected commit outcome {other:?}")),
+            Ok(other) => Err(CommitFailure::Whole {
+                code: ErrorCode::UnknownServerError.code(),
+                message: format!("unexpected commit outcome {other:?}"),
+            }),
             Err(err) => Err(err),
         }
     };
     if let Err(err) = &stored {
-        tracing::error!(error = %err, "DeleteTopics could not be stored");
+        tracing::error!(error = ?err, "DeleteTopics could not be stored");
     }
     stored
 }
 
 /// The response: each verdict's result, a planned deletion answered by how the commit went.
-fn response(verdicts: Vec<Verdict>, stored: &Result<(), String>) -> DeleteTopicsResponse<'static> {
+fn response(
+    verdicts: Vec<Verdict>,
+    stored: &Result<(), CommitFailure>,
+) -> DeleteTopicsResponse<'static> {
     let responses = verdicts
         .into_iter()
         .filter_map(|verdict| match verdict {
             Verdict::Done(result) => Some(result),
             Verdict::Delete { name, id } => Some(match stored {
                 Ok(()) => result(Some(&name), id, ErrorCode::None, None),
-                // Kafka sends no text with UNKNOWN_SERVER_ERROR; the cause is in the log.
-                Err(_) => result(Some(&name), id, ErrorCode::UnknownServerError, None),
+                Err(failure) => {
+                    let (code, message) = failure.answer();
+                    result(
+                        Some(&name),
+                        id,
+                        ErrorCode::from_code(code),
+                        message.as_deref(),
+                    )
+                }
             }),
             Verdict::Silent => None,
         })

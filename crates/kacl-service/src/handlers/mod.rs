@@ -79,9 +79,6 @@ pub(crate) fn respond_to<'m, M: Message<'m>>(
     Outcome::encoded(M::API_KEY, version, out, encoded)
 }
 
-/// [`TopicRegistry::commit`](crate::topic_registry::TopicRegistry::commit) on a blocking thread
-/// (the store fsyncs), for the topic handlers: the outcome, or why there is none as text for the
-/// log (the client gets UNKNOWN_SERVER_ERROR, whose text Kafka never sends).
 /// Why a topic commit failed, with the code to answer.
 #[derive(Debug)]
 pub(crate) enum CommitFailure {
@@ -95,26 +92,28 @@ pub(crate) enum CommitFailure {
     Whole { code: i16, message: String },
 }
 
-/// [`commit_topics`] with the failure classified: a topic another node created meanwhile
+impl CommitFailure {
+    /// The code and the message to send: none with UNKNOWN_SERVER_ERROR, whose text Kafka never
+    /// sends (the cause is in the log).
+    pub(crate) fn answer(&self) -> (i16, Option<String>) {
+        let (code, message) = match self {
+            CommitFailure::Topic { code, message, .. } | CommitFailure::Whole { code, message } => {
+                (*code, message)
+            }
+        };
+        let hidden = code == kacl_protocol::ErrorCode::UnknownServerError.code();
+        (code, (!hidden).then(|| message.clone()))
+    }
+}
+
+/// A store error of a topic write, classified: a topic another node created meanwhile
 /// (TOPIC_ALREADY_EXISTS, or INVALID_TOPIC_EXCEPTION for a `.`/`_` collision), a store that
-/// did not answer in time (REQUEST_TIMED_OUT, retriable), anything else UNKNOWN_SERVER_ERROR.
-pub(crate) async fn commit_topics_coded(
-    state: &Arc<ServerState>,
-    guard: TopicWriteGuard,
-    change: TopicChange,
-) -> Result<TopicCommit, CommitFailure> {
+/// did not answer in time (REQUEST_TIMED_OUT, retriable, the message naming etcd), anything
+/// else UNKNOWN_SERVER_ERROR.
+pub(crate) fn topic_store_failure(err: kacl_store::StoreError) -> CommitFailure {
     use kacl_protocol::ErrorCode;
     use kacl_store::StoreError;
-    let shared = Arc::clone(state);
-    let result = tokio::task::spawn_blocking(move || {
-        shared.topics.commit(guard, shared.store.as_ref(), change)
-    })
-    .await
-    .map_err(|err| CommitFailure::Whole {
-        code: ErrorCode::UnknownServerError.code(),
-        message: err.to_string(),
-    })?;
-    result.map_err(|err| match err {
+    match err {
         StoreError::TopicAlreadyExists { name } => CommitFailure::Topic {
             message: format!("Topic '{name}' already exists."),
             name,
@@ -133,7 +132,28 @@ pub(crate) async fn commit_topics_coded(
             code: ErrorCode::UnknownServerError.code(),
             message: other.to_string(),
         },
+    }
+}
+
+/// [`TopicRegistry::commit`](crate::topic_registry::TopicRegistry::commit) on a blocking thread
+/// (the store fsyncs), for the topic handlers: the outcome, or the failure classified by
+/// [`topic_store_failure`].
+pub(crate) async fn commit_topics_coded(
+    state: &Arc<ServerState>,
+    guard: TopicWriteGuard,
+    change: TopicChange,
+) -> Result<TopicCommit, CommitFailure> {
+    use kacl_protocol::ErrorCode;
+    let shared = Arc::clone(state);
+    let result = tokio::task::spawn_blocking(move || {
+        shared.topics.commit(guard, shared.store.as_ref(), change)
     })
+    .await
+    .map_err(|err| CommitFailure::Whole {
+        code: ErrorCode::UnknownServerError.code(),
+        message: err.to_string(),
+    })?;
+    result.map_err(topic_store_failure)
 }
 
 /// One broker as Metadata lists it: node id, host, port, rack.
@@ -186,16 +206,4 @@ pub(crate) fn live_brokers(state: &ServerState) -> Vec<i32> {
     }
     brokers.sort_unstable();
     brokers
-}
-
-pub(crate) async fn commit_topics(
-    state: &Arc<ServerState>,
-    guard: TopicWriteGuard,
-    change: TopicChange,
-) -> Result<TopicCommit, String> {
-    let shared = Arc::clone(state);
-    tokio::task::spawn_blocking(move || shared.topics.commit(guard, shared.store.as_ref(), change))
-        .await
-        .map_err(|err| err.to_string())?
-        .map_err(|err| err.to_string())
 }
