@@ -40,6 +40,16 @@ const META_SCRAM_BOOTSTRAPPED: &[u8] = b"scram_bootstrapped";
 /// migrates a version 1 store. With `initialized`, the directory's identity says a store was
 /// created here, so a store without them was lost or replaced: refused, never re-created.
 pub(crate) fn init_meta(t: &mut impl KvWrite, initialized: bool) -> Result<String, StoreError> {
+    init_meta_with(t, initialized, None)
+}
+
+/// [`init_meta`], a new store taking `new_cluster_id` instead of a random one (`kacl store
+/// copy` from etcd keeps the cluster's id).
+pub(crate) fn init_meta_with(
+    t: &mut impl KvWrite,
+    initialized: bool,
+    new_cluster_id: Option<&str>,
+) -> Result<String, StoreError> {
     // The format version is the one record kept without a checksum, since it says whether
     // records have one. Any flipped bit in it still reads as an unknown version or a bad
     // varint, and is refused.
@@ -65,7 +75,10 @@ pub(crate) fn init_meta(t: &mut impl KvWrite, initialized: bool) -> Result<Strin
         Some(value) => parse_cluster_id(&value)?,
         None if initialized => return Err(missing_meta()),
         None => {
-            let cluster_id = ids::kafka_uuid_string(&ids::random_kafka_uuid());
+            let cluster_id = new_cluster_id.map_or_else(
+                || ids::kafka_uuid_string(&ids::random_kafka_uuid()),
+                str::to_owned,
+            );
             insert(t, Table::Meta, META_CLUSTER_ID, cluster_id.as_bytes())?;
             cluster_id
         }

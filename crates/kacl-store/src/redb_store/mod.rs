@@ -123,12 +123,55 @@ impl RedbStore {
         )
     }
 
+    /// A new store in `dir` (absent or without a store) for the existing cluster
+    /// `cluster_id`, for `kacl store copy` from etcd back to one node (a rollback keeps the
+    /// cluster's id). Refuses a directory that already holds a store.
+    pub fn create_for_cluster(
+        dir: &Path,
+        options: StoreOptions,
+        cluster_id: &str,
+    ) -> Result<RedbStore, StoreError> {
+        if crate::ids::parse_kafka_uuid(cluster_id).is_none() {
+            return Err(StoreError::Refused {
+                detail: format!("`{cluster_id}` is not a cluster id"),
+            });
+        }
+        if identity::read(dir)?.is_some() || dir.join(DB_FILE_NAME).exists() {
+            return Err(StoreError::Refused {
+                detail: format!("{} already holds a store", dir.display()),
+            });
+        }
+        let db_path = dir.join(DB_FILE_NAME);
+        let (writable_path, read_only_path) = (db_path.clone(), db_path);
+        let cache_bytes = options.cache_bytes;
+        let opener = Opener {
+            writable: Box::new(move || {
+                Builder::new()
+                    .set_cache_size(cache_bytes)
+                    .create(&writable_path)
+            }),
+            read_only: Box::new(move || {
+                scratch::open_without_writing(&read_only_path, cache_bytes)
+            }),
+        };
+        Self::open_with_id(dir, options, opener, Some(cluster_id))
+    }
+
     /// [`RedbStore::open`] with a custom way to open the database file (tests inject
     /// failing storage through this).
     pub(crate) fn open_with(
         dir: &Path,
         options: StoreOptions,
         opener: Opener,
+    ) -> Result<RedbStore, StoreError> {
+        Self::open_with_id(dir, options, opener, None)
+    }
+
+    fn open_with_id(
+        dir: &Path,
+        options: StoreOptions,
+        opener: Opener,
+        new_cluster_id: Option<&str>,
     ) -> Result<RedbStore, StoreError> {
         let dir_existed = dir.is_dir();
         fs::create_dir_all(dir).map_err(|e| StoreError::from_io(dir, e))?;
@@ -182,7 +225,7 @@ impl RedbStore {
         };
         let initialized = identity.is_some();
         store.cluster_id = store
-            .write(|t| ops::init_meta(t, initialized))
+            .write(|t| ops::init_meta_with(t, initialized, new_cluster_id))
             .map_err(|e| match (&identity, e) {
                 (Some(found), e @ StoreError::StoreMissing { .. }) => {
                     e.in_dir(dir, &found.cluster_id)
