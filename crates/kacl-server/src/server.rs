@@ -414,31 +414,7 @@ fn etcd_options(
     etcd: &kacl_server_config::EtcdConfig,
     max_batch: usize,
 ) -> Result<kacl_store_etcd::EtcdOptions, kacl_store_etcd::TlsFileError> {
-    // The config refuses https:// without a CA and mixed schemes, so TLS is all or nothing.
-    let tls = match (&etcd.tls_ca, etcd.endpoints.iter().any(|e| e.tls)) {
-        (Some(ca), true) => Some(kacl_store_etcd::EtcdTls::load(
-            &kacl_store_etcd::TlsFiles {
-                ca: ca.clone(),
-                client: etcd.tls_certificate.clone().zip(etcd.tls_key.clone()),
-            },
-        )?),
-        _ => None,
-    };
-    Ok(kacl_store_etcd::EtcdOptions {
-        client: kacl_store_etcd::ClientOptions {
-            endpoints: etcd
-                .endpoints
-                .iter()
-                .map(|e| (e.host.clone(), e.port))
-                .collect(),
-            timeout: etcd.request_timeout,
-            credentials: etcd.username.clone().zip(etcd.password.clone()),
-            tls,
-        },
-        prefix: etcd.prefix.clone(),
-        lease_ttl: etcd.lease_ttl,
-        max_batch,
-    })
+    kacl_store_etcd::EtcdOptions::from_config(etcd, max_batch)
 }
 
 /// How the configured store is opened.

@@ -19,10 +19,12 @@ mod layout;
 mod membership;
 mod metrics;
 mod progress;
+mod setup;
 mod store;
 mod tls;
 
 pub use client::{ClientOptions, EtcdClient, EtcdError};
 pub use metrics::EtcdMetrics;
+pub use setup::{seed_cluster_id, stored_cluster_id};
 pub use store::{EtcdOptions, EtcdStore, EXTRA_TXN_OPS, REQUIRED_REQUEST_BYTES};
 pub use tls::{EtcdTls, TlsFileError, TlsFiles};

@@ -40,7 +40,7 @@ enum Command {
     Users(Box<cli::users::UsersArgs>),
     /// Load generators: drive ACL workloads and report requests/s and latency percentiles.
     Perf(perf::PerfArgs),
-    /// Offline checks of a server's data directory (`kacl store verify --data-dir DIR`).
+    /// Offline store tools: `kacl store verify --data-dir DIR`, `kacl store copy --from ... --to ...`.
     Store(store_cmd::StoreArgs),
     /// Serve the web console for a cluster (kacl or Kafka).
     Console(console::ConsoleArgs),

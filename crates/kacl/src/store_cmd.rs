@@ -2,6 +2,8 @@
 //! be running on it): the identity file, every record's checksum and decoding, and the counts.
 //! Prints what it found; exits 0 when everything is sound and 1 when anything is wrong, so a
 //! backup job or a restore procedure can check a directory before using it.
+//!
+//! `kacl store copy --from <DIR|etcd> --to <DIR|etcd>`: see [`crate::cli::store_copy`].
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -25,11 +27,17 @@ enum StoreCommand {
         #[arg(long, value_name = "DIR")]
         data_dir: PathBuf,
     },
+    /// Copy a store between a data directory and etcd (migration to cluster mode, and back),
+    /// offline and idempotently; see docs/operations.md, "Moving between redb and etcd".
+    Copy(crate::cli::store_copy::CopyArgs),
 }
 
 /// Runs `kacl store ...`.
 pub(crate) fn run(args: StoreArgs) -> anyhow::Result<ExitCode> {
-    let StoreCommand::Verify { data_dir } = args.command;
+    let data_dir = match args.command {
+        StoreCommand::Verify { data_dir } => data_dir,
+        StoreCommand::Copy(copy) => return crate::cli::store_copy::run(copy),
+    };
     let report = kacl_store::verify(&data_dir)
         .with_context(|| format!("cannot check {}", data_dir.display()))?;
     let mut out = std::io::stdout().lock();

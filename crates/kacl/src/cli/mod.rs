@@ -4,5 +4,6 @@
 pub(crate) mod acls;
 pub(crate) mod common;
 pub(crate) mod configs;
+pub(crate) mod store_copy;
 pub(crate) mod topics;
 pub(crate) mod users;

@@ -1,0 +1,70 @@
+//! From `kacl.etcd.*` (kacl-server-config's [`EtcdConfig`]) to the store's options, for the
+//! server and for `kacl store copy` alike; and the cluster id of a store that `kacl store copy`
+//! fills, which must be the source's.
+
+use kacl_server_config::EtcdConfig;
+
+use crate::client::{cmp_absent, op_get, op_put, ClientOptions, EtcdClient, EtcdError};
+use crate::layout::{Layout, CLUSTER_ID};
+use crate::store::EtcdOptions;
+use crate::tls::{EtcdTls, TlsFileError, TlsFiles};
+
+impl EtcdOptions {
+    /// The options for `config`; the TLS files are read now (the config refuses `https://`
+    /// without a CA and mixed schemes, so TLS is all or nothing).
+    pub fn from_config(config: &EtcdConfig, max_batch: usize) -> Result<EtcdOptions, TlsFileError> {
+        let tls = match (&config.tls_ca, config.endpoints.iter().any(|e| e.tls)) {
+            (Some(ca), true) => Some(EtcdTls::load(&TlsFiles {
+                ca: ca.clone(),
+                client: config.tls_certificate.clone().zip(config.tls_key.clone()),
+            })?),
+            _ => None,
+        };
+        Ok(EtcdOptions {
+            client: ClientOptions {
+                endpoints: config
+                    .endpoints
+                    .iter()
+                    .map(|e| (e.host.clone(), e.port))
+                    .collect(),
+                timeout: config.request_timeout,
+                credentials: config.username.clone().zip(config.password.clone()),
+                tls,
+            },
+            prefix: config.prefix.clone(),
+            lease_ttl: config.lease_ttl,
+            max_batch,
+        })
+    }
+}
+
+/// The cluster id stored under `prefix`, if any.
+pub fn stored_cluster_id(client: &EtcdClient, prefix: &str) -> Result<Option<String>, EtcdError> {
+    let key = Layout::new(prefix).key(CLUSTER_ID);
+    let range = client.range(&key, None, 0, 1)?;
+    Ok(range
+        .kvs
+        .into_iter()
+        .next()
+        .map(|kv| String::from_utf8_lossy(&kv.value).into_owned()))
+}
+
+/// Stores `cluster_id` under `prefix` unless a cluster id is there already; the id etcd then
+/// holds (another one means the prefix belongs to another cluster).
+pub fn seed_cluster_id(
+    client: &EtcdClient,
+    prefix: &str,
+    cluster_id: &str,
+) -> Result<String, EtcdError> {
+    let key = Layout::new(prefix).key(CLUSTER_ID);
+    let txn = client.txn(
+        vec![cmp_absent(&key)],
+        vec![op_put(&key, cluster_id.as_bytes(), 0, false)],
+        vec![op_get(&key)],
+    )?;
+    if txn.succeeded {
+        return Ok(cluster_id.to_owned());
+    }
+    stored_cluster_id(client, prefix)?
+        .ok_or_else(|| EtcdError::Protocol("the cluster id vanished while it was read".to_owned()))
+}
