@@ -48,6 +48,10 @@ pub enum EtcdError {
     /// etcd's answer did not parse as expected.
     #[error("unexpected answer from etcd: {0}")]
     Protocol(String),
+    /// An open watch brought nothing within its idle timeout (not a failure: the caller
+    /// re-opens it to check that the connection is still alive).
+    #[error("the etcd watch was idle for its timeout")]
+    WatchIdle,
     /// The TLS handshake with an endpoint failed (an untrusted or expired certificate, a
     /// refused client certificate, or an endpoint that does not speak TLS).
     #[error("TLS with etcd {endpoint} failed: {detail}")]
@@ -647,6 +651,15 @@ impl WatchStream {
                         endpoints: String::new(),
                         detail: "the watch stream ended".to_owned(),
                     })
+                }
+                Err(err)
+                    if self.buffer.is_empty()
+                        && matches!(
+                            err.kind(),
+                            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                        ) =>
+                {
+                    return Err(EtcdError::WatchIdle)
                 }
                 Err(err) => {
                     return Err(EtcdError::Unavailable {

@@ -96,6 +96,12 @@ impl Context {
                 }
                 let message = match stream.next_message() {
                     Ok(message) => message,
+                    // Silence is not a restart: the stream is re-opened to find out whether
+                    // the connection still lives, and counted apart.
+                    Err(crate::client::EtcdError::WatchIdle) => {
+                        self.metrics.watch_idle_reopen();
+                        break;
+                    }
                     Err(err) => {
                         tracing::debug!(%err, applied, "etcd watch ended; re-opening");
                         self.metrics.watch_restart();

@@ -13,6 +13,7 @@ pub struct EtcdMetrics {
     applied_revision: AtomicI64,
     etcd_revision: AtomicI64,
     watch_restarts: AtomicU64,
+    watch_idle_reopens: AtomicU64,
     relists: AtomicU64,
     requests: AtomicU64,
     request_errors: AtomicU64,
@@ -54,6 +55,7 @@ impl EtcdMetrics {
                 .lock()
                 .map_or(0, |since| since.elapsed().as_millis() as u64),
             watch_restarts: self.watch_restarts(),
+            watch_idle_reopens: self.watch_idle_reopens(),
             relists: self.relists(),
             requests,
             request_errors,
@@ -63,6 +65,10 @@ impl EtcdMetrics {
 
     pub(crate) fn watch_restart(&self) {
         self.watch_restarts.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn watch_idle_reopen(&self) {
+        self.watch_idle_reopens.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(crate) fn relist(&self) {
@@ -79,9 +85,15 @@ impl EtcdMetrics {
         (self.etcd_revision.load(Ordering::Relaxed) - self.applied_revision()).max(0)
     }
 
-    /// Times the watch was re-opened (etcd restarted, a member failed, an idle stream).
+    /// Times the watch was re-opened after it failed (etcd restarted, a member failed, a
+    /// broken connection); not the re-open after silence.
     pub fn watch_restarts(&self) -> u64 {
         self.watch_restarts.load(Ordering::Relaxed)
+    }
+
+    /// Times an idle watch (nothing for 5 s) was re-opened to check its connection.
+    pub fn watch_idle_reopens(&self) -> u64 {
+        self.watch_idle_reopens.load(Ordering::Relaxed)
     }
 
     /// Times the whole state was re-listed (the watch fell behind a compaction).

@@ -59,8 +59,10 @@ pub struct FeedStats {
     pub lag_revisions: i64,
     /// Milliseconds since memory last equalled the newest revision seen (0 when caught up).
     pub lag_millis: u64,
-    /// Times the watch was re-opened.
+    /// Times the watch was re-opened after a failure (not after silence).
     pub watch_restarts: u64,
+    /// Times an idle watch was re-opened to check its connection.
+    pub watch_idle_reopens: u64,
     /// Times the whole state was re-listed (a compacted history).
     pub relists: u64,
     /// Requests to the store.

@@ -239,8 +239,14 @@ fn write_feed(out: &mut String, feed: &kacl_store::FeedStats) -> std::fmt::Resul
     counter(
         out,
         "kacl_etcd_watch_restarts_total",
-        "Times the etcd watch was re-opened.",
+        "Times the etcd watch was re-opened after it failed (errors, disconnects).",
         feed.watch_restarts,
+    )?;
+    counter(
+        out,
+        "kacl_etcd_watch_idle_reopens_total",
+        "Times an idle etcd watch (nothing for 5 s) was re-opened to check its connection.",
+        feed.watch_idle_reopens,
     )?;
     counter(
         out,
