@@ -31,9 +31,9 @@ pub use names::{
     TRANSACTION_STATE_TOPIC_NAME,
 };
 pub use placement::{
-    check_request_partition_total, place_replicas, plan_new_topic, plan_partition_increase,
-    requested_partition_count, ManualAssignment, TopicDefaults, TopicPlan,
-    MAX_PARTITIONS_PER_REQUEST,
+    check_request_partition_total, leader_order, place_racked, place_replicas, plan_new_topic,
+    plan_partition_increase, requested_partition_count, ManualAssignment, RackedBroker,
+    TopicDefaults, TopicPlan, MAX_PARTITIONS_PER_REQUEST,
 };
 
 /// Kafka's error codes for the refusals this module produces (`Errors.java`).

@@ -10,6 +10,9 @@ use std::collections::BTreeMap;
 
 use super::TopicError;
 
+mod racks;
+pub use racks::{leader_order, place_racked, RackedBroker};
+
 /// Kafka's `MAX_PARTITIONS_PER_BATCH`: the most partitions one CreateTopics may create.
 pub const MAX_PARTITIONS_PER_REQUEST: i32 = 10_000;
 
