@@ -11,7 +11,7 @@ mod etcd_support;
 use std::time::{Duration, Instant};
 
 use common::{acl_rows, TestServer};
-use etcd_support::Etcd;
+use etcd_support::CustomEtcd as Etcd;
 use kacl_server::Server;
 use kacl_store_etcd::client::{b64, prefix_end, JsonValue};
 use kacl_store_etcd::{ClientOptions, EtcdClient};
@@ -29,7 +29,7 @@ fn admin(client: &EtcdClient, path: &str, body: &str) {
 /// etcd with simple tokens of three seconds, users `root` and `kacl` (read-write on
 /// `/kacl/` only), and auth enabled.
 fn auth_etcd() -> Option<Etcd> {
-    let etcd = Etcd::start_with(vec!["--auth-token-ttl=3".to_owned()], None)?;
+    let etcd = Etcd::start(vec!["--auth-token-ttl=3".to_owned()], None)?;
     let client = etcd.client(Duration::from_secs(10));
     admin(
         &client,
@@ -68,7 +68,7 @@ fn auth_etcd() -> Option<Etcd> {
 
 fn user_client(etcd: &Etcd, user: &str, password: &str) -> EtcdClient {
     EtcdClient::new(ClientOptions {
-        endpoints: vec![("127.0.0.1".to_owned(), etcd.client_port)],
+        endpoints: vec![("127.0.0.1".to_owned(), etcd.etcd.client_port)],
         timeout: Duration::from_secs(5),
         credentials: Some((user.to_owned(), password.to_owned())),
         tls: None,

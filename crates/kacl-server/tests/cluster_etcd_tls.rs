@@ -9,7 +9,7 @@ mod etcd_support;
 use std::path::{Path, PathBuf};
 
 use common::{acl_rows, TestServer};
-use etcd_support::Etcd;
+use etcd_support::CustomEtcd as Etcd;
 use kacl_server::Server;
 use kacl_store_etcd::{EtcdTls, TlsFiles};
 
@@ -81,7 +81,7 @@ fn tls_etcd() -> Option<(Etcd, Pki)> {
         client: Some((client_cert, client_key)),
     })
     .expect("test TLS files load");
-    let etcd = Etcd::start_with(
+    let etcd = Etcd::start(
         vec![
             format!("--cert-file={}", path(&cert)),
             format!("--key-file={}", path(&key)),

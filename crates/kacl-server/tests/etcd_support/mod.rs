@@ -19,10 +19,6 @@ pub(crate) struct Etcd {
     pub(crate) client_port: u16,
     peer_port: u16,
     child: Option<Child>,
-    /// Extra flags (TLS files, auth token TTL).
-    extra: Vec<String>,
-    /// TLS of the client URL (`https://`), and how this module's own client talks to it.
-    tls: Option<EtcdTls>,
 }
 
 fn free_port() -> u16 {
@@ -56,12 +52,6 @@ pub(crate) fn etcd_binary() -> Option<PathBuf> {
 impl Etcd {
     /// Starts a member, waiting until it answers; `None` when etcd is not installed.
     pub(crate) fn start() -> Option<Etcd> {
-        Etcd::start_with(Vec::new(), None)
-    }
-
-    /// As [`Etcd::start`], with extra flags; with `tls` the client URL is `https://` (the
-    /// flags must then name etcd's certificate files) and `tls` is how to reach it.
-    pub(crate) fn start_with(extra: Vec<String>, tls: Option<EtcdTls>) -> Option<Etcd> {
         let binary = etcd_binary()?;
         let mut etcd = Etcd {
             binary,
@@ -69,21 +59,18 @@ impl Etcd {
             client_port: free_port(),
             peer_port: free_port(),
             child: None,
-            extra,
-            tls,
         };
         etcd.run();
         Some(etcd)
     }
 
-    /// `http://127.0.0.1:<port>` (`https://` with TLS).
+    /// `http://127.0.0.1:<port>`.
     pub(crate) fn endpoint(&self) -> String {
-        let scheme = if self.tls.is_some() { "https" } else { "http" };
-        format!("{scheme}://127.0.0.1:{}", self.client_port)
+        format!("http://127.0.0.1:{}", self.client_port)
     }
 
     fn run(&mut self) {
-        let client = self.endpoint();
+        let client = format!("http://127.0.0.1:{}", self.client_port);
         let peer = format!("http://127.0.0.1:{}", self.peer_port);
         let child = Command::new(&self.binary)
             .arg("--name=kacl-test")
@@ -99,7 +86,6 @@ impl Etcd {
             .arg("--max-txn-ops=10100")
             .arg("--max-request-bytes=10485760")
             .arg("--log-level=error")
-            .args(&self.extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -122,7 +108,7 @@ impl Etcd {
             endpoints: vec![("127.0.0.1".to_owned(), self.client_port)],
             timeout,
             credentials: None,
-            tls: self.tls.clone(),
+            tls: None,
         })
     }
 
@@ -149,4 +135,78 @@ impl Drop for Etcd {
 
 fn serde_json_empty() -> kacl_store_etcd::client::JsonValue {
     kacl_store_etcd::client::JsonValue::Object(Default::default())
+}
+
+/// A member started with extra flags (TLS files, auth token TTL), its client URL `https://`
+/// when `tls` is given (`tls` is then how this module's own client reaches it).
+pub(crate) struct CustomEtcd {
+    /// The member (stopped when dropped).
+    pub(crate) etcd: Etcd,
+    tls: Option<EtcdTls>,
+}
+
+impl CustomEtcd {
+    /// Starts a member with `extra` flags, waiting until it answers; `None` when etcd is not
+    /// installed.
+    pub(crate) fn start(extra: Vec<String>, tls: Option<EtcdTls>) -> Option<CustomEtcd> {
+        let binary = etcd_binary()?;
+        let mut custom = CustomEtcd {
+            etcd: Etcd {
+                binary,
+                dir: tempfile::tempdir().expect("tempdir"),
+                client_port: free_port(),
+                peer_port: free_port(),
+                child: None,
+            },
+            tls,
+        };
+        let client = custom.endpoint();
+        let peer = format!("http://127.0.0.1:{}", custom.etcd.peer_port);
+        let child = Command::new(&custom.etcd.binary)
+            .arg("--name=kacl-test")
+            .arg(format!(
+                "--data-dir={}",
+                custom.etcd.dir.path().join("data").display()
+            ))
+            .arg(format!("--listen-client-urls={client}"))
+            .arg(format!("--advertise-client-urls={client}"))
+            .arg(format!("--listen-peer-urls={peer}"))
+            .arg(format!("--initial-advertise-peer-urls={peer}"))
+            .arg(format!("--initial-cluster=kacl-test={peer}"))
+            .arg("--max-txn-ops=10100")
+            .arg("--max-request-bytes=10485760")
+            .arg("--log-level=error")
+            .args(&extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("etcd starts");
+        custom.etcd.child = Some(child);
+        let client = custom.client(Duration::from_millis(500));
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while client
+            .call("/v3/maintenance/status", &serde_json_empty())
+            .is_err()
+        {
+            assert!(Instant::now() < deadline, "etcd did not come up");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(custom)
+    }
+
+    /// `http://127.0.0.1:<port>`, or `https://` with TLS.
+    pub(crate) fn endpoint(&self) -> String {
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        format!("{scheme}://127.0.0.1:{}", self.etcd.client_port)
+    }
+
+    /// A client of this member (over TLS when it has TLS).
+    pub(crate) fn client(&self, timeout: Duration) -> EtcdClient {
+        EtcdClient::new(ClientOptions {
+            endpoints: vec![("127.0.0.1".to_owned(), self.etcd.client_port)],
+            timeout,
+            credentials: None,
+            tls: self.tls.clone(),
+        })
+    }
 }
