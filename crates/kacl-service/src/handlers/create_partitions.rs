@@ -85,9 +85,20 @@ pub async fn handle(
     let planned: Vec<(&str, Result<Vec<PartitionRecord>, Refusal>)> = {
         let table = state.topics.read();
         let brokers = super::live_brokers(state);
+        let racked = super::racked_brokers(state);
         authorized
             .iter()
-            .map(|topic| (&*topic.name, plan_topic(topic, &table, &brokers)))
+            .map(|topic| {
+                let mut plan = plan_topic(topic, &table, &brokers);
+                if let (Ok(new), None) = (&mut plan, &topic.assignments) {
+                    let previous_leader = table
+                        .get(&topic.name)
+                        .and_then(|t| t.partitions.last())
+                        .and_then(|p| p.replicas.first().copied());
+                    super::place_rack_aware(&racked, previous_leader, new);
+                }
+                (&*topic.name, plan)
+            })
             .collect()
     };
     let increases: Vec<(String, Vec<PartitionRecord>)> = planned

@@ -148,14 +148,19 @@ pub async fn handle(
     let outcomes: Vec<(&str, Result<NewTopic, TopicError>)> = {
         let table = state.topics.read();
         let brokers = super::live_brokers(state);
+        let racked = super::racked_brokers(state);
         effective
             .iter()
             .map(|topic| {
-                let outcome =
-                    check_topic(topic, &table, defaults, &brokers).map(|record| NewTopic {
+                let outcome = check_topic(topic, &table, defaults, &brokers).map(|mut record| {
+                    if topic.assignments.is_empty() {
+                        super::place_rack_aware(&racked, None, &mut record.partitions);
+                    }
+                    NewTopic {
                         show_configs: describable.contains(&*topic.name),
                         record,
-                    });
+                    }
+                });
                 (&*topic.name, outcome)
             })
             .collect()

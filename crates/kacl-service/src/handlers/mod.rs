@@ -193,6 +193,54 @@ pub(crate) fn cluster_brokers(
     (brokers, cluster.controller_id().unwrap_or(state.node_id()))
 }
 
+/// Every live node with its `broker.rack` (this node included), for rack-aware placement.
+pub(crate) fn racked_brokers(state: &ServerState) -> Vec<(i32, Option<String>)> {
+    let mut brokers: Vec<(i32, Option<String>)> = state
+        .store
+        .cluster()
+        .map(|c| {
+            c.live_nodes()
+                .into_iter()
+                .map(|n| (n.node_id, n.rack))
+                .collect()
+        })
+        .unwrap_or_default();
+    if !brokers.iter().any(|(id, _)| *id == state.node_id()) {
+        brokers.push((state.node_id(), state.config.broker_rack.clone()));
+    }
+    brokers
+}
+
+/// Re-places automatically assigned new partitions rack-aware with balanced leaders
+/// ([`kacl_topics::place_racked`]); the checks and their messages stay those of the plan,
+/// made over the same brokers. The first leader continues after `previous_leader` (a
+/// partition increase, as Kafka's placer continues from the last partition), else starts at
+/// a random broker, so that the leaders of many topics spread over the nodes.
+pub(crate) fn place_rack_aware(
+    racked: &[(i32, Option<String>)],
+    previous_leader: Option<i32>,
+    partitions: &mut [kacl_store::PartitionRecord],
+) {
+    let Some(factor) = partitions.first().map(|p| p.replicas.len()) else {
+        return;
+    };
+    let brokers: Vec<kacl_topics::RackedBroker<'_>> = racked
+        .iter()
+        .map(|(id, rack)| (*id, rack.as_deref()))
+        .collect();
+    let order = kacl_topics::leader_order(&brokers);
+    let first = match previous_leader.and_then(|l| order.iter().position(|b| *b == l)) {
+        Some(at) => at + 1,
+        None => usize::from(kacl_store::random_kafka_uuid()[0]),
+    };
+    let placed = kacl_topics::place_racked(&brokers, first, partitions.len(), factor);
+    if placed.len() == partitions.len() {
+        for (partition, replicas) in partitions.iter_mut().zip(placed) {
+            partition.replicas = replicas;
+        }
+    }
+}
+
 /// The brokers topics may be placed on: every live node of a shared store's cluster (etcd),
 /// else this node alone.
 pub(crate) fn live_brokers(state: &ServerState) -> Vec<i32> {
