@@ -3,8 +3,9 @@
 //! then every candidate ACL with why it did or did not apply, near misses, and the
 //! command that would grant the access.
 
+use crate::candidates::{Candidates, Listing};
 use kacl_acl::{
-    allow_grants, deny_refuses, AclBinding, AclIndex, AclOperation, AclPermissionType,
+    allow_grants, deny_refuses, AclBinding, AclIndex, AclRef, AclOperation, AclPermissionType,
     AuthorizationResult, Authorizer, AuthorizerConfig, DecidingRule, Explanation, PatternType,
     ResourceType, SharedAclIndex, CLUSTER_NAME, WILDCARD_HOST, WILDCARD_PRINCIPAL,
     WILDCARD_RESOURCE,
@@ -54,7 +55,11 @@ pub struct Report {
     /// The decision and its rule, from [`Authorizer::explain`].
     pub explanation: Explanation,
     /// The ACLs that apply to the resource (LITERAL name, LITERAL `*`, PREFIXED prefixes).
+    /// Those listed: every one ([`explain`], [`Listing::All`]), or only the asking
+    /// principal's, `User:*`'s and near namesakes' ([`Listing::Relevant`]).
     pub candidates: Vec<Candidate>,
+    /// Candidates of other principals counted, not listed ([`Listing::Relevant`]).
+    pub unlisted: usize,
     /// ACLs that almost concern the request.
     pub near_misses: Vec<NearMiss>,
     /// The `kacl acls --add ...` arguments that would grant the access (when denied and
@@ -63,21 +68,40 @@ pub struct Report {
 }
 
 /// Explains `query` from `candidates` (the ACLs a MATCH describe of the resource returns)
-/// and `related` (other ACLs of the principal, for near misses; may be empty).
+/// and `related` (other ACLs of the principal, for near misses; may be empty). Every
+/// candidate is listed; [`explain_candidates`] is the same answer from ACLs read borrowed,
+/// listing only those a person reads.
 pub fn explain(
     config: &AuthorizerConfig,
     candidates: &[AclBinding],
     related: &[AclBinding],
     query: &Query,
 ) -> Report {
-    let index = AclIndex::from_bindings(
-        candidates
-            .iter()
-            .filter(|b| kacl_acl::is_storable(b))
-            .cloned()
-            .collect(),
-    )
-    .unwrap_or_default();
+    let mut set = Candidates::new(query, Listing::All);
+    for b in candidates {
+        set.push(AclRef {
+            resource_type: b.pattern.resource_type,
+            pattern_type: b.pattern.pattern_type,
+            name: &b.pattern.name,
+            principal: &b.entry.principal,
+            host: &b.entry.host,
+            operation: b.entry.operation,
+            permission_type: b.entry.permission_type,
+        });
+    }
+    explain_candidates(config, set, related, query)
+}
+
+/// Explains `query` from the candidates collected (see [`Candidates`]) and `related` (other
+/// ACLs of the principal, for near misses; may be empty). The decision is the
+/// [`Authorizer`]'s over every candidate, listed or only counted.
+pub fn explain_candidates(
+    config: &AuthorizerConfig,
+    candidates: Candidates,
+    related: &[AclBinding],
+    query: &Query,
+) -> Report {
+    let (index, listed, unlisted) = candidates.finish();
     let authorizer = Authorizer::new(config.clone(), SharedAclIndex::from_index(index));
     let explanation = authorizer.explain(
         &query.principal,
@@ -86,11 +110,7 @@ pub fn explain(
         query.resource_type,
         &query.name,
     );
-    let mut listed: Vec<Candidate> = candidates
-        .iter()
-        .filter(|b| applies_to_resource(b, query))
-        .map(|acl| candidate(acl, query))
-        .collect();
+    let mut listed: Vec<Candidate> = listed.into_iter().map(|acl| candidate(acl, query)).collect();
     listed.sort_by(|a, b| a.acl.cmp(&b.acl));
     listed.dedup_by(|a, b| a.acl == b.acl);
     let mut near_misses: Vec<NearMiss> = listed
@@ -117,6 +137,7 @@ pub fn explain(
         query: query.clone(),
         explanation,
         candidates: listed,
+        unlisted,
         near_misses,
         grant,
     }
@@ -163,7 +184,7 @@ fn applies_to_resource(acl: &AclBinding, q: &Query) -> bool {
         }
 }
 
-fn candidate(acl: &AclBinding, q: &Query) -> Candidate {
+fn candidate(acl: AclBinding, q: &Query) -> Candidate {
     let e = &acl.entry;
     let mut mismatches = Vec::new();
     if e.principal != q.principal && e.principal != WILDCARD_PRINCIPAL {
@@ -190,7 +211,7 @@ fn candidate(acl: &AclBinding, q: &Query) -> Candidate {
         _ => {}
     }
     Candidate {
-        acl: acl.clone(),
+        acl,
         mismatches,
         implied,
     }
@@ -229,7 +250,7 @@ fn near_miss_candidate(c: &Candidate, q: &Query) -> Option<NearMiss> {
 }
 
 /// `User:CN=alice,OU=eng` and `User:CN=alice,OU=ops`: same type and first RDN.
-fn same_first_dn_component(a: &str, b: &str) -> bool {
+pub(crate) fn same_first_dn_component(a: &str, b: &str) -> bool {
     let split = |p: &str| -> Option<(String, String)> {
         let (kind, name) = p.split_once(':')?;
         if !name.contains('=') {

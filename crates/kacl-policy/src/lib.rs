@@ -10,7 +10,9 @@
 //! it. The `kacl acls plan/apply/import/explain/who-can/effective` commands are its CLI.
 #![forbid(unsafe_code)]
 
+mod candidates;
 mod explain;
+pub use candidates::{Candidates, Listing};
 mod file;
 mod located;
 pub use located::{Check, Checked};
@@ -19,7 +21,7 @@ mod scope;
 mod values;
 
 pub use explain::{
-    decision_reason, effective, explain, grant_args, who_can, Candidate, Effective, Grantee,
+    decision_reason, effective, explain, explain_candidates, grant_args, who_can, Candidate, Effective, Grantee,
     NearMiss, Query, Report, WhoCan,
 };
 pub use file::{
