@@ -13,7 +13,7 @@ use kacl_client::Admin;
 use rand::RngCore;
 
 use crate::budget::CacheTicket;
-use crate::filter::AclCache;
+use crate::results::AclCache;
 
 /// The cookie's name.
 pub(crate) const COOKIE: &str = "kacl_session";

@@ -5,7 +5,7 @@
 
 use crate::candidates::{Candidates, Listing};
 use kacl_acl::{
-    allow_grants, deny_refuses, AclBinding, AclIndex, AclRef, AclOperation, AclPermissionType,
+    allow_grants, deny_refuses, AclBinding, AclIndex, AclOperation, AclPermissionType, AclRef,
     AuthorizationResult, Authorizer, AuthorizerConfig, DecidingRule, Explanation, PatternType,
     ResourceType, SharedAclIndex, CLUSTER_NAME, WILDCARD_HOST, WILDCARD_PRINCIPAL,
     WILDCARD_RESOURCE,
@@ -110,7 +110,10 @@ pub fn explain_candidates(
         query.resource_type,
         &query.name,
     );
-    let mut listed: Vec<Candidate> = listed.into_iter().map(|acl| candidate(acl, query)).collect();
+    let mut listed: Vec<Candidate> = listed
+        .into_iter()
+        .map(|acl| candidate(acl, query))
+        .collect();
     listed.sort_by(|a, b| a.acl.cmp(&b.acl));
     listed.dedup_by(|a, b| a.acl == b.acl);
     let mut near_misses: Vec<NearMiss> = listed

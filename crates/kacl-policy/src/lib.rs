@@ -21,8 +21,8 @@ mod scope;
 mod values;
 
 pub use explain::{
-    decision_reason, effective, explain, explain_candidates, grant_args, who_can, Candidate, Effective, Grantee,
-    NearMiss, Query, Report, WhoCan,
+    decision_reason, effective, explain, explain_candidates, grant_args, who_can, Candidate,
+    Effective, Grantee, NearMiss, Query, Report, WhoCan,
 };
 pub use file::{
     supported_operations, Consumer, Document, FileError, Format, Operation, Pattern, Principal,

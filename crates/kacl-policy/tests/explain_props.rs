@@ -1,12 +1,12 @@
 //! `kacl_policy::explain` sees only the ACLs a MATCH describe returns for the resource (what
 //! the CLI fetches); its decision must still be the full set's `Authorizer::authorize`.
 
+use kacl_acl::AclRef;
 use kacl_acl::{
     AccessControlEntry, AccessControlEntryFilter, AclBinding, AclBindingFilter, AclIndex,
     AclOperation, AclPermissionType, Authorizer, AuthorizerConfig, PatternType, ResourcePattern,
     ResourcePatternFilter, ResourceType, SharedAclIndex,
 };
-use kacl_acl::AclRef;
 use kacl_policy::{Candidates, Listing, Query};
 use proptest::prelude::*;
 
