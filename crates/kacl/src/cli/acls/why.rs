@@ -161,7 +161,7 @@ fn explain_text(
     out.push_str(&format!("Why: {why}.\n{}.\n", source.describe()));
     out.push_str(&format!(
         "\nCandidate ACLs (LITERAL name, LITERAL *, PREFIXED prefixes): {}\n",
-        report.candidates.len()
+        report.candidates.len() + report.unlisted
     ));
     // ACLs of other principals are counted, not listed (a LITERAL `*` may carry thousands);
     // those that differ only in case or by a DN component show under near misses.
