@@ -177,7 +177,7 @@ impl AclCache {
                 .iter()
                 .filter_map(|old| slots[*old as usize].take())
                 .collect();
-            rows.sort_by_key(|r| r.pattern);
+            rows = by_pattern_id(rows, patterns.len());
         }
         let mut start = 0;
         while start < rows.len() {
@@ -301,6 +301,25 @@ impl AclCache {
             ),
         )
     }
+}
+
+/// `rows` ordered by pattern id (ids below `patterns`), each pattern's rows in the order they
+/// came: a counting placement, linear where a sort of millions of rows is not.
+fn by_pattern_id(rows: Vec<Row>, patterns: usize) -> Vec<Row> {
+    let mut starts = vec![0usize; patterns + 1];
+    for r in &rows {
+        starts[r.pattern as usize + 1] += 1;
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut placed: Vec<Option<Row>> = vec![None; rows.len()];
+    for r in rows {
+        let slot = &mut starts[r.pattern as usize];
+        placed[*slot] = Some(r);
+        *slot += 1;
+    }
+    placed.into_iter().flatten().collect()
 }
 
 fn string_ranks(values: &[Box<str>]) -> Vec<u32> {
