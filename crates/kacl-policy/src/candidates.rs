@@ -9,7 +9,7 @@
 
 use kacl_acl::{AclBinding, AclIndex, AclIndexBuilder, AclRef, PatternType, WILDCARD_PRINCIPAL};
 
-use crate::explain::Query;
+use crate::query::{same_first_dn_component, Query};
 
 /// Which candidates become owned bindings in the report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,5 +88,5 @@ fn relevant(principal: &str, asker: &str) -> bool {
     principal == asker
         || principal == WILDCARD_PRINCIPAL
         || principal.eq_ignore_ascii_case(asker)
-        || (asker.contains('=') && crate::explain::same_first_dn_component(principal, asker))
+        || (asker.contains('=') && same_first_dn_component(principal, asker))
 }

@@ -4,6 +4,8 @@
 //! command that would grant the access.
 
 use crate::candidates::{Candidates, Listing};
+use crate::query::same_first_dn_component;
+pub use crate::query::Query;
 use kacl_acl::{
     allow_grants, deny_refuses, AclBinding, AclIndex, AclOperation, AclPermissionType, AclRef,
     AuthorizationResult, Authorizer, AuthorizerConfig, DecidingRule, Explanation, PatternType,
@@ -11,21 +13,6 @@ use kacl_acl::{
     WILDCARD_RESOURCE,
 };
 use serde::Serialize;
-
-/// The request to explain.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Query {
-    /// `Type:name`.
-    pub principal: String,
-    /// The client address.
-    pub host: String,
-    /// The operation.
-    pub operation: AclOperation,
-    /// The resource type.
-    pub resource_type: ResourceType,
-    /// The resource name (`kafka-cluster` for the cluster).
-    pub name: String,
-}
 
 /// One ACL that applies to the resource, and whether it concerns the request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -250,19 +237,6 @@ fn near_miss_candidate(c: &Candidate, q: &Query) -> Option<NearMiss> {
         acl: c.acl.clone(),
         reason,
     })
-}
-
-/// `User:CN=alice,OU=eng` and `User:CN=alice,OU=ops`: same type and first RDN.
-pub(crate) fn same_first_dn_component(a: &str, b: &str) -> bool {
-    let split = |p: &str| -> Option<(String, String)> {
-        let (kind, name) = p.split_once(':')?;
-        if !name.contains('=') {
-            return None;
-        }
-        let first = name.split(',').next()?.trim().to_ascii_lowercase();
-        Some((kind.to_owned(), first))
-    };
-    matches!((split(a), split(b)), (Some(x), Some(y)) if x == y)
 }
 
 /// A pattern name that nearly matches `name`: a prefix that diverges late, or a literal

@@ -17,6 +17,7 @@ mod file;
 mod located;
 pub use located::{Check, Checked};
 mod plan;
+mod query;
 mod scope;
 mod values;
 
