@@ -309,11 +309,16 @@ class KaclServer:
             ssl_port = free_port()
             while ssl_port in (plaintext_port, sasl_port):
                 ssl_port = free_port()
-            try:
-                keystore, _ca = make_test_ca(work_dir)
-            except (HarnessError, OSError) as error:
-                shutil.rmtree(work_dir, ignore_errors=True)
-                raise HarnessError(f"cannot make the test CA: {error}") from error
+            if shared_log is not None:
+                # Cluster mode: node 1's certificate (127.0.0.1) for every node, so that the
+                # clients' one CA covers the node Metadata routes them to.
+                keystore = shared_log.parent / "keystore.pem"
+            else:
+                try:
+                    keystore, _ca = make_test_ca(work_dir)
+                except (HarnessError, OSError) as error:
+                    shutil.rmtree(work_dir, ignore_errors=True)
+                    raise HarnessError(f"cannot make the test CA: {error}") from error
             ssl = (ssl_port, keystore)
         config = work_dir / "server.properties"
         config.write_text(
