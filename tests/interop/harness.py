@@ -382,10 +382,13 @@ class KaclServer:
         Set KACL_INTEROP_KEEP=1 to keep the directory (its path is printed). In cluster
         mode the other nodes stop first; the log returned is node 1's.
         """
+        # All nodes get SIGTERM at once: each may take seconds to stop its etcd watch.
+        for node in [*self.peers, self]:
+            node._terminate()
         for peer in self.peers:
             peer.stop()
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
+            self._terminate()
             try:
                 self.process.wait(STOP_TIMEOUT_S)
             except subprocess.TimeoutExpired:
@@ -401,6 +404,12 @@ class KaclServer:
             else:
                 shutil.rmtree(self.work_dir, ignore_errors=True)
         return self._log_text
+
+    def _terminate(self) -> None:
+        """SIGTERM, once (a second one could cut the clean stop short)."""
+        if self.process.poll() is None and not getattr(self, "_terminated", False):
+            self._terminated = True
+            self.process.send_signal(signal.SIGTERM)
 
     def __enter__(self) -> "KaclServer":
         return self
