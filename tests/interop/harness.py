@@ -14,6 +14,12 @@ Used two ways:
   addresses once the server accepts connections, then keeps it running until its stdin
   closes or it gets SIGTERM/SIGINT (see test_kafkajs.mjs).
 
+Cluster mode (issue 16): with `KACL_INTEROP_CLUSTER=3` every server is three `kacl serve`
+nodes (node.id 1-3) sharing the etcd cluster at `KACL_INTEROP_ETCD_ENDPOINTS` (run.sh starts
+three etcd members for it), each server under its own `kacl.etcd.prefix` so that tests stay
+independent. The addresses handed out are node 1's: clients bootstrap from it and Metadata
+routes them to the controller and the other nodes.
+
 Only the standard library is used, so any python3 can run it.
 """
 
@@ -28,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,12 +127,29 @@ def make_test_ca(work_dir: Path) -> tuple[Path, Path]:
     return keystore, work_dir / "ca.pem"
 
 
+def cluster_size() -> int:
+    """`KACL_INTEROP_CLUSTER` (nodes per server; 1, the default, is a single redb node)."""
+    text = os.environ.get("KACL_INTEROP_CLUSTER", "1")
+    try:
+        size = int(text)
+    except ValueError:
+        raise HarnessError(f"KACL_INTEROP_CLUSTER={text!r} is not a number of nodes") from None
+    if size > 1 and not os.environ.get("KACL_INTEROP_ETCD_ENDPOINTS"):
+        raise HarnessError(
+            "KACL_INTEROP_CLUSTER needs etcd: set KACL_INTEROP_ETCD_ENDPOINTS "
+            "(tests/interop/run.sh starts three etcd members for it)"
+        )
+    return max(size, 1)
+
+
 def server_properties(
     plaintext_port: int,
     sasl_port: int,
     data_dir: Path,
     ssl: tuple[int, Path] | None = None,
     extra: dict[str, str] | None = None,
+    node_id: int = 1,
+    cluster_prefix: str | None = None,
 ) -> str:
     """The server.properties every suite runs against, in Kafka's key names; `ssl` (port, key
     store) adds a SASL_SSL listener with the same PLAIN users; `extra` keys come last."""
@@ -137,7 +161,7 @@ def server_properties(
     if ssl is not None:
         listeners += f",SASL_SSL://127.0.0.1:{ssl[0]}"
     lines = [
-        "node.id=1",
+        f"node.id={node_id}",
         f"listeners={listeners}",
         f"super.users={ADMIN.principal}",
         "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
@@ -151,6 +175,13 @@ def server_properties(
             f"listener.name.sasl_ssl.plain.sasl.jaas.config={jaas}",
             "ssl.keystore.type=PEM",
             f"ssl.keystore.location={ssl[1]}",
+        ]
+    if cluster_prefix is not None:
+        lines += [
+            "kacl.metadata.store=etcd",
+            f"kacl.etcd.endpoints={os.environ['KACL_INTEROP_ETCD_ENDPOINTS']}",
+            f"kacl.etcd.prefix={cluster_prefix}",
+            "kacl.etcd.lease.ttl.ms=3000",
         ]
     lines += [f"{key}={value}" for key, value in (extra or {}).items()]
     return "\n".join(lines) + "\n"
@@ -196,6 +227,8 @@ class KaclServer:
         self.sasl_port = sasl_port
         self.ssl_port = ssl_port
         self._log_text: str | None = None
+        # Cluster mode: the other nodes (each a KaclServer of its own).
+        self.peers: list[KaclServer] = []
 
     @property
     def plaintext(self) -> str:
@@ -230,11 +263,23 @@ class KaclServer:
         """Start a server on fresh ports and data dir; return once every listener accepts.
         `extra` adds server properties."""
         binary = binary or find_binary()
+        size = cluster_size()
         last_error = HarnessError("kacl serve was not started")
         for _ in range(START_ATTEMPTS):
-            server = cls._launch(binary, tls, extra)
+            if size == 1:
+                server = cls._launch(binary, tls, extra)
+            else:
+                prefix = f"/kacl-interop/{uuid.uuid4().hex}/"
+                server = cls._launch(binary, tls, extra, 1, prefix)
+                # The nodes write one log (node 1's), so that a test reading it sees what
+                # happened on whichever node the client was routed to.
+                server.peers = [
+                    cls._launch(binary, tls, extra, node, prefix, server.log_path)
+                    for node in range(2, size + 1)
+                ]
             try:
-                server._wait_ready()
+                for node in [server, *server.peers]:
+                    node._wait_ready()
                 return server
             except HarnessError as error:
                 log = server.stop()
@@ -245,7 +290,13 @@ class KaclServer:
 
     @classmethod
     def _launch(
-        cls, binary: Path, tls: bool = False, extra: dict[str, str] | None = None
+        cls,
+        binary: Path,
+        tls: bool = False,
+        extra: dict[str, str] | None = None,
+        node_id: int = 1,
+        cluster_prefix: str | None = None,
+        shared_log: Path | None = None,
     ) -> "KaclServer":
         work_dir = Path(tempfile.mkdtemp(prefix="kacl-interop-"))
         data_dir = work_dir / "data"
@@ -258,15 +309,25 @@ class KaclServer:
             ssl_port = free_port()
             while ssl_port in (plaintext_port, sasl_port):
                 ssl_port = free_port()
-            try:
-                keystore, _ca = make_test_ca(work_dir)
-            except (HarnessError, OSError) as error:
-                shutil.rmtree(work_dir, ignore_errors=True)
-                raise HarnessError(f"cannot make the test CA: {error}") from error
+            if shared_log is not None:
+                # Cluster mode: node 1's certificate (127.0.0.1) for every node, so that the
+                # clients' one CA covers the node Metadata routes them to.
+                keystore = shared_log.parent / "keystore.pem"
+            else:
+                try:
+                    keystore, _ca = make_test_ca(work_dir)
+                except (HarnessError, OSError) as error:
+                    shutil.rmtree(work_dir, ignore_errors=True)
+                    raise HarnessError(f"cannot make the test CA: {error}") from error
             ssl = (ssl_port, keystore)
         config = work_dir / "server.properties"
-        config.write_text(server_properties(plaintext_port, sasl_port, data_dir, ssl, extra))
-        log = open(work_dir / "kacl.log", "wb")
+        config.write_text(
+            server_properties(
+                plaintext_port, sasl_port, data_dir, ssl, extra, node_id, cluster_prefix
+            )
+        )
+        # Appending: in cluster mode several processes write this file.
+        log = open(shared_log or work_dir / "kacl.log", "ab")
         try:
             process = subprocess.Popen(
                 [str(binary), "serve", "--config", str(config)],
@@ -318,10 +379,16 @@ class KaclServer:
     def stop(self) -> str:
         """SIGTERM, then SIGKILL after STOP_TIMEOUT_S; remove the temp dir; return the log.
 
-        Set KACL_INTEROP_KEEP=1 to keep the directory (its path is printed).
+        Set KACL_INTEROP_KEEP=1 to keep the directory (its path is printed). In cluster
+        mode the other nodes stop first; the log returned is node 1's.
         """
+        # All nodes get SIGTERM at once: each may take seconds to stop its etcd watch.
+        for node in [*self.peers, self]:
+            node._terminate()
+        for peer in self.peers:
+            peer.stop()
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
+            self._terminate()
             try:
                 self.process.wait(STOP_TIMEOUT_S)
             except subprocess.TimeoutExpired:
@@ -337,6 +404,12 @@ class KaclServer:
             else:
                 shutil.rmtree(self.work_dir, ignore_errors=True)
         return self._log_text
+
+    def _terminate(self) -> None:
+        """SIGTERM, once (a second one could cut the clean stop short)."""
+        if self.process.poll() is None and not getattr(self, "_terminated", False):
+            self._terminated = True
+            self.process.send_signal(signal.SIGTERM)
 
     def __enter__(self) -> "KaclServer":
         return self

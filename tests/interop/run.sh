@@ -10,7 +10,10 @@
 # "N passed, N failed, N skipped" over all of them. Exits non-zero if any test failed or a
 # suite could not run. Needs python3, node >= 18 and npm; the first run downloads from
 # PyPI and npm. KACL_INTEROP_SCRAM=0 skips the SCRAM tests; the SASL_SSL tests need the
-# openssl command line.
+# openssl command line. KACL_INTEROP_CLUSTER=3 runs every test against three kacl nodes
+# sharing etcd (cluster mode, issue 16): this script starts three etcd members on free
+# loopback ports for the whole run (etcd must be installed; see .ci/run), or uses
+# KACL_INTEROP_ETCD_ENDPOINTS when set.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -46,6 +49,48 @@ fi
 if [ ! -x "$KACL_BIN" ]; then
   echo "run.sh: no kacl binary at $KACL_BIN" >&2
   exit 1
+fi
+
+# --- etcd, for cluster mode ----------------------------------------------------------
+ETCD_PIDS=()
+ETCD_DIR=""
+stop_etcd() {
+  local pid
+  for pid in "${ETCD_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${ETCD_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  [ -n "$ETCD_DIR" ] && rm -rf "$ETCD_DIR"
+  return 0
+}
+if [ "${KACL_INTEROP_CLUSTER:-1}" -gt 1 ] && [ -z "${KACL_INTEROP_ETCD_ENDPOINTS:-}" ]; then
+  command -v etcd >/dev/null || { echo "run.sh: KACL_INTEROP_CLUSTER needs etcd (see .ci/run)" >&2; exit 1; }
+  ETCD_DIR="$(mktemp -d "${TMPDIR:-/tmp}/kacl-interop-etcd.XXXXXX")"
+  trap stop_etcd EXIT
+  port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+  clients=() peers=() initial=""
+  for i in 0 1 2; do
+    clients[$i]=$(port); peers[$i]=$(port)
+    initial+="e$i=http://127.0.0.1:${peers[$i]},"
+  done
+  initial=${initial%,}
+  endpoints=""
+  for i in 0 1 2; do
+    etcd --name "e$i" --data-dir "$ETCD_DIR/e$i" \
+      --listen-client-urls "http://127.0.0.1:${clients[$i]}" \
+      --advertise-client-urls "http://127.0.0.1:${clients[$i]}" \
+      --listen-peer-urls "http://127.0.0.1:${peers[$i]}" \
+      --initial-advertise-peer-urls "http://127.0.0.1:${peers[$i]}" \
+      --initial-cluster "$initial" --initial-cluster-state new \
+      --max-txn-ops 10100 --max-request-bytes 10485760 >"$ETCD_DIR/e$i.log" 2>&1 &
+    ETCD_PIDS+=($!)
+    endpoints+="http://127.0.0.1:${clients[$i]},"
+  done
+  export KACL_INTEROP_ETCD_ENDPOINTS=${endpoints%,}
+  for _ in $(seq 300); do
+    curl -s -X POST "http://127.0.0.1:${clients[0]}/v3/kv/range" -d '{"key":"eA=="}' 2>/dev/null \
+      | grep -q header && break
+    sleep 0.1
+  done
+  step "cluster mode: ${KACL_INTEROP_CLUSTER} kacl nodes per server on etcd $KACL_INTEROP_ETCD_ENDPOINTS"
 fi
 
 # --- Python clients --------------------------------------------------------------------
@@ -95,7 +140,7 @@ fi
 
 # --- the suites ------------------------------------------------------------------------
 RESULTS="$(mktemp -d "${TMPDIR:-/tmp}/kacl-interop-results.XXXXXX")"
-trap 'rm -rf "$RESULTS"' EXIT
+trap 'rm -rf "$RESULTS"; stop_etcd' EXIT
 
 # Each suite sets suite_passed/suite_failed/suite_skipped from its runner's result file.
 count_pytest() { # junit.xml

@@ -25,6 +25,9 @@ Workloads:
   create-delete       CreateAcls of --batch-size ACLs on a fresh topic name, then DeleteAcls of
                       them; both reported
   metadata            Metadata for all topics
+  propagation         cluster mode: CreateAcls of one ACL on the first bootstrap server, then
+                      DescribeAcls on --observer back to back until it shows; --samples
+                      times; reports the delay from the create's answer
 Each of --connections runs its own client and TCP connection, one request at a time.
 
 Examples:
@@ -51,6 +54,8 @@ pub enum Workload {
     CreateDelete,
     /// Metadata for all topics.
     Metadata,
+    /// Cluster mode: one CreateAcls on the bootstrap server until --observer shows it
+    Propagation,
 }
 
 impl Workload {
@@ -63,12 +68,16 @@ impl Workload {
             Workload::DescribeResource => "describe-resource",
             Workload::CreateDelete => "create-delete",
             Workload::Metadata => "metadata",
+            Workload::Propagation => "propagation",
         }
     }
 
     /// Whether the workload writes (and so talks to the controller).
     pub fn writes(self) -> bool {
-        matches!(self, Workload::Load | Workload::CreateDelete)
+        matches!(
+            self,
+            Workload::Load | Workload::CreateDelete | Workload::Propagation
+        )
     }
 }
 
@@ -118,6 +127,13 @@ pub struct AclsPerfArgs {
     /// Runtime worker threads (default: one per CPU).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    /// `propagation`: the node (HOST:PORT) that must show the ACL created on the first
+    /// bootstrap server
+    #[arg(long, value_name = "HOST:PORT")]
+    pub observer: Option<String>,
+    /// `propagation`: how many ACLs to create and wait for, one at a time
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    pub samples: u64,
 }
 
 /// Parses `250ms`, `30s`, `2m`, `1h`, or a plain number of seconds (fractions allowed).

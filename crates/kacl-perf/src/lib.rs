@@ -8,6 +8,7 @@
 //! - [`load`]: the `load` workload;
 //! - [`workload`]: the timed, closed-loop workloads;
 //! - [`phases`]: the full describe split into wire, decode and flattening;
+//! - [`propagation`]: cluster mode, one node's write until another node shows it;
 //! - [`report`]: figures, text and JSON, the progress line.
 //!
 //! It is an application engine (the `kacl` binary is its only caller), so its errors are
@@ -17,6 +18,7 @@ pub mod args;
 pub mod dataset;
 pub mod load;
 pub mod phases;
+pub mod propagation;
 pub mod report;
 pub mod workload;
 
@@ -51,6 +53,9 @@ pub fn run_acls(args: &AclsPerfArgs, config: AdminConfig) -> anyhow::Result<Repo
 }
 
 async fn acls(args: &AclsPerfArgs, config: AdminConfig) -> anyhow::Result<Report> {
+    if args.workload == Workload::Propagation {
+        return propagation::run(args, &config).await;
+    }
     let writes = args.workload.writes() || args.preload;
     let raw = args.workload == Workload::DescribeAll && args.phases;
     let admins = if raw {

@@ -69,6 +69,7 @@ impl Op {
         use super::args::Workload;
         Ok(match workload {
             Workload::Load => anyhow::bail!("load is not a timed workload"),
+            Workload::Propagation => anyhow::bail!("propagation is not a timed workload"),
             Workload::DescribeAll if args.phases => Op::DescribeAllPhases,
             Workload::DescribeAll => Op::DescribeAll {
                 grouped: args.grouped,

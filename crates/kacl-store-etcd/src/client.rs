@@ -546,7 +546,9 @@ impl EtcdClient {
             "key": b64(key),
             "range_end": b64(end),
             "start_revision": start_revision.to_string(),
-            "prev_kv": true,
+            // No previous values: a delete's key is all the feed needs, and etcd would
+            // encode every deleted pair a second time (a DeleteAcls of 1,000 ACLs).
+            "prev_kv": false,
         }}))
         .map_err(|e| EtcdError::Protocol(e.to_string()))?;
         let deadline = Instant::now() + self.options.timeout;

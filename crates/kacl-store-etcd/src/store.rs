@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::client::{
     cmp_absent, cmp_mod, int, op_delete, op_get, op_put, parse_kv, ClientOptions, EtcdClient, Kv,
 };
-use crate::decode::{etcd_error, list_all, Listing};
+use crate::decode::{etcd_error, list_acls, list_all, list_all_but_acls, Listing};
 use crate::feed::Feed;
 use crate::layout::{self, Layout};
 use crate::membership::Membership;
@@ -57,10 +57,15 @@ pub struct EtcdOptions {
 /// kacl's metadata in etcd.
 pub struct EtcdStore {
     client: Arc<EtcdClient>,
+    /// The same endpoints with the start-up deadline, for listings of millions of ACLs.
+    startup: EtcdClient,
     layout: Layout,
     cluster_id: String,
-    /// What the `load_*` methods hand out at start: the listing the feed continues from.
+    /// What the `load_*` methods hand out at start: the listing the feed continues from
+    /// (without its ACLs, which `load_acls_chunked` streams at its revision).
     initial: Mutex<Option<Listing>>,
+    /// The start-up listing's revision (fixed), for the ACLs of `load_acls_chunked`.
+    listed_at: i64,
     /// Set by the first write: from then on the `load_*` methods list etcd afresh.
     written: std::sync::atomic::AtomicBool,
     progress: Arc<Progress>,
@@ -95,18 +100,14 @@ impl EtcdStore {
         probe_limits(&startup, &layout, options.max_batch)?;
         let cluster_id = cluster_id(&startup, &layout)?;
         let started = Instant::now();
-        let listing = list_all(&startup, &layout, &mut |read| {
-            if read >= 100_000 && read % 500_000 < 10_000 {
-                tracing::info!(records = read, "loading metadata from etcd");
-            }
-        })
-        .map_err(etcd_error)?;
+        // The ACLs are not listed here: the server streams them, at this listing's revision,
+        // into its index (`load_acls_chunked`), so the set is never held twice.
+        let listing = list_all_but_acls(&startup, &layout).map_err(etcd_error)?;
         tracing::info!(
-            acls = listing.snapshot.acls.len(),
             topics = listing.snapshot.topics.len(),
             revision = listing.revision,
             ms = started.elapsed().as_millis() as u64,
-            "listed metadata from etcd"
+            "listed the metadata but the ACLs from etcd"
         );
         let progress = Arc::new(Progress::default());
         progress.advance(listing.revision);
@@ -118,8 +119,10 @@ impl EtcdStore {
         membership.seed(&listing.nodes, listing.controller);
         Ok(EtcdStore {
             client,
+            startup,
             layout,
             cluster_id,
+            listed_at: listing.revision,
             initial: Mutex::new(Some(listing)),
             written: std::sync::atomic::AtomicBool::new(false),
             progress,
@@ -142,6 +145,42 @@ impl EtcdStore {
 
     fn listing(&self) -> Result<Listing, StoreError> {
         list_all(&self.client, &self.layout, &mut |_| {}).map_err(etcd_error)
+    }
+
+    /// Streams every ACL to `sink` in chunks of at most `chunk_len`: at the start-up
+    /// listing's revision until the first write (a node that started listing at R shows the
+    /// ACLs of R, and its feed continues from R+1), then at the current revision. If etcd
+    /// compacted R meanwhile (start-up takes seconds; compaction keeps an hour in
+    /// docs/operations.md), the read fails and the node does not start: a restart lists anew.
+    fn stream_acls(&self, chunk_len: usize, sink: &mut AclChunkSink<'_>) -> Result<(), StoreError> {
+        let written = self.written.load(std::sync::atomic::Ordering::SeqCst);
+        let revision = if written || self.initial.lock().is_none() {
+            0
+        } else {
+            self.listed_at
+        };
+        let started = Instant::now();
+        let mut count = 0usize;
+        let chunk_len = chunk_len.max(1);
+        let revision = list_acls(&self.startup, &self.layout, revision, &mut |page| {
+            count += page.len();
+            if page.len() <= chunk_len {
+                return sink(page);
+            }
+            let mut page = page;
+            while !page.is_empty() {
+                let rest = page.split_off(page.len().min(chunk_len));
+                sink(std::mem::replace(&mut page, rest))?;
+            }
+            Ok(())
+        })?;
+        tracing::info!(
+            acls = count,
+            revision,
+            ms = started.elapsed().as_millis() as u64,
+            "streamed the ACLs from etcd"
+        );
+        Ok(())
     }
 
     /// The start-up listing until the first write, then a fresh one. (The feed starts from
@@ -364,7 +403,12 @@ impl MetadataStore for EtcdStore {
     }
 
     fn load_acls(&self) -> Result<Vec<AclBinding>, StoreError> {
-        self.with_snapshot(|s| s.acls.clone())
+        let mut acls = Vec::new();
+        self.stream_acls(usize::MAX, &mut |chunk| {
+            acls.extend(chunk);
+            Ok(())
+        })?;
+        Ok(acls)
     }
 
     fn load_acls_chunked(
@@ -372,11 +416,7 @@ impl MetadataStore for EtcdStore {
         chunk_len: usize,
         sink: &mut AclChunkSink<'_>,
     ) -> Result<(), StoreError> {
-        let acls = self.load_acls()?;
-        for chunk in acls.chunks(chunk_len.max(1)) {
-            sink(chunk.to_vec())?;
-        }
-        Ok(())
+        self.stream_acls(chunk_len, sink)
     }
 
     /// One txn: a delete (with the previous value) per removed ACL, a put per added one.

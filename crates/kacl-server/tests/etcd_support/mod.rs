@@ -19,6 +19,106 @@ pub(crate) struct Etcd {
     pub(crate) client_port: u16,
     peer_port: u16,
     child: Option<Child>,
+    /// `--name`, and `--initial-cluster` (every member's `name=peer URL`).
+    name: String,
+    initial_cluster: String,
+}
+
+/// Several members of one etcd cluster (each on its own free ports and data directory).
+pub(crate) struct EtcdCluster {
+    pub(crate) members: Vec<Etcd>,
+}
+
+impl EtcdCluster {
+    /// Starts `size` members together and waits until the cluster serves a linearizable
+    /// read; `None` when etcd is not installed.
+    pub(crate) fn start(size: usize) -> Option<EtcdCluster> {
+        let binary = etcd_binary()?;
+        let ports: Vec<(u16, u16)> = (0..size).map(|_| (free_port(), free_port())).collect();
+        let initial_cluster = ports
+            .iter()
+            .enumerate()
+            .map(|(i, (_, peer))| format!("m{i}=http://127.0.0.1:{peer}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut members: Vec<Etcd> = ports
+            .iter()
+            .enumerate()
+            .map(|(i, (client_port, peer_port))| Etcd {
+                binary: binary.clone(),
+                dir: tempfile::tempdir().expect("tempdir"),
+                client_port: *client_port,
+                peer_port: *peer_port,
+                child: None,
+                name: format!("m{i}"),
+                initial_cluster: initial_cluster.clone(),
+            })
+            .collect();
+        for member in &mut members {
+            member.spawn();
+        }
+        let cluster = EtcdCluster { members };
+        let client = cluster.client(Duration::from_millis(500));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while client.range(b"probe", None, 0, 1).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "the etcd cluster did not come up"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(cluster)
+    }
+
+    /// Every member's endpoint, comma-separated (`kacl.etcd.endpoints`).
+    pub(crate) fn endpoints(&self) -> String {
+        self.members
+            .iter()
+            .map(Etcd::endpoint)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// A client of every member.
+    pub(crate) fn client(&self, timeout: Duration) -> EtcdClient {
+        EtcdClient::new(ClientOptions {
+            endpoints: self
+                .members
+                .iter()
+                .map(|m| ("127.0.0.1".to_owned(), m.client_port))
+                .collect(),
+            timeout,
+            credentials: None,
+        })
+    }
+
+    /// The index of the member that is the raft leader now, if the running members agree.
+    pub(crate) fn leader(&self) -> Option<usize> {
+        let mut leader_id = None;
+        let mut ids = Vec::new();
+        for member in &self.members {
+            let status = member
+                .client(Duration::from_millis(500))
+                .call("/v3/maintenance/status", &serde_json_empty())
+                .ok();
+            let field = |s: &kacl_store_etcd::client::JsonValue, path: &[&str]| {
+                let mut v = s;
+                for p in path {
+                    v = v.get(*p)?;
+                }
+                v.as_str().map(str::to_owned)
+            };
+            let own = status
+                .as_ref()
+                .and_then(|s| field(s, &["header", "member_id"]));
+            if let Some(l) = status.as_ref().and_then(|s| field(s, &["leader"])) {
+                leader_id = Some(l);
+            }
+            ids.push(own);
+        }
+        let leader_id = leader_id?;
+        ids.iter().position(|id| id.as_deref() == Some(&leader_id))
+    }
 }
 
 fn free_port() -> u16 {
@@ -59,7 +159,10 @@ impl Etcd {
             client_port: free_port(),
             peer_port: free_port(),
             child: None,
+            name: "kacl-test".to_owned(),
+            initial_cluster: String::new(),
         };
+        etcd.initial_cluster = format!("kacl-test=http://127.0.0.1:{}", etcd.peer_port);
         etcd.run();
         Some(etcd)
     }
@@ -70,27 +173,7 @@ impl Etcd {
     }
 
     fn run(&mut self) {
-        let client = format!("http://127.0.0.1:{}", self.client_port);
-        let peer = format!("http://127.0.0.1:{}", self.peer_port);
-        let child = Command::new(&self.binary)
-            .arg("--name=kacl-test")
-            .arg(format!(
-                "--data-dir={}",
-                self.dir.path().join("data").display()
-            ))
-            .arg(format!("--listen-client-urls={client}"))
-            .arg(format!("--advertise-client-urls={client}"))
-            .arg(format!("--listen-peer-urls={peer}"))
-            .arg(format!("--initial-advertise-peer-urls={peer}"))
-            .arg(format!("--initial-cluster=kacl-test={peer}"))
-            .arg("--max-txn-ops=10100")
-            .arg("--max-request-bytes=10485760")
-            .arg("--log-level=error")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("etcd starts");
-        self.child = Some(child);
+        self.spawn();
         let client = self.client(Duration::from_millis(500));
         let deadline = Instant::now() + Duration::from_secs(20);
         while client
@@ -100,6 +183,32 @@ impl Etcd {
             assert!(Instant::now() < deadline, "etcd did not come up");
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// Starts the process (does not wait for it).
+    fn spawn(&mut self) {
+        let client = format!("http://127.0.0.1:{}", self.client_port);
+        let peer = format!("http://127.0.0.1:{}", self.peer_port);
+        let child = Command::new(&self.binary)
+            .arg(format!("--name={}", self.name))
+            .arg(format!(
+                "--data-dir={}",
+                self.dir.path().join("data").display()
+            ))
+            .arg(format!("--listen-client-urls={client}"))
+            .arg(format!("--advertise-client-urls={client}"))
+            .arg(format!("--listen-peer-urls={peer}"))
+            .arg(format!("--initial-advertise-peer-urls={peer}"))
+            .arg(format!("--initial-cluster={}", self.initial_cluster))
+            .arg("--initial-cluster-token=kacl-test")
+            .arg("--max-txn-ops=10100")
+            .arg("--max-request-bytes=10485760")
+            .arg("--log-level=error")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("etcd starts");
+        self.child = Some(child);
     }
 
     /// A client of this member.
