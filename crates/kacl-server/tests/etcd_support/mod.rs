@@ -89,6 +89,7 @@ impl EtcdCluster {
                 .collect(),
             timeout,
             credentials: None,
+            tls: None,
         })
     }
 
@@ -266,6 +267,8 @@ impl CustomEtcd {
                 client_port: free_port(),
                 peer_port: free_port(),
                 child: None,
+                name: "kacl-test".to_owned(),
+                initial_cluster: String::new(),
             },
             tls,
         };
