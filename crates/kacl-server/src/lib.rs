@@ -123,6 +123,14 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
     "In cluster mode a DeleteAcls that races a CreateAcls on another node deletes what its \
      filters matched in this node's index; an ACL created elsewhere and not yet applied here \
      is not deleted.",
+    "In cluster mode two DeleteAcls racing on different nodes may both list an ACL that both \
+     their filters matched (each lists what its filters matched in its own node's index); \
+     Kafka's controller lists it in one answer only.",
+    "New partitions' leaders follow one fixed order that takes each rack's first node, then \
+     each rack's second (A0 B0 A1 B1 ...), starting at a random node per topic and continuing \
+     after the last leader on a partition increase, so a topic's leaders are spread exactly \
+     evenly; Kafka's StripedReplicaPlacer starts its rack and broker lists at random offsets \
+     and balances only on average.",
     "kacl writes acls.snapshot (the ACL index, checksummed, tied to the store's cluster id, \
      ACL version and count) beside its store at a clean stop and starts from it when the \
      store vouches for it, otherwise from the store; Kafka rebuilds the authorizer's ACLs \
