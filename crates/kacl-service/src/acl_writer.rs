@@ -149,6 +149,13 @@ impl AclWriter {
         }
     }
 
+    /// Runs `f` between commits: while it runs no ACL commit is under way, so the index
+    /// equals what the store holds (for a snapshot taken while serving). Blocks writers.
+    pub fn between_commits<R>(&self, f: impl FnOnce() -> R) -> R {
+        let _serialized = self.lock.lock();
+        f()
+    }
+
     /// The oldest queued requests, up to [`GROUP_MAX_ACLS`] ACLs (at least one request).
     fn take_group(&self) -> Vec<QueuedCreate> {
         let mut queue = self.queue.lock();

@@ -91,7 +91,9 @@ fn stored(store: &Arc<dyn MetadataStore>) -> HashSet<AclBinding> {
 fn a_group_is_one_commit_and_each_request_gets_its_own_answer() {
     let f = fixture();
     let old = acl("old");
-    f.writer.create(&[old.clone()], 10).expect("first create");
+    f.writer
+        .create(std::slice::from_ref(&old), 10)
+        .expect("first create");
     let commits_before = f.metrics.store_commits(StoreOperation::Acls);
     let (a, b, c, d) = (acl("a"), acl("b"), acl("c"), acl("d"));
     let too_many = vec![acl("x1"), acl("x2"), acl("x3")];
