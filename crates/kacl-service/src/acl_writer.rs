@@ -94,13 +94,23 @@ struct QueuedCreate {
     reply: mpsc::Sender<CreateResult>,
 }
 
-/// One request of a group, planned: its answer if already decided, else its new ACLs and
-/// whether it relies on the group's commit (some of its ACLs are new to the index).
-struct Planned {
-    queued: QueuedCreate,
+/// One request of a group, planned: its answer if already decided, else the positions of its
+/// new ACLs in its list and whether it relies on the group's commit (some of its ACLs are new
+/// to the index).
+struct Plan {
+    new: Vec<usize>,
     decided: Option<CreateResult>,
-    new: Vec<AclBinding>,
     relies_on_commit: bool,
+}
+
+/// The bindings at `positions` (ascending), moved out of `bindings`.
+fn take(bindings: Vec<AclBinding>, positions: &[usize]) -> Vec<AclBinding> {
+    let mut wanted = positions.iter().copied().peekable();
+    bindings
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, binding)| wanted.next_if_eq(&i).map(|_| binding))
+        .collect()
 }
 
 impl AclWriter {
@@ -121,15 +131,20 @@ impl AclWriter {
     /// Returns the ACLs that were new (for the audit log). Committed together with the other
     /// requests waiting at the same time (see the module documentation).
     pub fn create(&self, bindings: &[AclBinding], max_batch: usize) -> CreateResult {
+        self.create_owned(bindings.to_vec(), max_batch)
+    }
+
+    /// [`AclWriter::create`] of bindings the caller gives up (no copy to queue them).
+    pub fn create_owned(&self, bindings: Vec<AclBinding>, max_batch: usize) -> CreateResult {
         if self.store.feeds_changes() {
             // A shared store (etcd) commits each request as its own transaction, bounded by
             // the batch limit; groups would exceed the cluster's transaction size.
             let _serialized = self.lock.lock();
-            return self.create_alone(bindings, max_batch);
+            return self.create_alone(&bindings, max_batch);
         }
         let (reply, answer) = mpsc::channel();
         self.queue.lock().push(QueuedCreate {
-            bindings: bindings.to_vec(),
+            bindings,
             max_batch,
             reply,
         });
@@ -143,7 +158,10 @@ impl AclWriter {
             if group.is_empty() {
                 // Unreachable: this request was queued before the lock was taken, and only
                 // holders of the lock take from the queue, answering what they take.
-                return self.create_alone(bindings, max_batch);
+                return Err(CreateError::Store(Arc::new(StoreError::Engine {
+                    path: std::path::PathBuf::new(),
+                    detail: "the request left the group-commit queue unanswered".to_owned(),
+                })));
             }
             self.commit_group(group);
         }
@@ -173,47 +191,58 @@ impl AclWriter {
     /// Plans each request of `group` in order, commits the new ACLs of all in one store
     /// transaction, then answers each. Called with the lock held.
     fn commit_group(&self, group: Vec<QueuedCreate>) {
-        let mut planned: Vec<Planned> = Vec::with_capacity(group.len());
-        {
+        // Each request's new ACLs as positions in its own list: planning clones nothing, the
+        // commit clones each new ACL once, and the answers move them out of the requests.
+        let several = group.len() > 1;
+        let plans: Vec<Plan> = {
             let index = self.acls.read();
             // The ACLs earlier requests of this group add: present for the later ones.
-            let mut added_before: HashSet<AclBinding> = HashSet::new();
-            for queued in group {
-                let mut seen = HashSet::new();
-                let mut relies_on_commit = false;
-                let new: Vec<AclBinding> = queued
-                    .bindings
-                    .iter()
-                    .filter(|b| {
-                        if index.contains(b) {
-                            return false;
+            let mut added_before: HashSet<&AclBinding> = HashSet::new();
+            group
+                .iter()
+                .map(|queued| {
+                    let mut seen = HashSet::new();
+                    let mut relies_on_commit = false;
+                    let new: Vec<usize> = (0..queued.bindings.len())
+                        .filter(|&i| {
+                            let Some(b) = queued.bindings.get(i) else {
+                                return false;
+                            };
+                            if index.contains(b) {
+                                return false;
+                            }
+                            relies_on_commit = true;
+                            !(several && added_before.contains(b)) && seen.insert(b)
+                        })
+                        .collect();
+                    let decided = if new.len() > queued.max_batch {
+                        Some(Err(CreateError::TooLarge {
+                            new: new.len(),
+                            max: queued.max_batch,
+                        }))
+                    } else {
+                        if several {
+                            added_before.extend(new.iter().filter_map(|&i| queued.bindings.get(i)));
                         }
-                        relies_on_commit = true;
-                        !added_before.contains(*b) && seen.insert(*b)
-                    })
-                    .cloned()
-                    .collect();
-                let decided = if new.len() > queued.max_batch {
-                    Some(Err(CreateError::TooLarge {
-                        new: new.len(),
-                        max: queued.max_batch,
-                    }))
-                } else {
-                    added_before.extend(new.iter().cloned());
-                    (!relies_on_commit).then(|| Ok(Vec::new()))
-                };
-                planned.push(Planned {
-                    queued,
-                    decided,
-                    new,
-                    relies_on_commit,
-                });
-            }
-        }
-        let adds: Vec<AclBinding> = planned
+                        (!relies_on_commit).then(|| Ok(Vec::new()))
+                    };
+                    Plan {
+                        new,
+                        decided,
+                        relies_on_commit,
+                    }
+                })
+                .collect()
+        };
+        let adds: Vec<AclBinding> = group
             .iter()
-            .filter(|p| p.decided.is_none())
-            .flat_map(|p| p.new.iter().cloned())
+            .zip(&plans)
+            .filter(|(_, plan)| plan.decided.is_none())
+            .flat_map(|(queued, plan)| {
+                plan.new
+                    .iter()
+                    .filter_map(|&i| queued.bindings.get(i).cloned())
+            })
             .collect();
         let committed = if adds.is_empty() {
             Ok(0)
@@ -225,31 +254,34 @@ impl AclWriter {
         };
         match committed {
             Ok(_) => {
-                for p in planned {
-                    let result = p.decided.unwrap_or(Ok(p.new));
-                    let _ = p.queued.reply.send(result);
+                for (queued, plan) in group.into_iter().zip(plans) {
+                    let result = match plan.decided {
+                        Some(result) => result,
+                        None => Ok(take(queued.bindings, &plan.new)),
+                    };
+                    let _ = queued.reply.send(result);
                 }
             }
-            Err(err) if !err.is_storage_failure() && planned.len() > 1 => {
+            Err(err) if !err.is_storage_failure() && several => {
                 // Refused without a storage failure (nothing changed): one request's ACLs
                 // must not fail the others, so each is committed alone.
-                for p in planned {
-                    let result = match p.decided {
+                for (queued, plan) in group.into_iter().zip(plans) {
+                    let result = match plan.decided {
                         Some(result) => result,
-                        None => self.create_alone(&p.queued.bindings, p.queued.max_batch),
+                        None => self.create_alone(&queued.bindings, queued.max_batch),
                     };
-                    let _ = p.queued.reply.send(result);
+                    let _ = queued.reply.send(result);
                 }
             }
             Err(err) => {
                 let err = Arc::new(err);
-                for p in planned {
-                    let result = match p.decided {
+                for (queued, plan) in group.into_iter().zip(plans) {
+                    let result = match plan.decided {
                         Some(result) => result,
-                        None if p.relies_on_commit => Err(CreateError::Store(err.clone())),
+                        None if plan.relies_on_commit => Err(CreateError::Store(err.clone())),
                         None => Ok(Vec::new()),
                     };
-                    let _ = p.queued.reply.send(result);
+                    let _ = queued.reply.send(result);
                 }
             }
         }
