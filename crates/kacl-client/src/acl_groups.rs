@@ -177,6 +177,24 @@ impl<'a> AclGroupRef<'a> {
     }
 }
 
+impl<'a> AclGroupRef<'a> {
+    /// Its ACLs as kacl-acl's borrowed [`AclRef`](kacl_acl::AclRef)s, e.g. to push into an
+    /// [`AclIndexBuilder`](kacl_acl::AclIndexBuilder) without an owned binding each.
+    pub fn acl_refs(&self) -> impl Iterator<Item = kacl_acl::AclRef<'a>> + 'a {
+        let (resource_type, name, pattern_type) =
+            (self.resource_type, self.name, self.pattern_type);
+        self.entries().map(move |e| kacl_acl::AclRef {
+            resource_type,
+            pattern_type,
+            name,
+            principal: e.principal,
+            host: e.host,
+            operation: e.operation,
+            permission_type: e.permission_type,
+        })
+    }
+}
+
 /// The distinct principals and hosts of one answer (a handful, however many ACLs).
 #[derive(Default)]
 struct Strings {

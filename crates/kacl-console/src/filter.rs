@@ -1,12 +1,11 @@
 //! The ACL search form: its fields into a KIP-140 filter (checked as `kafka-acls.sh` checks
-//! its flags), and the cached result it pages and sorts without asking the cluster again.
+//! its flags), the orders a result is shown in, and the links that page and sort it.
 
-use std::collections::BTreeSet;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use kacl_acl::{
-    AccessControlEntryFilter, AclBinding, AclBindingFilter, AclOperation, AclPermissionType,
-    PatternType, ResourcePatternFilter, ResourceType,
+    AccessControlEntryFilter, AclBindingFilter, AclOperation, AclPermissionType, PatternType,
+    ResourcePatternFilter, ResourceType,
 };
 use serde::Deserialize;
 
@@ -168,129 +167,11 @@ impl Sort {
             .find(|s| s.name() == text)
             .unwrap_or(Sort::Resource)
     }
-
-    fn order(self, acls: &mut [AclBinding]) {
-        match self {
-            Sort::Resource => acls.sort_unstable(),
-            Sort::Principal => {
-                acls.sort_unstable_by(|a, b| (&a.entry.principal, a).cmp(&(&b.entry.principal, b)))
-            }
-            Sort::Operation => {
-                acls.sort_unstable_by(|a, b| (a.entry.operation, a).cmp(&(b.entry.operation, b)))
-            }
-            Sort::Permission => acls.sort_unstable_by(|a, b| {
-                (a.entry.permission_type, a).cmp(&(b.entry.permission_type, b))
-            }),
-            Sort::Host => acls.sort_unstable_by(|a, b| (&a.entry.host, a).cmp(&(&b.entry.host, b))),
-        }
-    }
-}
-
-/// Totals of a result, computed once when it is fetched.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Counts {
-    pub(crate) acls: usize,
-    pub(crate) resources: usize,
-    pub(crate) principals: usize,
-    pub(crate) allow: usize,
-    pub(crate) deny: usize,
-}
-
-/// One search's result, sorted, for one session.
-pub(crate) struct AclCache {
-    pub(crate) filter: AclBindingFilter,
-    pub(crate) sort: Sort,
-    pub(crate) acls: Vec<AclBinding>,
-    pub(crate) counts: Counts,
-    pub(crate) fetched: Instant,
-    /// Its share of the sessions' cache budget.
-    pub(crate) ticket: Option<crate::budget::CacheTicket>,
-}
-
-impl AclCache {
-    /// A fresh result.
-    pub(crate) fn new(filter: AclBindingFilter, sort: Sort, mut acls: Vec<AclBinding>) -> Self {
-        sort.order(&mut acls);
-        let mut resources = 0;
-        let mut principals = BTreeSet::new();
-        let (mut allow, mut deny) = (0, 0);
-        let mut last = None;
-        for b in &acls {
-            // Counting distinct resources needs them adjacent: true in the resource order.
-            if sort == Sort::Resource && last != Some(&b.pattern) {
-                resources += 1;
-                last = Some(&b.pattern);
-            }
-            principals.insert(b.entry.principal.as_str());
-            match b.entry.permission_type {
-                AclPermissionType::Allow => allow += 1,
-                AclPermissionType::Deny => deny += 1,
-                _ => {}
-            }
-        }
-        if sort != Sort::Resource {
-            resources = acls
-                .iter()
-                .map(|b| &b.pattern)
-                .collect::<BTreeSet<_>>()
-                .len();
-        }
-        let counts = Counts {
-            acls: acls.len(),
-            resources,
-            principals: principals.len(),
-            allow,
-            deny,
-        };
-        AclCache {
-            filter,
-            sort,
-            acls,
-            counts,
-            fetched: Instant::now(),
-            ticket: None,
-        }
-    }
-
-    /// Whether this cache answers `filter` in `sort` order without asking the cluster.
-    pub(crate) fn answers(&self, filter: &AclBindingFilter) -> bool {
-        &self.filter == filter && self.fetched.elapsed() < CACHE_FOR
-    }
-
-    /// Re-sorts in place when another order is asked for.
-    pub(crate) fn resort(&mut self, sort: Sort) {
-        if self.sort != sort {
-            sort.order(&mut self.acls);
-            self.sort = sort;
-        }
-    }
-
-    /// The rows of page `page` (0-based; clamped to the last page).
-    pub(crate) fn page(&self, page: usize) -> (usize, &[AclBinding]) {
-        let pages = self.pages();
-        let page = page.min(pages - 1);
-        let start = page * PAGE_SIZE;
-        let end = (start + PAGE_SIZE).min(self.acls.len());
-        (page, &self.acls[start..end])
-    }
-
-    /// How many pages (at least one, empty).
-    pub(crate) fn pages(&self) -> usize {
-        self.acls.len().div_ceil(PAGE_SIZE).max(1)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kacl_acl::{AccessControlEntry, ResourcePattern};
-
-    fn acl(topic: &str, principal: &str, op: AclOperation) -> AclBinding {
-        AclBinding::new(
-            ResourcePattern::new(ResourceType::Topic, topic, PatternType::Literal),
-            AccessControlEntry::new(principal, "*", op, AclPermissionType::Allow),
-        )
-    }
 
     #[test]
     fn the_form_becomes_kafkas_filter() {
@@ -323,32 +204,6 @@ mod tests {
             ..AclQuery::default()
         };
         assert!(bad.filter().unwrap_err().contains("User:alice"));
-    }
-
-    #[test]
-    fn results_are_counted_sorted_and_paged() {
-        let mut acls: Vec<AclBinding> = (0..120)
-            .map(|i| {
-                acl(
-                    &format!("t{}", i % 7),
-                    &format!("User:u{}", i % 3),
-                    AclOperation::Read,
-                )
-            })
-            .collect();
-        acls.push(acl("t0", "User:a", AclOperation::Write));
-        let cache = AclCache::new(AclBindingFilter::ANY, Sort::Resource, acls);
-        assert_eq!(cache.counts.acls, 121);
-        assert_eq!(cache.counts.resources, 7);
-        assert_eq!(cache.counts.principals, 4);
-        assert_eq!(cache.pages(), 3);
-        let (page, rows) = cache.page(9);
-        assert_eq!((page, rows.len()), (2, 21));
-        assert!(cache.acls.windows(2).all(|w| w[0] <= w[1]));
-        let mut cache = cache;
-        cache.resort(Sort::Principal);
-        assert_eq!(cache.acls[0].entry.principal, "User:a");
-        assert_eq!(cache.counts.resources, 7);
     }
 
     #[test]

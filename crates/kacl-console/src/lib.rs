@@ -27,6 +27,7 @@ mod filter;
 mod html;
 mod metrics;
 mod pages;
+mod results;
 mod session;
 mod tls;
 

@@ -1,6 +1,8 @@
 //! The cluster page's live chart: the console samples a kacl server's `/metrics` every few
 //! seconds (one plain HTTP/1.1 GET, the endpoint closes after each answer) and keeps the
-//! last few minutes of two counters, drawn as request and denial rates in an inline SVG.
+//! last few minutes of two counters, drawn as request and denial rates in an inline SVG; and
+//! from the same answer, a kacl server in cluster mode's etcd state (the `kacl_etcd_*`
+//! series), shown as last read.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -26,10 +28,38 @@ pub(crate) struct Sample {
     pub(crate) denied: f64,
 }
 
+/// A cluster-mode kacl server's view of etcd, from its `kacl_etcd_*` series.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct EtcdState {
+    /// The etcd revision whose changes are all in memory.
+    pub(crate) applied_revision: f64,
+    /// Revisions etcd is known to be ahead of memory.
+    pub(crate) lag_revisions: f64,
+    /// Seconds memory has been behind.
+    pub(crate) lag_seconds: f64,
+    /// Times the watch was re-opened.
+    pub(crate) watch_restarts: f64,
+    /// Re-lists after a compaction.
+    pub(crate) relists: f64,
+    /// Requests to etcd, and those that failed.
+    pub(crate) requests: f64,
+    pub(crate) request_errors: f64,
+}
+
+/// What one `/metrics` answer says.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Reading {
+    requests: f64,
+    denied: f64,
+    /// Absent when the server does not run in cluster mode.
+    etcd: Option<EtcdState>,
+}
+
 /// The sampler and its history.
 pub(crate) struct Sampler {
     url: Option<(String, String)>,
     history: Mutex<VecDeque<Sample>>,
+    etcd: Mutex<Option<EtcdState>>,
     last_error: Mutex<Option<String>>,
 }
 
@@ -47,6 +77,7 @@ impl Sampler {
         Sampler {
             url,
             history: Mutex::new(VecDeque::new()),
+            etcd: Mutex::new(None),
             last_error: Mutex::new(None),
         }
     }
@@ -68,7 +99,12 @@ impl Sampler {
             Err(_) => Err("timed out".to_owned()),
         };
         match outcome {
-            Ok((requests, denied)) => {
+            Ok(Reading {
+                requests,
+                denied,
+                etcd,
+            }) => {
+                *lock(&self.etcd) = etcd;
                 let mut history = lock(&self.history);
                 history.push_back(Sample {
                     at: Instant::now(),
@@ -82,6 +118,11 @@ impl Sampler {
             }
             Err(e) => *lock(&self.last_error) = Some(format!("http://{addr}{path}: {e}")),
         }
+    }
+
+    /// The etcd state of the last good sample (none: not in cluster mode, or not read yet).
+    pub(crate) fn etcd(&self) -> Option<EtcdState> {
+        *lock(&self.etcd)
     }
 
     /// The last sampling error, if the last attempt failed.
@@ -132,9 +173,12 @@ async fn fetch(addr: &str, path: &str) -> std::io::Result<String> {
     Ok(body.to_owned())
 }
 
-/// The sum of `kacl_requests_total` over its labels and the denied decisions.
-fn parse(text: &str) -> Option<(f64, f64)> {
+/// The sum of `kacl_requests_total` over its labels, the denied decisions, and the etcd
+/// series when present. Anything else (or unparsable) is skipped: the endpoint is a peer.
+fn parse(text: &str) -> Option<Reading> {
     let (mut requests, mut denied, mut seen) = (0.0, 0.0, false);
+    let mut etcd = EtcdState::default();
+    let mut etcd_seen = false;
     for line in text.lines() {
         let Some((name, value)) = line.rsplit_once(' ') else {
             continue;
@@ -147,9 +191,26 @@ fn parse(text: &str) -> Option<(f64, f64)> {
             seen = true;
         } else if name == "kacl_authorizer_decisions_total{result=\"denied\"}" {
             denied = value;
+        } else if let Some(series) = name.strip_prefix("kacl_etcd_") {
+            let field = match series {
+                "applied_revision" => &mut etcd.applied_revision,
+                "lag_revisions" => &mut etcd.lag_revisions,
+                "lag_seconds" => &mut etcd.lag_seconds,
+                "watch_restarts_total" => &mut etcd.watch_restarts,
+                "relists_total" => &mut etcd.relists,
+                "requests_total" => &mut etcd.requests,
+                "request_errors_total" => &mut etcd.request_errors,
+                _ => continue,
+            };
+            *field = value;
+            etcd_seen |= series == "applied_revision";
         }
     }
-    seen.then_some((requests, denied))
+    seen.then_some(Reading {
+        requests,
+        denied,
+        etcd: etcd_seen.then_some(etcd),
+    })
 }
 
 /// An SVG line chart of (seconds ago, requests/s, denials/s), newest at the right.
@@ -196,8 +257,32 @@ mod tests {
                     kacl_requests_total{api=\"Metadata\",version=\"12\"} 4\n\
                     kacl_authorizer_decisions_total{result=\"denied\"} 2\n\
                     kacl_authorizer_decisions_total{result=\"allowed\"} 9\n";
-        assert_eq!(parse(text), Some((7.0, 2.0)));
+        let reading = parse(text).unwrap();
+        assert_eq!(
+            (reading.requests, reading.denied, reading.etcd),
+            (7.0, 2.0, None)
+        );
         assert_eq!(parse("garbage\n"), None);
+        let cluster = format!(
+            "{text}# TYPE kacl_etcd_applied_revision gauge\nkacl_etcd_applied_revision 42\n\
+             kacl_etcd_lag_revisions 1\nkacl_etcd_lag_seconds 0.250\n\
+             kacl_etcd_watch_restarts_total 3\nkacl_etcd_relists_total 0\n\
+             kacl_etcd_requests_total 99\nkacl_etcd_request_errors_total 2\n\
+             kacl_etcd_request_seconds_total 0.5\nkacl_etcd_applied_revision junk\n"
+        );
+        let etcd = parse(&cluster).unwrap().etcd.unwrap();
+        assert_eq!(
+            etcd,
+            EtcdState {
+                applied_revision: 42.0,
+                lag_revisions: 1.0,
+                lag_seconds: 0.25,
+                watch_restarts: 3.0,
+                relists: 0.0,
+                requests: 99.0,
+                request_errors: 2.0,
+            }
+        );
         let svg = chart(&[(10.0, 5.0, 1.0), (5.0, 7.0, 0.0)]);
         assert!(svg.starts_with("<svg") && svg.contains("polyline"));
     }

@@ -13,7 +13,7 @@ use kacl_client::Admin;
 use rand::RngCore;
 
 use crate::budget::CacheTicket;
-use crate::filter::AclCache;
+use crate::results::AclCache;
 
 /// The cookie's name.
 pub(crate) const COOKIE: &str = "kacl_session";
@@ -34,9 +34,7 @@ pub(crate) struct Session {
 impl Session {
     /// Whether `token` is this session's CSRF token (compared in constant time).
     pub(crate) fn csrf_ok(&self, token: Option<&str>) -> bool {
-        let Some(token) = token else { return false };
-        let (a, b) = (token.as_bytes(), self.csrf.as_bytes());
-        a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+        token.is_some_and(|t| same_token(t, &self.csrf))
     }
 
     /// Drops the cached ACL search (after a change).
@@ -169,13 +167,53 @@ impl Sessions {
 
 /// The session id from the `Cookie` header(s).
 pub(crate) fn cookie(headers: &HeaderMap) -> Option<&str> {
+    cookie_named(headers, COOKIE)
+}
+
+/// The login form's own CSRF cookie, set with the form before any session exists: the form
+/// posts the same token back in a hidden field (double submit), which a cross-site form
+/// cannot, since it can neither read nor set this `SameSite=Strict` cookie.
+pub(crate) const LOGIN_COOKIE: &str = "kacl_login";
+
+/// How long a login form stays usable.
+const LOGIN_FOR: Duration = Duration::from_secs(600);
+
+/// The `Set-Cookie` value carrying a login form's token.
+pub(crate) fn set_login_cookie(token: &str, secure: bool) -> String {
+    let secure = if secure { "; Secure" } else { "" };
+    format!(
+        "{LOGIN_COOKIE}={token}; Path=/login; HttpOnly; SameSite=Strict; Max-Age={}{secure}",
+        LOGIN_FOR.as_secs()
+    )
+}
+
+/// Whether a login post carried the token its form was served with.
+pub(crate) fn login_token_ok(headers: &HeaderMap, posted: Option<&str>) -> bool {
+    match (cookie_named(headers, LOGIN_COOKIE), posted) {
+        (Some(cookie), Some(posted)) => !cookie.is_empty() && same_token(cookie, posted),
+        _ => false,
+    }
+}
+
+/// A fresh token for a form (256 random bits, hex).
+pub(crate) fn new_token() -> String {
+    random_token()
+}
+
+/// Equal tokens, compared in constant time.
+fn same_token(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn cookie_named<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers
         .get_all(axum::http::header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
+        .find(|(n, _)| *n == name)
         .map(|(_, value)| value)
 }
 
@@ -234,6 +272,14 @@ mod tests {
             "a=1; kacl_session=xyz; b=2".parse().unwrap(),
         );
         assert_eq!(cookie(&headers), Some("xyz"));
+        headers.append(
+            axum::http::header::COOKIE,
+            "kacl_login=t0k".parse().unwrap(),
+        );
+        assert!(login_token_ok(&headers, Some("t0k")));
+        assert!(!login_token_ok(&headers, Some("t0K")));
+        assert!(!login_token_ok(&headers, None));
+        assert!(!login_token_ok(&HeaderMap::new(), Some("t0k")));
         assert_ne!(random_token(), random_token());
         assert_eq!(random_token().len(), 64);
     }

@@ -3,28 +3,16 @@
 //! then every candidate ACL with why it did or did not apply, near misses, and the
 //! command that would grant the access.
 
+use crate::candidates::{Candidates, Listing};
+use crate::query::same_first_dn_component;
+pub use crate::query::Query;
 use kacl_acl::{
-    allow_grants, deny_refuses, AclBinding, AclIndex, AclOperation, AclPermissionType,
+    allow_grants, deny_refuses, AclBinding, AclIndex, AclOperation, AclPermissionType, AclRef,
     AuthorizationResult, Authorizer, AuthorizerConfig, DecidingRule, Explanation, PatternType,
     ResourceType, SharedAclIndex, CLUSTER_NAME, WILDCARD_HOST, WILDCARD_PRINCIPAL,
     WILDCARD_RESOURCE,
 };
 use serde::Serialize;
-
-/// The request to explain.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Query {
-    /// `Type:name`.
-    pub principal: String,
-    /// The client address.
-    pub host: String,
-    /// The operation.
-    pub operation: AclOperation,
-    /// The resource type.
-    pub resource_type: ResourceType,
-    /// The resource name (`kafka-cluster` for the cluster).
-    pub name: String,
-}
 
 /// One ACL that applies to the resource, and whether it concerns the request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +42,11 @@ pub struct Report {
     /// The decision and its rule, from [`Authorizer::explain`].
     pub explanation: Explanation,
     /// The ACLs that apply to the resource (LITERAL name, LITERAL `*`, PREFIXED prefixes).
+    /// Those listed: every one ([`explain`], [`Listing::All`]), or only the asking
+    /// principal's, `User:*`'s and near namesakes' ([`Listing::Relevant`]).
     pub candidates: Vec<Candidate>,
+    /// Candidates of other principals counted, not listed ([`Listing::Relevant`]).
+    pub unlisted: usize,
     /// ACLs that almost concern the request.
     pub near_misses: Vec<NearMiss>,
     /// The `kacl acls --add ...` arguments that would grant the access (when denied and
@@ -63,21 +55,40 @@ pub struct Report {
 }
 
 /// Explains `query` from `candidates` (the ACLs a MATCH describe of the resource returns)
-/// and `related` (other ACLs of the principal, for near misses; may be empty).
+/// and `related` (other ACLs of the principal, for near misses; may be empty). Every
+/// candidate is listed; [`explain_candidates`] is the same answer from ACLs read borrowed,
+/// listing only those a person reads.
 pub fn explain(
     config: &AuthorizerConfig,
     candidates: &[AclBinding],
     related: &[AclBinding],
     query: &Query,
 ) -> Report {
-    let index = AclIndex::from_bindings(
-        candidates
-            .iter()
-            .filter(|b| kacl_acl::is_storable(b))
-            .cloned()
-            .collect(),
-    )
-    .unwrap_or_default();
+    let mut set = Candidates::new(query, Listing::All);
+    for b in candidates {
+        set.push(AclRef {
+            resource_type: b.pattern.resource_type,
+            pattern_type: b.pattern.pattern_type,
+            name: &b.pattern.name,
+            principal: &b.entry.principal,
+            host: &b.entry.host,
+            operation: b.entry.operation,
+            permission_type: b.entry.permission_type,
+        });
+    }
+    explain_candidates(config, set, related, query)
+}
+
+/// Explains `query` from the candidates collected (see [`Candidates`]) and `related` (other
+/// ACLs of the principal, for near misses; may be empty). The decision is the
+/// [`Authorizer`]'s over every candidate, listed or only counted.
+pub fn explain_candidates(
+    config: &AuthorizerConfig,
+    candidates: Candidates,
+    related: &[AclBinding],
+    query: &Query,
+) -> Report {
+    let (index, listed, unlisted) = candidates.finish();
     let authorizer = Authorizer::new(config.clone(), SharedAclIndex::from_index(index));
     let explanation = authorizer.explain(
         &query.principal,
@@ -86,9 +97,8 @@ pub fn explain(
         query.resource_type,
         &query.name,
     );
-    let mut listed: Vec<Candidate> = candidates
-        .iter()
-        .filter(|b| applies_to_resource(b, query))
+    let mut listed: Vec<Candidate> = listed
+        .into_iter()
         .map(|acl| candidate(acl, query))
         .collect();
     listed.sort_by(|a, b| a.acl.cmp(&b.acl));
@@ -117,6 +127,7 @@ pub fn explain(
         query: query.clone(),
         explanation,
         candidates: listed,
+        unlisted,
         near_misses,
         grant,
     }
@@ -163,7 +174,7 @@ fn applies_to_resource(acl: &AclBinding, q: &Query) -> bool {
         }
 }
 
-fn candidate(acl: &AclBinding, q: &Query) -> Candidate {
+fn candidate(acl: AclBinding, q: &Query) -> Candidate {
     let e = &acl.entry;
     let mut mismatches = Vec::new();
     if e.principal != q.principal && e.principal != WILDCARD_PRINCIPAL {
@@ -190,7 +201,7 @@ fn candidate(acl: &AclBinding, q: &Query) -> Candidate {
         _ => {}
     }
     Candidate {
-        acl: acl.clone(),
+        acl,
         mismatches,
         implied,
     }
@@ -226,19 +237,6 @@ fn near_miss_candidate(c: &Candidate, q: &Query) -> Option<NearMiss> {
         acl: c.acl.clone(),
         reason,
     })
-}
-
-/// `User:CN=alice,OU=eng` and `User:CN=alice,OU=ops`: same type and first RDN.
-fn same_first_dn_component(a: &str, b: &str) -> bool {
-    let split = |p: &str| -> Option<(String, String)> {
-        let (kind, name) = p.split_once(':')?;
-        if !name.contains('=') {
-            return None;
-        }
-        let first = name.split(',').next()?.trim().to_ascii_lowercase();
-        Some((kind.to_owned(), first))
-    };
-    matches!((split(a), split(b)), (Some(x), Some(y)) if x == y)
 }
 
 /// A pattern name that nearly matches `name`: a prefix that diverges late, or a literal

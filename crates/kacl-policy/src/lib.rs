@@ -10,17 +10,20 @@
 //! it. The `kacl acls plan/apply/import/explain/who-can/effective` commands are its CLI.
 #![forbid(unsafe_code)]
 
+mod candidates;
 mod explain;
+pub use candidates::{Candidates, Listing};
 mod file;
 mod located;
 pub use located::{Check, Checked};
 mod plan;
+mod query;
 mod scope;
 mod values;
 
 pub use explain::{
-    decision_reason, effective, explain, grant_args, who_can, Candidate, Effective, Grantee,
-    NearMiss, Query, Report, WhoCan,
+    decision_reason, effective, explain, explain_candidates, grant_args, who_can, Candidate,
+    Effective, Grantee, NearMiss, Query, Report, WhoCan,
 };
 pub use file::{
     supported_operations, Consumer, Document, FileError, Format, Operation, Pattern, Principal,

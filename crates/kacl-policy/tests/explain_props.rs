@@ -1,12 +1,13 @@
 //! `kacl_policy::explain` sees only the ACLs a MATCH describe returns for the resource (what
 //! the CLI fetches); its decision must still be the full set's `Authorizer::authorize`.
 
+use kacl_acl::AclRef;
 use kacl_acl::{
     AccessControlEntry, AccessControlEntryFilter, AclBinding, AclBindingFilter, AclIndex,
     AclOperation, AclPermissionType, Authorizer, AuthorizerConfig, PatternType, ResourcePattern,
     ResourcePatternFilter, ResourceType, SharedAclIndex,
 };
-use kacl_policy::Query;
+use kacl_policy::{Candidates, Listing, Query};
 use proptest::prelude::*;
 
 const NAMES: &[&str] = &["a", "ab", "abc", "b", "*", "ba"];
@@ -79,6 +80,28 @@ proptest! {
                 SharedAclIndex::from_index(AclIndex::from_bindings(index.describe(&AclBindingFilter::ANY)).expect("ok")),
             );
             prop_assert_eq!(report.explanation.result, full.authorize(principal, host, op, rt, name));
+            // Listing only the relevant candidates changes what is listed, never the decision
+            // or what the asker's own candidates say; the others are counted.
+            let mut relevant = Candidates::new(&query, Listing::Relevant);
+            for b in &candidates {
+                relevant.push(AclRef {
+                    resource_type: b.pattern.resource_type,
+                    pattern_type: b.pattern.pattern_type,
+                    name: &b.pattern.name,
+                    principal: &b.entry.principal,
+                    host: &b.entry.host,
+                    operation: b.entry.operation,
+                    permission_type: b.entry.permission_type,
+                });
+            }
+            let short = kacl_policy::explain_candidates(&config, relevant, &[], &query);
+            prop_assert_eq!(&short.explanation, &report.explanation);
+            prop_assert_eq!(&short.near_misses, &report.near_misses);
+            prop_assert_eq!(short.candidates.len() + short.unlisted, report.candidates.len());
+            let own = |r: &kacl_policy::Report| -> Vec<kacl_policy::Candidate> {
+                r.candidates.iter().filter(|c| c.acl.entry.principal == principal || c.acl.entry.principal == "User:*").cloned().collect()
+            };
+            prop_assert_eq!(own(&short), own(&report));
             // Every candidate the report calls applying concerns the request.
             let applying = report.candidates.iter().filter(|c| c.mismatches.is_empty()).count();
             if let kacl_acl::DecidingRule::MatchingAcl { acl, .. } = &report.explanation.rule {

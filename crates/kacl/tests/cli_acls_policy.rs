@@ -475,6 +475,46 @@ fn explain_names_each_deciding_rule_as_kafkas_audit_line_does() {
         "To grant it:\n  kacl acls --bootstrap-server {a} --add --allow-principal User:Alice --operation Read --topic orders\n"
     )), "{out}");
 
+    // Another principal's candidates are counted in the text, not listed; JSON lists them.
+    let out = ok(&args(
+        "explain",
+        a,
+        &[
+            "--principal",
+            "User:carol",
+            "--operation",
+            "Read",
+            "--topic",
+            "orders",
+        ],
+    ));
+    assert!(
+        out.contains(
+            "\nCandidate ACLs (LITERAL name, LITERAL *, PREFIXED prefixes): 2\n  \
+             and 2 ACL(s) of other principals (listed with --output json)\n"
+        ),
+        "{out}"
+    );
+    let run = kacl(&args(
+        "explain",
+        a,
+        &[
+            "--principal",
+            "User:carol",
+            "--operation",
+            "Read",
+            "--topic",
+            "orders",
+            "--output",
+            "json",
+        ],
+    ));
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("json");
+    assert_eq!(doc["candidates"].as_array().map(Vec::len), Some(2));
+    assert_eq!(doc["candidates"][0]["applies"], false);
+    assert!(doc["candidates"][0]["mismatches"][0]
+        .as_str()
+        .is_some_and(|m| m.starts_with("principal User:alice is not User:carol")));
     let run = kacl(&args(
         "explain",
         a,

@@ -35,7 +35,7 @@ fn login_sets_a_fresh_http_only_strict_cookie_and_logout_ends_it() {
     // A session id planted before login (fixation) is never adopted.
     let planted = "kacl_session=attacker-chosen";
     let form = "mechanism=PLAIN&username=admin&password=admin-secret";
-    let response = console.request("POST", "/login", Some(planted), Some(form));
+    let response = console_support::login_post(&console.addr, form, Some(planted));
     assert_eq!(response.status, 303, "{}", response.body);
     let set = response.header("set-cookie").expect("Set-Cookie");
     assert!(
@@ -83,12 +83,10 @@ fn login_sets_a_fresh_http_only_strict_cookie_and_logout_ends_it() {
 fn secure_cookies_when_asked() {
     let server = TestServer::plaintext();
     let console = Console::start(&server.addr, &["--secure-cookies"]);
-    let response = console.request(
-        "POST",
-        "/login",
-        None,
-        Some("mechanism=none&username=&password="),
-    );
+    let page = console.request("GET", "/login", None, None);
+    assert!(page.header("set-cookie").unwrap().ends_with("; Secure"));
+    let response =
+        console_support::login_post(&console.addr, "mechanism=none&username=&password=", None);
     assert_eq!(response.status, 303, "{}", response.body);
     assert!(response.header("set-cookie").unwrap().ends_with("; Secure"));
 }
@@ -122,6 +120,38 @@ fn changes_without_the_csrf_token_are_refused_and_change_nothing() {
     assert_eq!(plan.status, 403);
     let topic = console.request("POST", "/topics/create", Some(&cookie), Some("name=t"));
     assert_eq!(topic.status, 403);
+    // The login form has its own token (a pre-session cookie and a hidden field): a login
+    // post without it, with a token its cookie does not carry, or with no cookie at all is
+    // refused before any connection is made, and no session cookie is set.
+    let form = "mechanism=PLAIN&username=admin&password=admin-secret";
+    let login_page = console.request("GET", "/login", None, None);
+    let login_cookie = login_page.login_cookie().expect("kacl_login cookie");
+    assert!(
+        login_page
+            .header("set-cookie")
+            .unwrap()
+            .contains("HttpOnly; SameSite=Strict"),
+        "{:?}",
+        login_page.header("set-cookie")
+    );
+    let token = login_page.csrf();
+    for (cookie, body) in [
+        (Some(login_cookie.as_str()), form.to_owned()),
+        (Some(login_cookie.as_str()), format!("{form}&csrf=0000")),
+        (None, format!("{form}&csrf={token}")),
+    ] {
+        let refused = console.request("POST", "/login", cookie, Some(&body));
+        assert_eq!(refused.status, 403, "{}", refused.body);
+        assert!(refused.body.contains("CSRF token"), "{}", refused.body);
+        assert!(refused.session_cookie().is_none());
+    }
+    let ok = console.request(
+        "POST",
+        "/login",
+        Some(&login_cookie),
+        Some(&format!("{form}&csrf={token}")),
+    );
+    assert_eq!(ok.status, 303, "{}", ok.body);
 }
 
 #[test]
@@ -376,22 +406,42 @@ fn over_tls_the_console_serves_https_and_cookies_are_secure() {
         .with_root_certificates(roots)
         .with_no_client_auth();
     let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
-    let conn = rustls::ClientConnection::new(std::sync::Arc::new(config), name).unwrap();
-    let tcp = std::net::TcpStream::connect(&console.addr).unwrap();
-    tcp.set_read_timeout(Some(std::time::Duration::from_secs(30)))
-        .unwrap();
-    let mut tls = rustls::StreamOwned::new(conn, tcp);
-    let body = "mechanism=none&username=&password=";
-    write!(
-        tls,
-        "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\
+    let config = std::sync::Arc::new(config);
+    let tls_request = |request: String| -> String {
+        let conn = rustls::ClientConnection::new(config.clone(), name.clone()).unwrap();
+        let tcp = std::net::TcpStream::connect(&console.addr).unwrap();
+        tcp.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+            .unwrap();
+        let mut tls = rustls::StreamOwned::new(conn, tcp);
+        tls.write_all(request.as_bytes()).unwrap();
+        let mut raw = Vec::new();
+        let _ = tls.read_to_end(&mut raw);
+        String::from_utf8_lossy(&raw).into_owned()
+    };
+    // The login page first, for its form token and cookie, as a browser would.
+    let form =
+        tls_request("GET /login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".into());
+    let login_cookie = form
+        .lines()
+        .find(|l| {
+            l.to_ascii_lowercase()
+                .starts_with("set-cookie: kacl_login=")
+        })
+        .and_then(|l| l.split_once(": "))
+        .map(|(_, v)| v.to_owned())
+        .expect("login cookie");
+    assert!(login_cookie.ends_with("; Secure"), "{login_cookie}");
+    let login_cookie = login_cookie.split(';').next().unwrap().to_owned();
+    let marker = "name=\"csrf\" value=\"";
+    let start = form.find(marker).expect("csrf field") + marker.len();
+    let token = &form[start..start + 64];
+    let body = format!("mechanism=none&username=&password=&csrf={token}");
+    let raw = tls_request(format!(
+        "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nCookie: {login_cookie}\r\n\
          Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    let _ = tls.read_to_end(&mut raw);
-    let text = String::from_utf8_lossy(&raw);
+    ));
+    let text = raw;
     assert!(text.starts_with("HTTP/1.1 303"), "{text}");
     let cookie = text
         .lines()
@@ -427,13 +477,7 @@ fn kacl_serve_embeds_the_console_behind_kacl_console_listen() {
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let login = console_support::http(
-        &listen,
-        "POST",
-        "/login",
-        None,
-        Some("mechanism=none&username=&password="),
-    );
+    let login = console_support::login_post(&listen, "mechanism=none&username=&password=", None);
     assert_eq!(login.status, 303, "{}", login.body);
     let cookie = login.session_cookie().unwrap();
     let page = console_support::http(&listen, "GET", "/acls", Some(&cookie), None);

@@ -1,5 +1,6 @@
 //! The cluster page: id, nodes, controller, and (for a kacl server whose `/metrics` the
-//! console was told about) a live chart of request and denial rates.
+//! console was told about) a live chart of request and denial rates, and in cluster mode
+//! its view of etcd from the same `/metrics`.
 
 use std::sync::Arc;
 
@@ -49,6 +50,17 @@ async fn cluster(Extract(state): AppState, headers: HeaderMap) -> Response {
                 td { (if Some(n.id) == controller { "controller" } else { "" }) }
             } }
         } }
+        @if let Some(etcd) = state.metrics.etcd() {
+            h2 { "etcd (cluster mode)" }
+            p.muted { "This kacl server keeps its metadata in etcd; as its /metrics reported at the last sample." }
+            table id="etcd-state" { tbody {
+                tr { th scope="row" { "Applied revision" } td { (etcd.applied_revision) } }
+                tr { th scope="row" { "Lag" } td { (etcd.lag_revisions) " revisions, " (format!("{:.3}", etcd.lag_seconds)) " s" } }
+                tr { th scope="row" { "Watch restarts" } td { (etcd.watch_restarts) } }
+                tr { th scope="row" { "Re-lists after compaction" } td { (etcd.relists) } }
+                tr { th scope="row" { "Requests (errors)" } td { (etcd.requests) " (" (etcd.request_errors) ")" } }
+            } }
+        }
         h2 { "Requests and denials" }
         @if state.metrics.configured() {
             div id="metrics-chart" { (PreEscaped(state.metrics.svg())) }

@@ -120,6 +120,7 @@ struct LoginForm {
     mechanism: String,
     username: String,
     password: String,
+    csrf: Option<String>,
 }
 
 /// Never shows the password back; `Debug` would, so it is not derived for display.
@@ -128,6 +129,7 @@ fn login_page(
     mechanism: Mechanism,
     username: &str,
     error: Option<&connect::Problem>,
+    csrf: &str,
 ) -> maud::Markup {
     let options: Vec<(&str, &str)> = Mechanism::ALL
         .iter()
@@ -162,6 +164,7 @@ fn login_page(
                     }
                 }
                 form.box.narrow method="post" action="/login" {
+                    input type="hidden" name="csrf" value=(csrf);
                     div.field { (html::select("mechanism", "Authentication", &options, mechanism.name())) }
                     div.field { (html::input("username", "User name", username, "alice")) }
                     div.field {
@@ -175,14 +178,33 @@ fn login_page(
     )
 }
 
+/// The login page with a fresh form token, and the cookie that carries it back.
+fn login_response(
+    state: &State,
+    status: u16,
+    mechanism: Mechanism,
+    username: &str,
+    error: Option<&connect::Problem>,
+) -> Response {
+    let token = session::new_token();
+    let mut response = respond(
+        status,
+        login_page(state, mechanism, username, error, &token),
+    );
+    if let Ok(cookie) =
+        HeaderValue::from_str(&session::set_login_cookie(&token, state.secure_cookies()))
+    {
+        response.headers_mut().append(header::SET_COOKIE, cookie);
+    }
+    response
+}
+
 async fn login_form(Extract(state): AppState, headers: HeaderMap) -> Response {
     if state.sessions.get(&headers).is_some() {
         return Redirect::to("/acls").into_response();
     }
-    respond(
-        200,
-        login_page(&state, connect::default_mechanism(&state.config), "", None),
-    )
+    let mechanism = connect::default_mechanism(&state.config);
+    login_response(&state, 200, mechanism, "", None)
 }
 
 async fn login(
@@ -190,16 +212,19 @@ async fn login(
     headers: HeaderMap,
     Form(form): Form<LoginForm>,
 ) -> Response {
-    let Some(mechanism) = Mechanism::parse(&form.mechanism) else {
-        return respond(
-            400,
-            login_page(
-                &state,
-                connect::default_mechanism(&state.config),
-                &form.username,
-                None,
-            ),
+    // Checked before any connection is made: a cross-site page cannot log a browser in.
+    if !session::login_token_ok(&headers, form.csrf.as_deref()) {
+        return html::refused(
+            403,
+            "Login refused",
+            "This login did not carry its form's CSRF token, so it was refused. Open the login \
+             page again and log in from there.",
+            None,
         );
+    }
+    let Some(mechanism) = Mechanism::parse(&form.mechanism) else {
+        let mechanism = connect::default_mechanism(&state.config);
+        return login_response(&state, 400, mechanism, &form.username, None);
     };
     match connect::login(
         &state.config,
@@ -222,9 +247,12 @@ async fn login(
             let problem = connect::problem(&err, &principal);
             // Only the outcome is logged: never the password, and the user name only escaped.
             tracing::info!(error = %err, "console login failed");
-            respond(
+            login_response(
+                &state,
                 problem.status,
-                login_page(&state, mechanism, &form.username, Some(&problem)),
+                mechanism,
+                &form.username,
+                Some(&problem),
             )
         }
     }

@@ -226,17 +226,25 @@ async fn explain_answer(state: &State, session: &Session, f: &WhyForm) -> Result
         name,
     };
     let fail = |e: AdminError| html::problem_page(&problem(&e, &session.principal), Some(session));
-    let (config, source) = authorizer_config(&session.admin).await;
-    let candidates = acls(&session.admin, match_filter(resource_type, &query.name))
-        .await
-        .map_err(fail)?;
-    let related = acls(
-        &session.admin,
-        principal_filter(&query.principal, resource_type, PatternType::Prefixed),
-    )
-    .await
-    .map_err(fail)?;
-    let report = kacl_policy::explain(&config, &candidates, &related, &query);
+    // Read borrowed into the authorizer's index; only the principal's (and near namesakes')
+    // candidates are listed, the others counted (a LITERAL `*` may carry thousands).
+    let mut set = kacl_policy::Candidates::new(&query, kacl_policy::Listing::Relevant);
+    // The three reads go out together, pipelined on the session's one connection.
+    let ((config, source), candidates, related) = tokio::join!(
+        authorizer_config(&session.admin),
+        session.admin.describe_acls_visit(
+            match_filter(resource_type, &query.name),
+            DescribeAclsOptions::default(),
+            |group| group.acl_refs().for_each(|acl| set.push(acl)),
+        ),
+        acls(
+            &session.admin,
+            principal_filter(&query.principal, resource_type, PatternType::Prefixed),
+        ),
+    );
+    candidates.map_err(fail)?;
+    let related = related.map_err(fail)?;
+    let report = kacl_policy::explain_candidates(&config, set, &related, &query);
     let e = &report.explanation;
     let allowed = e.result == AuthorizationResult::Allowed;
     let _ = state;
@@ -249,8 +257,8 @@ async fn explain_answer(state: &State, session: &Session, f: &WhyForm) -> Result
         @if let DecidingRule::MatchingAcl { acl, .. } = &e.rule {
             p { "Deciding ACL: " code { (acl) } }
         }
-        h2 { "Candidate ACLs (" (report.candidates.len()) ")" }
-        @if report.candidates.is_empty() { p { "No ACL applies to this resource." } }
+        h2 { "Candidate ACLs (" (report.candidates.len() + report.unlisted) ")" }
+        @if report.candidates.is_empty() && report.unlisted == 0 { p { "No ACL applies to this resource." } }
         @else {
             table { thead { tr { th scope="col" { "ACL" } th scope="col" { "Applies?" } } } tbody {
                 @for c in &report.candidates {
@@ -260,6 +268,9 @@ async fn explain_answer(state: &State, session: &Session, f: &WhyForm) -> Result
                     } }
                 }
             } }
+        }
+        @if report.unlisted > 0 {
+            p.muted { "and " (report.unlisted) " ACL(s) of other principals, not listed (who-can lists those that grant)." }
         }
         @if !report.near_misses.is_empty() {
             h2 { "Near misses" }

@@ -86,7 +86,7 @@ impl Console {
             enc(user),
             enc(password)
         );
-        let response = self.request("POST", "/login", None, Some(&form));
+        let response = login_post(&self.addr, &form, None);
         match response.session_cookie() {
             Some(cookie) if response.status == 303 => Ok(cookie),
             _ => Err(response),
@@ -125,6 +125,17 @@ impl Response {
         pair.starts_with("kacl_session=").then(|| pair.to_owned())
     }
 
+    /// `kacl_login=TOKEN` from a Set-Cookie (the login form's own token).
+    pub(crate) fn login_cookie(&self) -> Option<String> {
+        self.headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case("set-cookie"))
+            .filter_map(|(_, v)| v.split(';').next())
+            .map(str::trim)
+            .find(|pair| pair.starts_with("kacl_login="))
+            .map(str::to_owned)
+    }
+
     /// The page's CSRF token (the first hidden `csrf` field).
     pub(crate) fn csrf(&self) -> String {
         let marker = "name=\"csrf\" value=\"";
@@ -132,6 +143,21 @@ impl Response {
         let end = self.body[start..].find('"').expect("end of value");
         self.body[start..start + end].to_owned()
     }
+}
+
+/// Posts the login `form` as a browser does: the login page first, for its form token and
+/// the cookie that carries it (`also`: more cookies to send, e.g. a planted session id).
+pub(crate) fn login_post(addr: &str, form: &str, also: Option<&str>) -> Response {
+    let page = http(addr, "GET", "/login", None, None);
+    let cookie = page
+        .login_cookie()
+        .expect("the login page sets its form cookie");
+    let cookie = match also {
+        Some(more) => format!("{more}; {cookie}"),
+        None => cookie,
+    };
+    let form = format!("{form}&csrf={}", page.csrf());
+    http(addr, "POST", "/login", Some(&cookie), Some(&form))
 }
 
 /// Percent-encodes a form value.

@@ -50,6 +50,21 @@ pub(super) async fn acls(
         .await?)
 }
 
+/// Every ACL matching `filter` (a MATCH of one resource), pushed into `set` as read, borrowed
+/// from the answer: no owned binding per ACL.
+pub(super) async fn visit_acls(
+    admin: &Admin,
+    filter: AclBindingFilter,
+    set: &mut kacl_policy::Candidates,
+) -> anyhow::Result<()> {
+    admin
+        .describe_acls_visit(filter, DescribeAclsOptions::default(), |group| {
+            group.acl_refs().for_each(|acl| set.push(acl));
+        })
+        .await?;
+    Ok(())
+}
+
 /// Where `super.users` and `allow.everyone.if.no.acl.found` were taken from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum ConfigSource {

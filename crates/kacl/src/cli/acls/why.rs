@@ -70,23 +70,31 @@ pub(super) fn explain(args: ExplainArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_default();
     let flags = args.authorizer.clone();
     let q = query.clone();
+    let output = args.output;
     let (report, source) = common::block_on(async move {
         let admin = Admin::connect(config).await?;
         // The three reads are independent: sent together, pipelined on the one connection, so
         // the answer waits for the slowest rather than for their sum.
         // Near misses among the principal's other ACLs are prefixes that almost match: only
         // its PREFIXED ACLs of this type are read (a principal may hold very many LITERALs).
+        // The candidates are read borrowed from the answer as decoded, into the authorizer's
+        // index; only those the output shows become owned bindings (all of them for JSON).
+        let listing = match output {
+            OutputFormat::Json => kacl_policy::Listing::All,
+            OutputFormat::Text => kacl_policy::Listing::Relevant,
+        };
+        let mut set = kacl_policy::Candidates::new(&q, listing);
         let (settings, candidates, related) = tokio::join!(
             cluster::authorizer_config(&admin, &flags),
-            cluster::acls(&admin, match_filter(q.resource_type, &q.name)),
+            cluster::visit_acls(&admin, match_filter(q.resource_type, &q.name), &mut set),
             cluster::acls(
                 &admin,
                 principal_filter(&q.principal, q.resource_type, PatternType::Prefixed),
             ),
         );
-        let ((config, source), candidates, related) = (settings?, candidates?, related?);
+        let ((config, source), (), related) = (settings?, candidates?, related?);
         Ok((
-            kacl_policy::explain(&config, &candidates, &related, &q),
+            kacl_policy::explain_candidates(&config, set, &related, &q),
             source,
         ))
     })?;
@@ -153,11 +161,11 @@ fn explain_text(
     out.push_str(&format!("Why: {why}.\n{}.\n", source.describe()));
     out.push_str(&format!(
         "\nCandidate ACLs (LITERAL name, LITERAL *, PREFIXED prefixes): {}\n",
-        report.candidates.len()
+        report.candidates.len() + report.unlisted
     ));
     // ACLs of other principals are counted, not listed (a LITERAL `*` may carry thousands);
     // those that differ only in case or by a DN component show under near misses.
-    let mut others = 0usize;
+    let mut others = report.unlisted;
     for c in &report.candidates {
         let p = c.acl.entry.principal.as_str();
         if p != q.principal && p != kacl_acl::WILDCARD_PRINCIPAL {
