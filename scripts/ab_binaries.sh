@@ -2,16 +2,24 @@
 # A/B of two kacl binaries on the request path: one data set (loaded once), then each binary
 # serves it in turn, alternating, three rounds; describe by principal and by resource (small
 # requests, where a per-request cost in the connection loop would show most) on 4 connections.
-# Prints the perf tool's summary lines of each run.
+# Prints the perf tool's summary lines of each run, with the load average and the CPU time
+# (user+system, from /proc) the server and the load generator each used per request.
 #
 #   A=/tmp/kacl-before B=target/release/kacl scripts/ab_binaries.sh
+#   # issue 19: 2M ACLs, 64 connections, on a data dir loaded before (kept):
+#   DATA=/path/dir ACLS=2000000 CONNECTIONS=64 DURATION=10s A=... B=... scripts/ab_binaries.sh
 set -euo pipefail
 A=${A:?the reference binary}
 B=${B:?the binary under test}
 ACLS=${ACLS:-100000}
-DATA=$(mktemp -d /tmp/kacl-ab.XXXXXX)
+CONNECTIONS=${CONNECTIONS:-4}
+DURATION=${DURATION:-8s}
+ROUNDS=${ROUNDS:-3}
+WORKLOADS=${WORKLOADS:-describe-principal describe-resource}
+KEEP_DATA=${DATA:+1}
+DATA=${DATA:-$(mktemp -d /tmp/kacl-ab.XXXXXX)}
 PID=
-trap '[ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$DATA"' EXIT
+trap '[ -n "$PID" ] && kill "$PID" 2>/dev/null; [ -z "$KEEP_DATA" ] && rm -rf "$DATA"' EXIT
 
 start() {
     "$1" serve --override "listeners=PLAINTEXT://127.0.0.1:0" \
@@ -26,17 +34,40 @@ start() {
 }
 stop() { kill "$PID"; wait "$PID" 2>/dev/null || true; PID=; }
 perf() { "$A" perf acls --bootstrap-server "$ADDR" "$@"; }
+# CPU ticks (user + system) of a process.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
-start "$A"
-perf --workload load --acls "$ACLS" >/dev/null
-stop
-for round in 1 2 3; do
+if [ ! -f "$DATA/kacl.redb" ]; then
+    start "$A"
+    perf --workload load --acls "$ACLS" --connections 2 >/dev/null
+    stop
+fi
+hz=$(getconf CLK_TCK)
+for round in $(seq 1 "$ROUNDS"); do
     for side in A B; do
         if [ "$side" = A ]; then start "$A"; else start "$B"; fi
-        for workload in describe-principal describe-resource; do
-            echo "round $round, $side, $workload:"
-            perf --workload "$workload" --acls "$ACLS" --connections 4 --duration 8s \
-                --warmup 2s | grep -E 'requests/s|latency'
+        for workload in $WORKLOADS; do
+            perf --workload "$workload" --acls "$ACLS" --connections 1 --duration 1s >/dev/null
+            load=$(cut -d' ' -f1 /proc/loadavg)
+            server0=$(ticks "$PID")
+            perf --workload "$workload" --acls "$ACLS" --connections "$CONNECTIONS" \
+                --duration "$DURATION" >"$DATA/perf.out" &
+            client=$!
+            sleep 0.2
+            client0=$(ticks "$client" 2>/dev/null || echo 0)
+            client1=$client0
+            while kill -0 "$client" 2>/dev/null; do
+                client1=$(ticks "$client" 2>/dev/null || echo "$client1")
+                sleep 0.2
+            done
+            wait "$client" || true
+            server1=$(ticks "$PID")
+            requests=$(grep -o '[0-9]* requests ' "$DATA/perf.out" | head -1 | tr -dc 0-9)
+            echo "round $round, $side, $workload, load $load:" \
+                "$(grep -E 'requests/s' "$DATA/perf.out" | awk '{print $4, $5}')," \
+                "$(grep -o 'p50 [0-9.]*  p99 [0-9.]*' "$DATA/perf.out") ms;" \
+                "CPU per request: server $(( (server1 - server0) * 1000000 / hz / ${requests:-1} )) us," \
+                "client >= $(( (client1 - client0) * 1000000 / hz / ${requests:-1} )) us"
         done
         stop
     done

@@ -5,7 +5,8 @@
 # server's "loaded metadata" log line. Every start is stopped with SIGKILL (no clean stop, so
 # no ACL snapshot is written) and any snapshot is removed first: the "store" figures read the
 # store. With SNAPSHOT=1, B is also timed on a start after a clean SIGTERM stop (which writes
-# the ACL snapshot that the start then loads).
+# the ACL snapshot that the start then loads). With LIVE=1, B is also timed on a start after a
+# SIGKILL that followed the snapshot B writes while serving (kacl.acl.snapshot.interval.ms).
 #
 #   A=/root/bin/kacl-before B=target/release/kacl ACLS=2000000 SNAPSHOT=1 scripts/ab_restart.sh
 set -euo pipefail
@@ -55,6 +56,17 @@ for round in $(seq 1 "$ROUNDS"); do
     if [ "${SNAPSHOT:-}" = 1 ]; then
         start "$B"; $PROBE ready "127.0.0.1:$PORT" --timeout 300 >/dev/null; kill_server TERM
         timed "round $round, B, from the snapshot" "$B"
+        kill_server KILL
+    fi
+    if [ "${LIVE:-}" = 1 ]; then
+        rm -f "$DATA/store/acls.snapshot"
+        start "$B"; $PROBE ready "127.0.0.1:$PORT" --timeout 300 >/dev/null
+        for _ in $(seq 1 600); do
+            grep -q 'wrote the ACL snapshot while serving' "$DATA/server.err" && break
+            sleep 0.1
+        done
+        kill_server KILL
+        timed "round $round, B, from the snapshot written while serving, after SIGKILL" "$B"
         kill_server KILL
     fi
 done

@@ -11,9 +11,13 @@
 #     over 1 connection, then over 2 connections for the second million;
 #  2. server A: describe by principal (64 connections), describe by resource (64), full
 #     describe (1 connection: as bindings, as kacl-client's AclGroups (--grouped), --phases);
+#  0. the disk's fsync latency (scripts/fsync_probe.py), the floor under a durable create;
 #  3. server A: restart with 2M ACLs: SIGKILL, start again, time until ApiVersions answers;
-#     VmRSS once serving (read from the store); then the same after a clean SIGTERM stop (which
-#     writes the ACL snapshot the start then loads);
+#     VmRSS once serving: from the store (snapshot removed), from the snapshot the server
+#     wrote while serving (SIGKILL after its "wrote the ACL snapshot while serving"), and after
+#     a clean SIGTERM stop (which writes the snapshot too);
+#  6. durable create at 4 and 8 connections (group commit), each on a fresh server, 200,000
+#     ACLs in requests of 1,000 (1 and 2 connections are step 1).
 #  4. server B: the plot series: load in steps to 10k, 100k, 500k, 1M, 2M, and at each step
 #     full describe and describe by principal on one connection;
 #  5. server B: 10,000 idle connections (scripts/perf_probe.py idle), server VmRSS before and
@@ -66,6 +70,9 @@ machine() {
 machine >"$OUT/machine.txt"
 log "machine: $(tr '\n' ' ' <"$OUT/machine.txt")"
 
+# 0. fsync latency of the disk the data dirs are on.
+python3 scripts/fsync_probe.py "$WORK" --count 500 | tee "$OUT/fsync.txt" >&2
+
 # 1. Durable create.
 start_server "$WORK/a" a
 log "server A at $ADDR"
@@ -95,16 +102,25 @@ perf --workload describe-all --acls 2000000 --connections 1 --duration 20s --pha
 echo "$(cut -d' ' -f1-3 /proc/loadavg)" >"$OUT/load-after-reads.txt"
 
 # 3. Restart with 2M ACLs.
+# restart SIGNAL NAME [store|live]: store removes the snapshot first; live waits for the one
+# written while serving before the signal.
 restart() {
-    local how=$1 port=${ADDR##*:}
+    local how=$1 name=$2 from=${3:-} port=${ADDR##*:}
     local pid=$SERVER_PID
+    if [ "$from" = live ]; then
+        for _ in $(seq 1 600); do
+            grep -q 'wrote the ACL snapshot while serving' "$WORK"/a*.err 2>/dev/null && break
+            sleep 0.1
+        done
+    fi
     kill "-$how" "$pid"
     wait "$pid" 2>/dev/null || true
     SERVER_PID=
+    [ "$from" = store ] && rm -f "$WORK/a/acls.snapshot"
     local loadavg start ready
     loadavg=$(cut -d' ' -f1 /proc/loadavg)
     start=$(date +%s%N)
-    start_server "$WORK/a" "a-$how" "$port"
+    start_server "$WORK/a" "a-$name" "$port"
     $PROBE ready "$ADDR" --timeout 120 >/dev/null
     ready=$(date +%s%N)
     local ms=$(( (ready - start) / 1000000 ))
@@ -112,13 +128,14 @@ restart() {
     rss=$(rss_kib "$SERVER_PID")
     hwm=$(hwm_kib "$SERVER_PID")
     local loaded
-    loaded=$(grep -o 'loaded metadata.*' "$WORK/a-$how.err" | tail -1 || true)
-    log "restart after SIG$how: serving after $ms ms, VmRSS $rss KiB (peak $hwm), load $loadavg; $loaded"
+    loaded=$(grep -o 'loaded metadata.*' "$WORK/a-$name.err" | tail -1 | sed 's/\x1b\[[0-9;]*m//g' || true)
+    log "restart $name: serving after $ms ms, VmRSS $rss KiB (peak $hwm), load $loadavg; $loaded"
     echo "{\"signal\": \"$how\", \"ready_ms\": $ms, \"vmrss_kib\": $rss, \"vmhwm_kib\": $hwm, \"load\": $loadavg, \"log\": \"${loaded//\"/}\"}" \
-        >"$OUT/restart-$how.json"
+        >"$OUT/restart-$name.json"
 }
-restart KILL
-restart TERM
+restart KILL KILL-store store
+restart KILL KILL-live live
+restart TERM TERM
 perf --workload describe-all --acls 2000000 --duration 3s --output json >"$OUT/describe-all-after-restart.json"
 echo "$(rss_kib "$SERVER_PID")" >"$OUT/rss-after-restart-and-describe-kib.txt"
 stop_server
@@ -153,6 +170,16 @@ log "idle: $(tr '\n' ' ' <"$WORK/idle.out"); server VmRSS $before -> $held KiB, 
 echo "{\"connections\": 10000, \"rss_before_kib\": $before, \"rss_held_kib\": $held, \"server_fds\": $fds, \"probe\": \"$(tr '\n' ' ' <"$WORK/idle.out")\"}" \
     >"$OUT/idle.json"
 stop_server
+
+# 6. Durable create with more connections (group commit).
+for conns in 4 8; do
+    start_server "$WORK/c$conns" "c$conns"
+    log "load 0..200k, $conns connections (load $(cut -d' ' -f1 /proc/loadavg))"
+    perf --workload load --acls 200000 --batch-size 1000 --connections "$conns" --output json \
+        >"$OUT/load-${conns}conn.json"
+    stop_server
+    rm -rf "$WORK/c$conns"
+done
 
 machine >"$OUT/machine-end.txt"
 log "done; results in $OUT"

@@ -202,6 +202,11 @@ pub struct ServerConfig {
     /// has applied everything etcd had committed when the request arrived (a linearizable
     /// read across nodes). No effect with the redb store, whose reads are always current.
     pub describe_consistent: bool,
+    /// `kacl.acl.snapshot.interval.ms` (default 10000; 0: only at a clean stop): with the
+    /// embedded store, how often the server checks whether the ACL snapshot is behind the
+    /// store, writing it once the ACLs have not changed for one interval (or have kept
+    /// changing for six), so that a restart after a crash also finds a current one.
+    pub acl_snapshot_interval: Option<std::time::Duration>,
     /// True when no config file was given: the binary should warn that it runs on
     /// development defaults.
     pub is_development: bool,
@@ -262,6 +267,7 @@ impl ServerConfig {
             scram_bootstrap: Vec::new(),
             metadata_store: MetadataStoreConfig::Redb,
             describe_consistent: false,
+            acl_snapshot_interval: Some(std::time::Duration::from_secs(10)),
             is_development: true,
             warnings: Vec::new(),
             // The development seed counts as set, as `development_with` records it.
@@ -430,6 +436,11 @@ impl ServerConfig {
 
         let metadata_store = metadata_store::parse(&mut source, &mut warnings)?;
         let describe_consistent = source.bool("kacl.describe.consistent", false)?;
+        let acl_snapshot_interval =
+            match source.int("kacl.acl.snapshot.interval.ms", 10_000, 0, i32::MAX.into())? {
+                0 => None,
+                ms => Some(std::time::Duration::from_millis(ms as u64)),
+            };
 
         let config = ServerConfig {
             node_id,
@@ -467,6 +478,7 @@ impl ServerConfig {
             scram_bootstrap,
             metadata_store,
             describe_consistent,
+            acl_snapshot_interval,
             is_development,
             warnings: Vec::new(),
             static_properties,

@@ -260,6 +260,16 @@ pub async fn serve_session<S>(
     let idle = state.config.connections_max_idle;
     let mut connection = Connection::new(stream, max_frame);
     connection.set_memory_pool(state.request_memory.clone());
+    // One idle timer and one shutdown wait for the connection's whole life, not one of each
+    // per request (registering and clearing a timer and a watch waiter per request showed in
+    // the profile of small requests): the timer is re-armed only when it fires, to the idle
+    // limit past the last request.
+    let idle_timer = tokio::time::sleep(idle.unwrap_or(Duration::from_secs(365 * 86_400)));
+    tokio::pin!(idle_timer);
+    let mut shutdown_for_reads = shutdown.clone();
+    let stopped = async move { wait_for_shutdown(&mut shutdown_for_reads).await };
+    tokio::pin!(stopped);
+    let mut waiting_since = tokio::time::Instant::now();
     let reason: String = loop {
         // Before authentication frames are bounded by `sasl.server.max.receive.size` instead
         // of `socket.request.max.bytes` (as in Kafka, even where it is the larger), outside the
@@ -271,17 +281,18 @@ pub async fn serve_session<S>(
             max_frame_before_authentication
         };
         connection.charge_memory = authenticated;
-        let read = async {
-            match idle {
-                Some(limit) => tokio::time::timeout(limit, connection.read_frame())
-                    .await
-                    .unwrap_or(Err(ConnectionError::Idle)),
-                None => connection.read_frame().await,
-            }
-        };
         let read = tokio::select! {
-            read = read => read,
-            _ = wait_for_shutdown(&mut shutdown) => break "server shutting down".to_owned(),
+            biased;
+            _ = &mut stopped => break "server shutting down".to_owned(),
+            read = connection.read_frame() => read,
+            _ = &mut idle_timer, if idle.is_some() => {
+                let limit = idle.unwrap_or(Duration::from_secs(365 * 86_400));
+                if waiting_since.elapsed() < limit {
+                    idle_timer.as_mut().reset(waiting_since + limit);
+                    continue;
+                }
+                Err(ConnectionError::Idle)
+            }
         };
         let Frame { payload, lease } = match read {
             Ok(Some(frame)) => frame,
@@ -299,7 +310,7 @@ pub async fn serve_session<S>(
                     .write_response(&response, idle, &mut shutdown)
                     .await;
                 match written {
-                    Ok(()) => {}
+                    Ok(()) => waiting_since = tokio::time::Instant::now(),
                     Err(ConnectionError::Io(err)) => {
                         break format!("cannot write the response: {err}")
                     }

@@ -212,7 +212,7 @@ impl Server {
         let store = MeteredStore::wrap(store, metrics.clone());
         let loader = store.clone();
         let snapshot = snapshot_store.clone();
-        let (acls, topics) =
+        let (acls, topics, snapshot_version) =
             tokio::task::spawn_blocking(move || load(loader.as_ref(), snapshot.as_deref()))
                 .await
                 .map_err(|e| StartError::Task(e.to_string()))??;
@@ -289,6 +289,16 @@ impl Server {
                 ))
             })
             .collect();
+        if let (Some(store), Some(interval)) = (&snapshot_store, state.config.acl_snapshot_interval)
+        {
+            accept_loops.push(tokio::spawn(acl_snapshot::keep_fresh(
+                store.clone(),
+                state.clone(),
+                interval,
+                snapshot_version,
+                shutdown.subscribe(),
+            )));
+        }
         if let Some(socket) = metrics_socket {
             if let Ok(addr) = socket.local_addr() {
                 tracing::info!(address = %addr, "serving /metrics");
@@ -466,14 +476,22 @@ async fn load_scram(
 /// (BENCHMARKS.md, "Whole server").
 const LOAD_CHUNK_LEN: usize = 8_192;
 
+/// What a start loads: the index, the topics, and the ACL version of the snapshot the index
+/// came from (`None`: it was read from the store).
+type Loaded = (
+    SharedAclIndex,
+    Vec<kacl_store::TopicRecord>,
+    Option<kacl_store::snapshot::AclVersion>,
+);
+
 /// Loads every ACL into a fresh index (from the ACL snapshot beside a redb store when it is
 /// current), and every topic.
 fn load(
     store: &dyn MetadataStore,
     snapshot_store: Option<&RedbStore>,
-) -> Result<(SharedAclIndex, Vec<kacl_store::TopicRecord>), StartError> {
+) -> Result<Loaded, StartError> {
     let started = Instant::now();
-    if let Some(index) = snapshot_store.and_then(acl_snapshot::load) {
+    if let Some((index, version)) = snapshot_store.and_then(acl_snapshot::load) {
         let topics = store.load_topics().map_err(StartError::Load)?;
         tracing::info!(
             acls = index.len(),
@@ -481,7 +499,7 @@ fn load(
             total_ms = started.elapsed().as_millis() as u64,
             "loaded metadata"
         );
-        return Ok((SharedAclIndex::from_index(index), topics));
+        return Ok((SharedAclIndex::from_index(index), topics, Some(version)));
     }
     if let Some(redb) = snapshot_store {
         let index = load_redb(redb, started)?;
@@ -492,7 +510,7 @@ fn load(
             total_ms = started.elapsed().as_millis() as u64,
             "loaded metadata"
         );
-        return Ok((SharedAclIndex::from_index(index), topics));
+        return Ok((SharedAclIndex::from_index(index), topics, None));
     }
     // The store is read on a second thread in key order while this one indexes what has
     // arrived, so reading and indexing overlap and the whole set is never held twice.
@@ -534,7 +552,7 @@ fn load(
         total_ms = started.elapsed().as_millis() as u64,
         "loaded metadata"
     );
-    Ok((SharedAclIndex::from_index(index), topics))
+    Ok((SharedAclIndex::from_index(index), topics, None))
 }
 
 /// The ACLs of a redb store into a fresh index: the store's keys are read and checked on a

@@ -119,3 +119,86 @@ async fn a_damaged_or_stale_snapshot_is_ignored_and_the_store_is_read() {
     assert_eq!(server.state().acls.len(), count + 8);
     server.shutdown().await;
 }
+
+/// A copy of a live server's data directory: what a restart after SIGKILL finds (the copy has
+/// no lock holder; the database and the snapshot are as last made durable).
+fn crash_image(from: &std::path::Path) -> tempfile::TempDir {
+    let to = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_file() {
+            std::fs::copy(entry.path(), to.path().join(entry.file_name())).unwrap();
+        }
+    }
+    to
+}
+
+/// Waits (at most 20 s) until a crash image of `dir` holds a snapshot its store vouches for.
+async fn wait_for_current_snapshot(dir: &std::path::Path) -> tempfile::TempDir {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let image = crash_image(dir);
+        let current = RedbStore::open(image.path())
+            .unwrap()
+            .read_acl_snapshot()
+            .is_ok();
+        if current {
+            return image;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no current snapshot written while serving"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_snapshot_is_written_while_serving_and_a_crash_restart_refuses_it_once_stale() {
+    init_logs();
+    let dir = tempfile::tempdir().unwrap();
+    let count = 2_000;
+    {
+        let store = RedbStore::open(dir.path()).unwrap();
+        store
+            .commit_acl_changes(&bindings("stored", count), &[])
+            .unwrap();
+    }
+    let snapshot = dir.path().join(SNAPSHOT_FILE_NAME);
+    let fast = [("kacl.acl.snapshot.interval.ms", "50")];
+    assert!(!snapshot.exists());
+    let server = Server::start(config(dir.path(), &fast)).await.unwrap();
+
+    // Written after a start from the store, with no clean stop: a crash restart uses it.
+    let image = wait_for_current_snapshot(dir.path()).await;
+    let old_snapshot = std::fs::read(image.path().join(SNAPSHOT_FILE_NAME)).unwrap();
+    let restarted = Server::start(config(image.path(), &[])).await.unwrap();
+    assert_eq!(restarted.state().acls.len(), count);
+    restarted.shutdown().await;
+
+    // ACLs created after it: the old snapshot no longer matches the store and a crash
+    // restart reads the store, with every ACL.
+    let state = server.state().clone();
+    let later = bindings("later", 12);
+    tokio::task::spawn_blocking(move || state.acl_writer.create(&later, 100))
+        .await
+        .unwrap()
+        .unwrap();
+    let image = crash_image(dir.path());
+    std::fs::write(image.path().join(SNAPSHOT_FILE_NAME), &old_snapshot).unwrap();
+    assert!(matches!(
+        RedbStore::open(image.path()).unwrap().read_acl_snapshot(),
+        Err(kacl_store::snapshot::SnapshotRejected::Stale(_))
+    ));
+    let restarted = Server::start(config(image.path(), &[])).await.unwrap();
+    assert_eq!(restarted.state().acls.len(), count + 12);
+    assert_eq!(served_names(&restarted).await, count + 12);
+    restarted.shutdown().await;
+
+    // Once the writes settle the running server catches the snapshot up.
+    let image = wait_for_current_snapshot(dir.path()).await;
+    let restarted = Server::start(config(image.path(), &[])).await.unwrap();
+    assert_eq!(restarted.state().acls.len(), count + 12);
+    restarted.shutdown().await;
+    server.shutdown().await;
+}

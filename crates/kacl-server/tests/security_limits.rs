@@ -128,6 +128,26 @@ async fn idle_connections_are_closed() {
     );
 }
 
+#[tokio::test]
+async fn a_busy_connection_outlives_the_idle_limit_then_closes_once_quiet() {
+    // The idle timer is armed once per connection and re-armed when it fires early: a
+    // connection asking every 60 ms over 5 idle limits of 150 ms stays open throughout.
+    let server = plaintext(&[("connections.max.idle.ms", "150")]).await;
+    let mut busy = Wire::tcp(server.addr_of("PLAINTEXT")).await;
+    let started = std::time::Instant::now();
+    for _ in 0..12 {
+        assert!(answers(&mut busy).await, "closed while busy");
+        tokio::time::sleep(std::time::Duration::from_millis(60)).await;
+    }
+    assert!(started.elapsed() > std::time::Duration::from_millis(700));
+    let quiet = std::time::Instant::now();
+    assert!(busy.is_closed().await);
+    assert!(
+        quiet.elapsed() < std::time::Duration::from_secs(5),
+        "closed by the idle limit, not the test's read timeout"
+    );
+}
+
 /// The server's `queued.max.request.bytes` pool.
 fn pool(server: &TestServer) -> std::sync::Arc<kacl_service::request_memory::RequestMemoryPool> {
     server

@@ -4,16 +4,32 @@
 //! serialized, the index always equals the last committed store state, and a response is sent
 //! only for a change that is already on disk.
 //!
+//! CreateAcls requests are committed in groups (an embedded store only): a request queues
+//! itself, then takes the writer lock; whoever holds it commits every request queued by then
+//! in one store transaction and one fsync, and hands each its own result. One fsync per
+//! request capped durable creates at ~1/fsync-latency requests a second whatever the number of
+//! connections; a group costs one. Each request is planned in arrival order as if alone
+//! (duplicates of an earlier request of the group are not new for a later one), so its limit,
+//! its "new ACLs" list and its atomicity are what they would be alone; a request refused
+//! (above `kacl.acl.max.batch`) is left out of the group's commit, and a commit the store
+//! refuses without a storage failure is retried request by request, so one request never fails
+//! another. Nothing is answered before the group's fsync returns.
+//!
 //! Every method blocks (the store fsyncs); call them from a blocking-capable thread
 //! (`tokio::task::spawn_blocking`).
 
 use std::collections::HashSet;
+use std::sync::mpsc;
 use std::sync::Arc;
 
 use kacl_acl::{AclBinding, AclBindingFilter, AclChanges, SharedAclIndex};
 use kacl_store::{MetadataStore, StoreError};
 use parking_lot::Mutex;
 use thiserror::Error;
+
+/// A leader stops adding queued requests to its group past this many ACLs (at least one
+/// request is always taken), so that one transaction stays bounded; the rest form the next.
+const GROUP_MAX_ACLS: usize = 100_000;
 
 /// Why a CreateAcls batch was not applied.
 #[derive(Debug, Error)]
@@ -26,9 +42,10 @@ pub enum CreateError {
         /// The limit.
         max: usize,
     },
-    /// The store refused or failed the commit; nothing was applied.
+    /// The store refused or failed the commit; nothing was applied. Shared: a failed group
+    /// commit is every member's failure.
     #[error(transparent)]
-    Store(#[from] StoreError),
+    Store(Arc<StoreError>),
 }
 
 /// What happened to one DeleteAcls filter.
@@ -61,6 +78,39 @@ pub struct AclWriter {
     store: Arc<dyn MetadataStore>,
     acls: SharedAclIndex,
     lock: Mutex<()>,
+    /// CreateAcls requests waiting to be committed by whoever holds `lock` next.
+    queue: Mutex<Vec<QueuedCreate>>,
+    /// [`GROUP_MAX_ACLS`] (smaller in tests).
+    group_max_acls: usize,
+}
+
+/// What [`AclWriter::create`] answers.
+type CreateResult = Result<Vec<AclBinding>, CreateError>;
+
+/// A CreateAcls request waiting for a group commit, with where its answer goes.
+struct QueuedCreate {
+    bindings: Vec<AclBinding>,
+    max_batch: usize,
+    reply: mpsc::Sender<CreateResult>,
+}
+
+/// One request of a group, planned: its answer if already decided, else the positions of its
+/// new ACLs in its list and whether it relies on the group's commit (some of its ACLs are new
+/// to the index).
+struct Plan {
+    new: Vec<usize>,
+    decided: Option<CreateResult>,
+    relies_on_commit: bool,
+}
+
+/// The bindings at `positions` (ascending), moved out of `bindings`.
+fn take(bindings: Vec<AclBinding>, positions: &[usize]) -> Vec<AclBinding> {
+    let mut wanted = positions.iter().copied().peekable();
+    bindings
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, binding)| wanted.next_if_eq(&i).map(|_| binding))
+        .collect()
 }
 
 impl AclWriter {
@@ -70,19 +120,175 @@ impl AclWriter {
             store,
             acls,
             lock: Mutex::new(()),
+            queue: Mutex::new(Vec::new()),
+            group_max_acls: GROUP_MAX_ACLS,
         }
     }
 
     /// Creates the given (validated, storable) bindings atomically. Bindings already present
     /// or repeated are not written again: creation is idempotent, as in Kafka. The limit
     /// counts the ACLs that would really be written, as Kafka counts records.
-    /// Returns the ACLs that were new (for the audit log).
-    pub fn create(
-        &self,
-        bindings: &[AclBinding],
-        max_batch: usize,
-    ) -> Result<Vec<AclBinding>, CreateError> {
+    /// Returns the ACLs that were new (for the audit log). Committed together with the other
+    /// requests waiting at the same time (see the module documentation).
+    pub fn create(&self, bindings: &[AclBinding], max_batch: usize) -> CreateResult {
+        self.create_owned(bindings.to_vec(), max_batch)
+    }
+
+    /// [`AclWriter::create`] of bindings the caller gives up (no copy to queue them).
+    pub fn create_owned(&self, bindings: Vec<AclBinding>, max_batch: usize) -> CreateResult {
+        if self.store.feeds_changes() {
+            // A shared store (etcd) commits each request as its own transaction, bounded by
+            // the batch limit; groups would exceed the cluster's transaction size.
+            let _serialized = self.lock.lock();
+            return self.create_alone(&bindings, max_batch);
+        }
+        let (reply, answer) = mpsc::channel();
+        self.queue.lock().push(QueuedCreate {
+            bindings,
+            max_batch,
+            reply,
+        });
         let _serialized = self.lock.lock();
+        loop {
+            // Answered by an earlier holder of the lock, whose group it joined.
+            if let Ok(result) = answer.try_recv() {
+                return result;
+            }
+            let group = self.take_group();
+            if group.is_empty() {
+                // Unreachable: this request was queued before the lock was taken, and only
+                // holders of the lock take from the queue, answering what they take.
+                return Err(CreateError::Store(Arc::new(StoreError::Engine {
+                    path: std::path::PathBuf::new(),
+                    detail: "the request left the group-commit queue unanswered".to_owned(),
+                })));
+            }
+            self.commit_group(group);
+        }
+    }
+
+    /// Runs `f` between commits: while it runs no ACL commit is under way, so the index
+    /// equals what the store holds (for a snapshot taken while serving). Blocks writers.
+    pub fn between_commits<R>(&self, f: impl FnOnce() -> R) -> R {
+        let _serialized = self.lock.lock();
+        f()
+    }
+
+    /// The oldest queued requests, up to [`GROUP_MAX_ACLS`] ACLs (at least one request).
+    fn take_group(&self) -> Vec<QueuedCreate> {
+        let mut queue = self.queue.lock();
+        let mut acls = 0;
+        let take = queue
+            .iter()
+            .position(|q| {
+                acls += q.bindings.len();
+                acls > self.group_max_acls
+            })
+            .map_or(queue.len(), |over| over.max(1));
+        queue.drain(..take).collect()
+    }
+
+    /// Plans each request of `group` in order, commits the new ACLs of all in one store
+    /// transaction, then answers each. Called with the lock held.
+    fn commit_group(&self, group: Vec<QueuedCreate>) {
+        // Each request's new ACLs as positions in its own list: planning clones nothing, the
+        // commit clones each new ACL once, and the answers move them out of the requests.
+        let several = group.len() > 1;
+        let plans: Vec<Plan> = {
+            let index = self.acls.read();
+            // The ACLs earlier requests of this group add: present for the later ones.
+            let mut added_before: HashSet<&AclBinding> = HashSet::new();
+            group
+                .iter()
+                .map(|queued| {
+                    let mut seen = HashSet::new();
+                    let mut relies_on_commit = false;
+                    let new: Vec<usize> = (0..queued.bindings.len())
+                        .filter(|&i| {
+                            let Some(b) = queued.bindings.get(i) else {
+                                return false;
+                            };
+                            if index.contains(b) {
+                                return false;
+                            }
+                            relies_on_commit = true;
+                            !(several && added_before.contains(b)) && seen.insert(b)
+                        })
+                        .collect();
+                    let decided = if new.len() > queued.max_batch {
+                        Some(Err(CreateError::TooLarge {
+                            new: new.len(),
+                            max: queued.max_batch,
+                        }))
+                    } else {
+                        if several {
+                            added_before.extend(new.iter().filter_map(|&i| queued.bindings.get(i)));
+                        }
+                        (!relies_on_commit).then(|| Ok(Vec::new()))
+                    };
+                    Plan {
+                        new,
+                        decided,
+                        relies_on_commit,
+                    }
+                })
+                .collect()
+        };
+        let adds: Vec<AclBinding> = group
+            .iter()
+            .zip(&plans)
+            .filter(|(_, plan)| plan.decided.is_none())
+            .flat_map(|(queued, plan)| {
+                plan.new
+                    .iter()
+                    .filter_map(|&i| queued.bindings.get(i).cloned())
+            })
+            .collect();
+        let committed = if adds.is_empty() {
+            Ok(0)
+        } else {
+            self.commit(&AclChanges {
+                adds,
+                removes: Vec::new(),
+            })
+        };
+        match committed {
+            Ok(_) => {
+                for (queued, plan) in group.into_iter().zip(plans) {
+                    let result = match plan.decided {
+                        Some(result) => result,
+                        None => Ok(take(queued.bindings, &plan.new)),
+                    };
+                    let _ = queued.reply.send(result);
+                }
+            }
+            Err(err) if !err.is_storage_failure() && several => {
+                // Refused without a storage failure (nothing changed): one request's ACLs
+                // must not fail the others, so each is committed alone.
+                for (queued, plan) in group.into_iter().zip(plans) {
+                    let result = match plan.decided {
+                        Some(result) => result,
+                        None => self.create_alone(&queued.bindings, queued.max_batch),
+                    };
+                    let _ = queued.reply.send(result);
+                }
+            }
+            Err(err) => {
+                let err = Arc::new(err);
+                for (queued, plan) in group.into_iter().zip(plans) {
+                    let result = match plan.decided {
+                        Some(result) => result,
+                        None if plan.relies_on_commit => Err(CreateError::Store(err.clone())),
+                        None => Ok(Vec::new()),
+                    };
+                    let _ = queued.reply.send(result);
+                }
+            }
+        }
+    }
+
+    /// One request as its own transaction. Called with the lock held.
+    fn create_alone(&self, bindings: &[AclBinding], max_batch: usize) -> CreateResult {
         let new: Vec<AclBinding> = {
             let index = self.acls.read();
             let mut seen = HashSet::new();
@@ -105,7 +311,8 @@ impl AclWriter {
             adds: new,
             removes: Vec::new(),
         };
-        self.commit(&changes).map_err(CreateError::Store)?;
+        self.commit(&changes)
+            .map_err(|err| CreateError::Store(Arc::new(err)))?;
         Ok(changes.adds)
     }
 
@@ -250,3 +457,7 @@ impl AclWriter {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "acl_writer_tests.rs"]
+mod tests;

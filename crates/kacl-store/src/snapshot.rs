@@ -45,6 +45,8 @@ pub struct AclVersion([u8; 16]);
 pub struct AclSnapshot {
     /// How many ACLs it holds (the store's count).
     pub acl_count: u64,
+    /// The store's ACL version it was written at (the store's version now).
+    pub version: AclVersion,
     /// The caller's bytes, as written.
     pub payload: Vec<u8>,
 }
@@ -165,6 +167,7 @@ impl RedbStore {
         let payload = header.payload(&bytes, &path)?;
         Ok(AclSnapshot {
             acl_count: header.acl_count,
+            version: AclVersion(header.version),
             payload: payload.to_vec(),
         })
     }

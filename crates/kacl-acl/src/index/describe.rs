@@ -182,25 +182,38 @@ impl AclIndex {
         let Some(query) = EntryQuery::resolve(self, &filter.entry) else {
             return;
         };
-        let mut batch: Vec<u32> = Vec::with_capacity(WARM_BATCH);
+        // On the stack: a describe of a few ACLs (most requests) allocates nothing here.
+        let mut batch = [0u32; WARM_BATCH];
+        let mut batched = 0;
         let mut emit = |candidate: Candidate<'a>| match candidate {
             Candidate::Pattern(id) => {
-                batch.push(id);
-                if batch.len() == WARM_BATCH {
-                    self.warm(&batch);
-                    for id in batch.drain(..) {
-                        if let Some(group) = self.group(id, filter, &query) {
-                            visit(group);
-                        }
-                    }
+                if let Some(free) = batch.get_mut(batched) {
+                    *free = id;
+                    batched += 1;
+                }
+                if batched == WARM_BATCH {
+                    self.visit_batch(&batch, filter, &query, &mut visit);
+                    batched = 0;
                 }
             }
             Candidate::Ready(group) => visit(group),
         };
         self.visit_candidates(filter, &query, &mut emit);
-        self.warm(&batch);
-        for id in batch {
-            if let Some(group) = self.group(id, filter, &query) {
+        let rest = batch.get(..batched).unwrap_or_default();
+        self.visit_batch(rest, filter, &query, &mut visit);
+    }
+
+    /// Warms then visits the patterns `ids`.
+    fn visit_batch<'a>(
+        &'a self,
+        ids: &[u32],
+        filter: &AclBindingFilter,
+        query: &EntryQuery,
+        visit: &mut impl FnMut(AclGroup<'a>),
+    ) {
+        self.warm(ids);
+        for &id in ids {
+            if let Some(group) = self.group(id, filter, query) {
                 visit(group);
             }
         }

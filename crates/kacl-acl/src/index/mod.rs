@@ -20,6 +20,7 @@
 mod builder;
 mod describe;
 mod entries;
+mod id_hash;
 mod intern;
 mod lookup;
 mod names;
@@ -41,6 +42,7 @@ pub(crate) use lookup::{Requester, Verdict};
 pub use snapshot::SnapshotError;
 
 use entries::Entry;
+use id_hash::IdMap;
 use intern::Interner;
 use names::NameSet;
 
@@ -103,7 +105,7 @@ pub struct AclIndex {
     by_name: [[HashMap<Arc<str>, u32>; 2]; TYPE_COUNT],
     /// `[type code]`: the lengths of PREFIXED names, with how many patterns have each.
     prefix_lengths: [BTreeMap<usize, u32>; TYPE_COUNT],
-    by_principal: HashMap<(u32, ResourceType), NameSet>,
+    by_principal: IdMap<(u32, ResourceType), NameSet>,
     len: usize,
 }
 
@@ -115,7 +117,7 @@ impl Default for AclIndex {
             free_patterns: Vec::new(),
             by_name: std::array::from_fn(|_| [HashMap::new(), HashMap::new()]),
             prefix_lengths: std::array::from_fn(|_| BTreeMap::new()),
-            by_principal: HashMap::new(),
+            by_principal: IdMap::default(),
             len: 0,
         }
     }

@@ -132,7 +132,7 @@ mod tests {
     #[test]
     fn vec_writers_grow_and_cut_back_to_what_was_written() {
         let long = "x".repeat(300);
-        for start in [0, 5, VecWriter::ROOM - 1] {
+        for start in [0, 5, VecWriter::FIRST_ROOM - 1, VecWriter::ROOM - 1] {
             let mut direct = vec![7u8; start];
             let mut grown = direct.clone();
             let mut writer = VecWriter::new(&mut grown);

@@ -271,9 +271,15 @@ pub struct VecWriter<'v> {
 }
 
 impl<'v> VecWriter<'v> {
-    /// How far ahead of the position the `Vec` is zeroed at a time: small enough that the
+    /// The most the `Vec` is zeroed ahead of the position at a time: small enough that the
     /// zeroed bytes are still in the L1 cache when they are written.
     pub const ROOM: usize = 16 * 1024;
+
+    /// The room zeroed first. The room then doubles with what was written, up to
+    /// [`VecWriter::ROOM`]: a small response (most requests' answer is a few hundred bytes)
+    /// zeroes about its own size, not 16 KiB each time (40% of the instructions of a describe
+    /// by principal, and a third of the L1 cache evicted per request).
+    pub const FIRST_ROOM: usize = 256;
 
     /// A writer appending after `vec`'s current contents.
     #[inline]
@@ -306,11 +312,13 @@ impl<'v> VecWriter<'v> {
     }
 }
 
-/// Zeroes `vec` up to `len` bytes past `pos` and [`VecWriter::ROOM`] more.
+/// Zeroes `vec` up to `len` bytes past `pos` and some room more: as much as is in the `Vec`
+/// already, at least [`VecWriter::FIRST_ROOM`] and at most [`VecWriter::ROOM`].
 #[cold]
 #[inline(never)]
 fn make_room(vec: &mut Vec<u8>, pos: usize, len: usize) {
-    vec.resize(pos.saturating_add(len).saturating_add(VecWriter::ROOM), 0);
+    let room = vec.len().clamp(VecWriter::FIRST_ROOM, VecWriter::ROOM);
+    vec.resize(pos.saturating_add(len).saturating_add(room), 0);
 }
 
 impl Drop for VecWriter<'_> {

@@ -3,15 +3,29 @@
 //! the store takes. The snapshot is only used when the store vouches for it (same cluster,
 //! same ACL version, same count, checksums match) and the index decodes from it; anything else
 //! is logged and the store is read as before.
+//!
+//! While serving, [`keep_fresh`] rewrites it once the ACLs have settled (see
+//! `kacl.acl.snapshot.interval.ms`), so that a restart after a crash (SIGKILL, power loss)
+//! also finds a current one instead of scanning the store.
 
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use kacl_acl::{AclIndex, SharedAclIndex};
-use kacl_store::snapshot::SnapshotRejected;
+use kacl_service::ServerState;
+use kacl_store::snapshot::{AclVersion, SnapshotRejected};
 use kacl_store::RedbStore;
+use tokio::sync::watch;
 
-/// The index from the snapshot, or `None` (logged) when the store must be read instead.
-pub(super) fn load(store: &RedbStore) -> Option<AclIndex> {
+use crate::shutdown::wait_for_shutdown;
+
+/// With the ACLs changing at every check, the snapshot is written anyway after this many
+/// intervals behind the store.
+const MAX_INTERVALS_BEHIND: u32 = 6;
+
+/// The index from the snapshot and the store's ACL version it is current at, or `None`
+/// (logged) when the store must be read instead.
+pub(super) fn load(store: &RedbStore) -> Option<(AclIndex, AclVersion)> {
     let started = Instant::now();
     let snapshot = match store.read_acl_snapshot() {
         Ok(snapshot) => snapshot,
@@ -34,7 +48,7 @@ pub(super) fn load(store: &RedbStore) -> Option<AclIndex> {
                 ms = started.elapsed().as_millis() as u64,
                 "loaded the ACL index from its snapshot"
             );
-            Some(index)
+            Some((index, snapshot.version))
         }
         Ok(index) => {
             tracing::warn!(
@@ -73,5 +87,89 @@ pub(super) fn save(store: &RedbStore, acls: &SharedAclIndex) {
             "wrote the ACL snapshot"
         ),
         Err(error) => tracing::warn!(%error, "could not write the ACL snapshot"),
+    }
+}
+
+/// Every `interval` until shutdown: when the store's ACL version differs from the snapshot's
+/// and has not changed since the previous check (writes have settled), or has been behind for
+/// [`MAX_INTERVALS_BEHIND`] checks, writes the snapshot from the index between two commits.
+/// `current` is the version the start found the snapshot at (`None`: no usable snapshot).
+pub(super) async fn keep_fresh(
+    store: Arc<RedbStore>,
+    state: Arc<ServerState>,
+    interval: Duration,
+    current: Option<AclVersion>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let mut written = current;
+    let mut seen = version(&store).await;
+    let mut behind = 0u32;
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(interval) => {}
+            _ = wait_for_shutdown(&mut shutdown) => return,
+        }
+        let now = version(&store).await;
+        if now.is_none() || now == written {
+            behind = 0;
+            continue;
+        }
+        behind += 1;
+        let settled = now == seen;
+        seen = now;
+        if !settled && behind < MAX_INTERVALS_BEHIND {
+            continue;
+        }
+        let (store, state) = (store.clone(), state.clone());
+        let saved = tokio::task::spawn_blocking(move || save_while_serving(&store, &state))
+            .await
+            .ok()
+            .flatten();
+        if saved.is_some() {
+            written = saved;
+            behind = 0;
+        }
+    }
+}
+
+/// The store's ACL version now, `None` when it cannot be read (logged by the next write).
+async fn version(store: &Arc<RedbStore>) -> Option<AclVersion> {
+    let store = store.clone();
+    tokio::task::spawn_blocking(move || store.acl_version().ok())
+        .await
+        .ok()
+        .flatten()
+}
+
+/// Takes the version and encodes the index between two commits (a write waits meanwhile),
+/// then writes the file outside the lock; the store refuses the write if a commit came in
+/// between. Returns the version written.
+fn save_while_serving(store: &RedbStore, state: &ServerState) -> Option<AclVersion> {
+    let started = Instant::now();
+    let taken = state.acl_writer.between_commits(|| {
+        store.acl_version().map(|version| {
+            let index = state.acls.read();
+            (version, index.len() as u64, index.to_snapshot())
+        })
+    });
+    let written = taken.and_then(|(version, count, payload)| {
+        store
+            .write_acl_snapshot(version, count, &payload)
+            .map(|()| (version, count, payload.len()))
+    });
+    match written {
+        Ok((version, acls, bytes)) => {
+            tracing::info!(
+                acls,
+                bytes,
+                ms = started.elapsed().as_millis() as u64,
+                "wrote the ACL snapshot while serving"
+            );
+            Some(version)
+        }
+        Err(error) => {
+            tracing::info!(%error, "ACL snapshot not written now; retrying at the next check");
+            None
+        }
     }
 }

@@ -76,7 +76,8 @@ pub async fn handle(
         let max_batch = ctx.state.config.acl_max_batch;
         let count = valid.len();
         let written =
-            tokio::task::spawn_blocking(move || state.acl_writer.create(&valid, max_batch)).await;
+            tokio::task::spawn_blocking(move || state.acl_writer.create_owned(valid, max_batch))
+                .await;
         match written {
             Ok(Ok(added)) => {
                 crate::audit::acls_added(ctx.requester(), &added);

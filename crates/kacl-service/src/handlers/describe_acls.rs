@@ -91,24 +91,41 @@ pub fn handle(ctx: &RequestContext<'_>, request: DescribeAclsRequest<'_>) -> Out
         ctx.version,
         DescribeAclsResponse::FLEXIBLE.contains(ctx.version),
     );
+    // A small answer (most requests: one principal's or one resource's ACLs) keeps its
+    // groups from the sizing walk, so the index is searched once, not twice.
     let mut resource = DescribeAclsResource::default();
     let (mut count, mut body_len) = (0, 0);
+    let mut kept: Vec<AclGroup<'_>> = Vec::new();
+    let mut all_kept = true;
     index.for_each_group(&filter, |group| {
         fill_resource(&mut resource, &group);
         count += 1;
         body_len += resource.field_len(cx);
+        if all_kept {
+            if kept.len() < KEPT_GROUPS {
+                kept.push(group);
+            } else {
+                all_kept = false;
+                kept = Vec::new();
+            }
+        }
     });
     ctx.respond_with_array(&shell, count, body_len, |out, cx| {
         const WHAT: &str = "DescribeAclsResponse.resources";
         let mut written = 0;
         let mut result = Ok(());
-        index.for_each_group(&filter, |group| {
+        let mut encode = |group| {
             if result.is_ok() {
                 fill_resource(&mut resource, &group);
                 result = resource.encode_field(out, cx, WHAT);
                 written += 1;
             }
-        });
+        };
+        if all_kept {
+            kept.into_iter().for_each(&mut encode);
+        } else {
+            index.for_each_group(&filter, &mut encode);
+        }
         result?;
         if written != count {
             return Err(EncodeError::ArrayCountMismatch {
@@ -120,6 +137,10 @@ pub fn handle(ctx: &RequestContext<'_>, request: DescribeAclsRequest<'_>) -> Out
         Ok(())
     })
 }
+
+/// Up to this many groups are kept from the sizing walk for the encoding (see [`handle`]);
+/// more are walked again instead, so that a full describe never holds a list of its groups.
+const KEPT_GROUPS: usize = 64;
 
 /// Sets `resource` to `group`, reusing its ACL storage.
 fn fill_resource<'i>(resource: &mut DescribeAclsResource<'i>, group: &AclGroup<'i>) {

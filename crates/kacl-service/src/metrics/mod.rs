@@ -216,6 +216,11 @@ impl Metrics {
         }
     }
 
+    /// How many store commits of `operation` were made (for tests and embedders).
+    pub fn store_commits(&self, operation: StoreOperation) -> u64 {
+        self.store_commits[operation.slot()].count()
+    }
+
     /// The address `/metrics` is served on, once the endpoint is bound.
     pub fn listen_addr(&self) -> Option<SocketAddr> {
         self.listen_addr.get().copied()
