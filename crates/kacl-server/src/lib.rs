@@ -132,7 +132,10 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
      evenly; Kafka's StripedReplicaPlacer starts its rack and broker lists at random offsets \
      and balances only on average.",
     "kacl writes acls.snapshot (the ACL index, checksummed, tied to the store's cluster id, \
-     ACL version and count) beside its store at a clean stop and starts from it when the \
+     ACL version and count) beside its store at a clean stop, and while serving once ACL writes have been quiet for \
+     kacl.acl.snapshot.interval.ms, and starts from it when the \
      store vouches for it, otherwise from the store; Kafka rebuilds the authorizer's ACLs \
      from the metadata log on every start.",
+    "With the embedded store, CreateAcls requests arriving together are committed in one \
+     store transaction and one fsync; each keeps its own result, limit and atomicity.",
 ];
