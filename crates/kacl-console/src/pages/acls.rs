@@ -17,7 +17,7 @@ use kacl_client::{CreateAclsOptions, DeleteAclsOptions, DescribeAclsOptions};
 use maud::{html, Markup};
 use serde::Deserialize;
 
-use super::{change_session, session, AppState};
+use super::{change_session, AppState, LoggedIn};
 use crate::connect::problem;
 use crate::filter::{encode_query, AclQuery, Sort};
 use crate::html::{self, page, respond};
@@ -204,14 +204,10 @@ fn table(cache: &AclCache, rows: &[AclBinding]) -> Markup {
 
 async fn search(
     Extract(state): AppState,
-    headers: HeaderMap,
+    LoggedIn(session): LoggedIn,
     Query(q): Query<AclQuery>,
 ) -> Response {
     let started = std::time::Instant::now();
-    let session = match session(&state, &headers) {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
     let mut timing = Timing::default();
     let cache = match result(&state, &session, &q, &mut timing).await {
         Ok(c) => c,
@@ -282,13 +278,9 @@ fn pager(q: &AclQuery, page_no: usize, pages: usize, sort: Sort) -> Markup {
 
 async fn export(
     Extract(state): AppState,
-    headers: HeaderMap,
+    LoggedIn(session): LoggedIn,
     Query(q): Query<AclQuery>,
 ) -> Response {
-    let session = match session(&state, &headers) {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
     let cache = match result(&state, &session, &q, &mut Timing::default()).await {
         Ok(c) => c,
         Err(r) => return r,
@@ -433,26 +425,11 @@ fn add_page(session: &Session, f: &AclFields, error: Option<&str>) -> Markup {
     )
 }
 
-async fn add_form(
-    Extract(state): AppState,
-    headers: HeaderMap,
-    Query(f): Query<AclFields>,
-) -> Response {
-    match session(&state, &headers) {
-        Ok(s) => respond(200, add_page(&s, &f, None)),
-        Err(r) => r,
-    }
+async fn add_form(LoggedIn(s): LoggedIn, Query(f): Query<AclFields>) -> Response {
+    respond(200, add_page(&s, &f, None))
 }
 
-async fn add_confirm(
-    Extract(state): AppState,
-    headers: HeaderMap,
-    Query(f): Query<AclFields>,
-) -> Response {
-    let session = match session(&state, &headers) {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
+async fn add_confirm(LoggedIn(session): LoggedIn, Query(f): Query<AclFields>) -> Response {
     let binding = match f.binding() {
         Ok(b) => b,
         Err(e) => return respond(400, add_page(&session, &f, Some(&e))),
@@ -550,15 +527,7 @@ async fn add(Extract(state): AppState, headers: HeaderMap, Form(f): Form<AclFiel
     )
 }
 
-async fn remove_confirm(
-    Extract(state): AppState,
-    headers: HeaderMap,
-    Query(f): Query<AclFields>,
-) -> Response {
-    let session = match session(&state, &headers) {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
+async fn remove_confirm(LoggedIn(session): LoggedIn, Query(f): Query<AclFields>) -> Response {
     let binding = match f.binding() {
         Ok(b) => b,
         Err(e) => return html::refused(400, "Remove an ACL", &e, Some(&session)),

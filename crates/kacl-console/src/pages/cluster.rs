@@ -5,14 +5,14 @@
 use std::sync::Arc;
 
 use axum::extract::State as Extract;
-use axum::http::{header, HeaderMap};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use kacl_client::DescribeClusterOptions;
 use maud::{html, PreEscaped};
 
-use super::{session, AppState};
+use super::{AppState, LoggedIn};
 use crate::connect::problem;
 use crate::html::{self, page, respond};
 use crate::State;
@@ -23,11 +23,7 @@ pub(super) fn routes() -> Router<Arc<State>> {
         .route("/cluster/chart.svg", get(chart))
 }
 
-async fn cluster(Extract(state): AppState, headers: HeaderMap) -> Response {
-    let session = match session(&state, &headers) {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
+async fn cluster(Extract(state): AppState, LoggedIn(session): LoggedIn) -> Response {
     let cluster = match session
         .admin
         .describe_cluster(DescribeClusterOptions::default())
@@ -73,10 +69,7 @@ async fn cluster(Extract(state): AppState, headers: HeaderMap) -> Response {
     respond(200, page("Cluster", Some(&session), "/cluster", body))
 }
 
-async fn chart(Extract(state): AppState, headers: HeaderMap) -> Response {
-    if let Err(r) = session(&state, &headers) {
-        return r;
-    }
+async fn chart(Extract(state): AppState, _: LoggedIn) -> Response {
     (
         [
             (header::CONTENT_TYPE, "image/svg+xml"),

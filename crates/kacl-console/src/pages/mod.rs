@@ -12,7 +12,8 @@ mod why;
 
 use std::sync::Arc;
 
-use axum::extract::{Form, State as Extract};
+use axum::extract::{Form, FromRequestParts, State as Extract};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
@@ -84,6 +85,21 @@ fn static_file(kind: &'static str, body: &'static str) -> Response {
         body,
     )
         .into_response()
+}
+
+/// A handler argument: the request's session; a request without one is answered with the
+/// redirect to the login page before the handler runs.
+pub(crate) struct LoggedIn(pub(crate) Arc<Session>);
+
+impl FromRequestParts<Arc<State>> for LoggedIn {
+    type Rejection = Response;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &Arc<State>,
+    ) -> Result<Self, Self::Rejection> {
+        session(state, &parts.headers).map(LoggedIn)
+    }
 }
 
 /// The request's session, or the redirect to the login page.

@@ -17,7 +17,7 @@ use kacl_policy::{thousands, Document, Format, Plan};
 use maud::{html, Markup};
 use serde::Deserialize;
 
-use super::{change_session, session, AppState};
+use super::{change_session, AppState, LoggedIn};
 use crate::connect::problem;
 use crate::html::{self, page, respond};
 use crate::session::Session;
@@ -58,14 +58,11 @@ fn editor(session: &Session, text: &str, error: Option<&str>) -> Markup {
     }
 }
 
-async fn form(Extract(state): AppState, headers: HeaderMap) -> Response {
-    match session(&state, &headers) {
-        Ok(s) => respond(
-            200,
-            page("Plan / apply", Some(&s), "/plan", editor(&s, "", None)),
-        ),
-        Err(r) => r,
-    }
+async fn form(LoggedIn(s): LoggedIn) -> Response {
+    respond(
+        200,
+        page("Plan / apply", Some(&s), "/plan", editor(&s, "", None)),
+    )
 }
 
 fn parse(text: &str) -> Result<Document, String> {

@@ -13,7 +13,7 @@ use kacl_client::{ConfigResource, DescribeConfigsOptions, NewTopic, TopicOptions
 use maud::html;
 use serde::Deserialize;
 
-use super::{change_session, session, AppState};
+use super::{change_session, AppState, LoggedIn};
 use crate::connect::problem;
 use crate::filter::encode;
 use crate::html::{self, page, respond};
@@ -34,15 +34,7 @@ struct ListQuery {
     internal: String,
 }
 
-async fn list(
-    Extract(state): AppState,
-    headers: HeaderMap,
-    Query(q): Query<ListQuery>,
-) -> Response {
-    let session = match session(&state, &headers) {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
+async fn list(LoggedIn(session): LoggedIn, Query(q): Query<ListQuery>) -> Response {
     let options = TopicOptions {
         list_internal: !q.internal.is_empty(),
         ..TopicOptions::default()
@@ -85,15 +77,7 @@ async fn list(
     respond(200, page("Topics", Some(&session), "/topics", body))
 }
 
-async fn describe(
-    Extract(state): AppState,
-    headers: HeaderMap,
-    Path(name): Path<String>,
-) -> Response {
-    let session = match session(&state, &headers) {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
+async fn describe(LoggedIn(session): LoggedIn, Path(name): Path<String>) -> Response {
     let described = session
         .admin
         .describe_topics(vec![name.clone()], TopicOptions::default())

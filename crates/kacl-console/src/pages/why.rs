@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use axum::extract::{Query, State as Extract};
-use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
@@ -22,7 +21,7 @@ use maud::{html, Markup};
 use serde::Deserialize;
 
 use super::acls::{operations, resource_types};
-use super::{session, AppState};
+use super::{AppState, LoggedIn};
 use crate::connect::problem;
 use crate::html::{self, page, respond};
 use crate::session::Session;
@@ -189,13 +188,9 @@ fn tabs(current: &str) -> Markup {
 
 async fn explain(
     Extract(state): AppState,
-    headers: HeaderMap,
+    LoggedIn(session): LoggedIn,
     Query(f): Query<WhyForm>,
 ) -> Response {
-    let session = match session(&state, &headers) {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
     let mut body = html! { (tabs("/explain")) (form("/explain", &f, true, true, "Explain")) };
     if f.asked() {
         match explain_answer(&state, &session, &f).await {
@@ -283,15 +278,7 @@ async fn explain_answer(state: &State, session: &Session, f: &WhyForm) -> Result
     })
 }
 
-async fn who_can(
-    Extract(state): AppState,
-    headers: HeaderMap,
-    Query(f): Query<WhyForm>,
-) -> Response {
-    let session = match session(&state, &headers) {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
+async fn who_can(LoggedIn(session): LoggedIn, Query(f): Query<WhyForm>) -> Response {
     let mut body = html! { (tabs("/who-can")) (form("/who-can", &f, false, true, "Who can?")) };
     if f.asked() {
         let (operation, resource_type, name) = match f.resource() {
@@ -326,15 +313,7 @@ async fn who_can(
     respond(200, page("Who can", Some(&session), "/who-can", body))
 }
 
-async fn effective(
-    Extract(state): AppState,
-    headers: HeaderMap,
-    Query(f): Query<WhyForm>,
-) -> Response {
-    let session = match session(&state, &headers) {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
+async fn effective(LoggedIn(session): LoggedIn, Query(f): Query<WhyForm>) -> Response {
     let mut body =
         html! { (tabs("/effective")) (form("/effective", &f, true, false, "Show permissions")) };
     if !f.principal.trim().is_empty() {
