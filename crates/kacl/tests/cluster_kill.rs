@@ -7,27 +7,26 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kacl_protocol::frame::{decode_response_frame, encode_request_frame};
+use kacl_protocol::frame::decode_response_frame;
 use kacl_protocol::messages::create_acls::{AclCreation, CreateAclsRequest, CreateAclsResponse};
 use kacl_protocol::messages::delete_acls::{
     DeleteAclsFilter, DeleteAclsRequest, DeleteAclsResponse,
 };
 use kacl_protocol::messages::describe_acls::{DescribeAclsRequest, DescribeAclsResponse};
-use kacl_protocol::{Message, RequestHeader};
 
 #[path = "../../kacl-server/tests/etcd_support/mod.rs"]
 mod etcd_support;
 mod spawned;
 
-use spawned::{serve_args, KACL};
+use spawned::{serve_args, Client, KACL};
 
 const BATCH: usize = 10;
 
@@ -65,41 +64,7 @@ fn spawn_node(dir: &Path, id: i32, endpoint: &str) -> Option<(Child, SocketAddr)
     }
 }
 
-struct Client {
-    stream: TcpStream,
-    correlation: i32,
-}
-
 impl Client {
-    fn connect(addr: SocketAddr) -> Client {
-        let stream = TcpStream::connect(addr).expect("connect");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .expect("timeout");
-        Client {
-            stream,
-            correlation: 0,
-        }
-    }
-
-    fn call<'a, M: Message<'a>>(&mut self, version: i16, body: &M) -> std::io::Result<Vec<u8>> {
-        self.correlation += 1;
-        let header = RequestHeader {
-            correlation_id: self.correlation,
-            client_id: Some(Cow::Borrowed("cluster-kill")),
-            ..Default::default()
-        };
-        let mut out = Vec::new();
-        encode_request_frame(&mut out, &header, version, body).expect("encodable");
-        self.stream.write_all(&out)?;
-        let mut size = [0u8; 4];
-        self.stream.read_exact(&mut size)?;
-        let mut payload = vec![0u8; i32::from_be_bytes(size) as usize];
-        self.stream.read_exact(&mut payload)?;
-        Ok(payload)
-    }
-
-    /// Whether every ACL of the batch was created.
     fn create(&mut self, batch: &str) -> std::io::Result<bool> {
         let request = CreateAclsRequest {
             creations: (0..BATCH).map(|i| creation(batch, i)).collect(),

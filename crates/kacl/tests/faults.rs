@@ -13,24 +13,22 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kacl_protocol::frame::{decode_response_frame, encode_request_frame};
+use kacl_protocol::frame::decode_response_frame;
 use kacl_protocol::messages::create_acls::{AclCreation, CreateAclsRequest, CreateAclsResponse};
 use kacl_protocol::messages::delete_acls::{
     DeleteAclsFilter, DeleteAclsRequest, DeleteAclsResponse,
 };
 use kacl_protocol::messages::describe_acls::{DescribeAclsRequest, DescribeAclsResponse};
-use kacl_protocol::{Message, RequestHeader};
 
 mod spawned;
 
-use spawned::{listening_addr, serve_args, KACL};
+use spawned::{listening_addr, serve_args, Client, KACL};
 /// ACLs per batch; a batch's ACLs share one principal, so one filter deletes exactly a batch.
 const BATCH: usize = 12;
 const STORAGE_ERROR: i16 = 56;
@@ -77,40 +75,7 @@ fn terminate(mut child: Child) -> std::process::ExitStatus {
 }
 
 /// A blocking Kafka client for the three ACL calls.
-struct Client {
-    stream: TcpStream,
-    correlation: i32,
-}
-
 impl Client {
-    fn connect(addr: SocketAddr) -> Client {
-        let stream = TcpStream::connect(addr).expect("connect");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .unwrap();
-        Client {
-            stream,
-            correlation: 0,
-        }
-    }
-
-    fn call<'a, M: Message<'a>>(&mut self, version: i16, body: &M) -> std::io::Result<Vec<u8>> {
-        self.correlation += 1;
-        let header = RequestHeader {
-            correlation_id: self.correlation,
-            client_id: Some(Cow::Borrowed("faults")),
-            ..Default::default()
-        };
-        let mut out = Vec::new();
-        encode_request_frame(&mut out, &header, version, body).expect("encodable");
-        self.stream.write_all(&out)?;
-        let mut size = [0u8; 4];
-        self.stream.read_exact(&mut size)?;
-        let mut payload = vec![0u8; i32::from_be_bytes(size) as usize];
-        self.stream.read_exact(&mut payload)?;
-        Ok(payload)
-    }
-
     /// Each entry's (code, message).
     fn create(&mut self, batch: &str) -> std::io::Result<Vec<(i16, String)>> {
         let request = CreateAclsRequest {

@@ -2,22 +2,20 @@
 //! and durability across SIGKILL.
 
 use std::borrow::Cow;
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kacl_protocol::frame::{decode_response_frame, encode_request_frame};
+use kacl_protocol::frame::decode_response_frame;
 use kacl_protocol::messages::create_acls::{AclCreation, CreateAclsRequest, CreateAclsResponse};
 use kacl_protocol::messages::describe_acls::{DescribeAclsRequest, DescribeAclsResponse};
-use kacl_protocol::{Message, RequestHeader};
 
 mod spawned;
 
-use spawned::{listening_addr, serve_args, KACL};
+use spawned::{listening_addr, serve_args, Client, KACL};
 
 /// Starts `kacl serve` on an ephemeral port with its data in `dir`; returns the child and the
 /// address it printed.
@@ -33,38 +31,7 @@ fn spawn_server(dir: &Path) -> (Child, SocketAddr) {
     (child, addr)
 }
 
-/// A blocking client for the two calls the tests need.
-struct Client {
-    stream: TcpStream,
-    correlation: i32,
-}
-
 impl Client {
-    fn connect(addr: SocketAddr) -> std::io::Result<Client> {
-        let stream = TcpStream::connect(addr)?;
-        stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-        Ok(Client {
-            stream,
-            correlation: 0,
-        })
-    }
-
-    fn call<'a, M: Message<'a>>(&mut self, version: i16, body: &M) -> std::io::Result<Vec<u8>> {
-        self.correlation += 1;
-        let header = RequestHeader {
-            correlation_id: self.correlation,
-            ..Default::default()
-        };
-        let mut out = Vec::new();
-        encode_request_frame(&mut out, &header, version, body).expect("encodable");
-        self.stream.write_all(&out)?;
-        let mut size = [0u8; 4];
-        self.stream.read_exact(&mut size)?;
-        let mut payload = vec![0u8; i32::from_be_bytes(size) as usize];
-        self.stream.read_exact(&mut payload)?;
-        Ok(payload)
-    }
-
     fn create(&mut self, creations: Vec<AclCreation<'static>>) -> std::io::Result<Vec<i16>> {
         let payload = self.call(
             3,
@@ -137,7 +104,7 @@ fn invalid_values_refuse_to_start_naming_the_key() {
 fn prints_listeners_and_exits_0_on_sigterm() {
     let dir = tempfile::tempdir().unwrap();
     let (mut child, addr) = spawn_server(dir.path());
-    let mut client = Client::connect(addr).unwrap();
+    let mut client = Client::connect(addr);
     assert_eq!(client.create(batch(0)).unwrap(), vec![0; BATCH]);
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
@@ -148,7 +115,7 @@ fn prints_listeners_and_exits_0_on_sigterm() {
     assert!(exit.success(), "exit status {exit:?}");
     // The data directory was unlocked: a new server opens it and finds the ACLs.
     let (mut child, addr) = spawn_server(dir.path());
-    let mut client = Client::connect(addr).unwrap();
+    let mut client = Client::connect(addr);
     assert_eq!(client.describe_all().len(), BATCH);
     child.kill().unwrap();
     child.wait().unwrap();
@@ -164,7 +131,7 @@ fn sigkill_keeps_every_acknowledged_acl_and_no_half_batch() {
         let acknowledged = acknowledged.clone();
         let stop = stop.clone();
         std::thread::spawn(move || {
-            let mut client = Client::connect(addr).expect("connect");
+            let mut client = Client::connect(addr);
             let mut i = 0;
             while !stop.load(Ordering::Relaxed) {
                 match client.create(batch(i)) {
@@ -190,7 +157,7 @@ fn sigkill_keeps_every_acknowledged_acl_and_no_half_batch() {
     let acknowledged = acknowledged.lock().unwrap().clone();
 
     let (mut child, addr) = spawn_server(dir.path());
-    let mut client = Client::connect(addr).unwrap();
+    let mut client = Client::connect(addr);
     let stored = client.describe_all();
     let mut per_batch = std::collections::BTreeMap::<usize, usize>::new();
     for (topic, _) in &stored {
