@@ -1,26 +1,37 @@
-//! A small etcd v3 client over etcd's gRPC-JSON gateway (`/v3/...`, HTTP/1.1 + JSON, keys and
-//! values base64): the calls kacl needs — range, txn, watch, leases, status, authenticate —
-//! and nothing else. It needs neither `protoc` nor a gRPC stack, so etcd support is in every
-//! build (docs/operations.md says why).
+//! A small blocking etcd v3 client over etcd's gRPC API (HTTP/2, protobuf messages declared
+//! by hand in `proto`): the calls kacl needs — range, txn, watch, leases, status, authenticate
+//! — and nothing else. No `protoc` and no gRPC stack, so etcd support is in every build
+//! (docs/operations.md says why).
 //!
 //! Endpoints are tried in order, starting with the last one that answered; every call has one
 //! deadline (`kacl.etcd.request.timeout.ms`) across all its attempts. A request is re-sent
-//! only when it cannot have reached etcd (a refused connect, a kept-alive connection that
-//! etcd had closed), so a transaction is never applied twice by a retry.
+//! only when it cannot have reached etcd (a refused connect, a connection that etcd had
+//! closed, a refused stream), so a transaction is never applied twice by a retry. Each
+//! endpoint has one HTTP/2 connection that every thread's calls share.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
+use bytes::Bytes;
 use parking_lot::{Mutex, RwLock};
-use serde_json::{json, Value};
+use prost::Message;
 
-/// A JSON value, as the gateway speaks it.
-pub use serde_json::Value as JsonValue;
-
-use crate::http::Conn;
+use crate::grpc::{self, GrpcError};
+use crate::http::{self, CallError, Conn};
+use crate::proto::{self, Request, Response, TargetUnion};
 use crate::tls::EtcdTls;
+
+pub use crate::proto::{Compare as Cmp, RequestOp as Op, ResponseOp, WatchResponse};
+
+const RANGE: &str = "/etcdserverpb.KV/Range";
+const TXN: &str = "/etcdserverpb.KV/Txn";
+const WATCH: &str = "/etcdserverpb.Watch/Watch";
+const LEASE_GRANT: &str = "/etcdserverpb.Lease/LeaseGrant";
+const LEASE_REVOKE: &str = "/etcdserverpb.Lease/LeaseRevoke";
+const LEASE_KEEPALIVE: &str = "/etcdserverpb.Lease/LeaseKeepAlive";
+const AUTHENTICATE: &str = "/etcdserverpb.Auth/Authenticate";
 
 /// The current auth token, shared with open watches (which drop it when etcd says it has
 /// expired, so the next call authenticates again).
@@ -70,7 +81,7 @@ impl EtcdError {
     }
 }
 
-/// One key-value pair as etcd returns it.
+/// One key-value pair as etcd returns it (`mvccpb.KeyValue` less its version).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Kv {
     /// The key.
@@ -104,7 +115,7 @@ pub struct TxnResult {
     /// The store revision after the txn.
     pub revision: i64,
     /// One response per operation of the branch that ran.
-    pub responses: Vec<Value>,
+    pub responses: Vec<ResponseOp>,
 }
 
 /// How to reach etcd.
@@ -136,7 +147,8 @@ impl std::fmt::Debug for ClientOptions {
 pub struct EtcdClient {
     options: ClientOptions,
     preferred: AtomicUsize,
-    pool: Mutex<Vec<(usize, Conn)>>,
+    /// One HTTP/2 connection per endpoint, opened on first use.
+    conns: Mutex<Vec<Option<Conn>>>,
     token: TokenSlot,
 }
 
@@ -148,38 +160,16 @@ impl std::fmt::Debug for EtcdClient {
     }
 }
 
-/// Base64 of bytes, as the gateway wants keys and values.
-pub fn b64(bytes: &[u8]) -> String {
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
-fn unb64(value: Option<&Value>) -> Result<Vec<u8>, EtcdError> {
-    match value.and_then(Value::as_str) {
-        None => Ok(Vec::new()),
-        Some(text) => base64::engine::general_purpose::STANDARD
-            .decode(text)
-            .map_err(|e| EtcdError::Protocol(format!("bad base64: {e}"))),
+impl From<proto::KeyValue> for Kv {
+    fn from(kv: proto::KeyValue) -> Kv {
+        Kv {
+            key: kv.key,
+            value: kv.value,
+            create_revision: kv.create_revision,
+            mod_revision: kv.mod_revision,
+            lease: kv.lease,
+        }
     }
-}
-
-/// An int64 field, which the gateway writes as a string (absent when 0).
-pub fn int(value: &Value, field: &str) -> i64 {
-    match value.get(field) {
-        Some(Value::String(text)) => text.parse().unwrap_or(0),
-        Some(Value::Number(n)) => n.as_i64().unwrap_or(0),
-        _ => 0,
-    }
-}
-
-/// Parses one `kv` object.
-pub fn parse_kv(value: &Value) -> Result<Kv, EtcdError> {
-    Ok(Kv {
-        key: unb64(value.get("key"))?,
-        value: unb64(value.get("value"))?,
-        create_revision: int(value, "create_revision"),
-        mod_revision: int(value, "mod_revision"),
-        lease: int(value, "lease"),
-    })
 }
 
 /// The end of the range of every key starting with `prefix`.
@@ -195,51 +185,121 @@ pub fn prefix_end(prefix: &[u8]) -> Vec<u8> {
 }
 
 /// A put operation for a txn.
-pub fn op_put(key: &[u8], value: &[u8], lease: i64, prev_kv: bool) -> Value {
-    let mut put = json!({"key": b64(key), "value": b64(value), "prev_kv": prev_kv});
-    if lease != 0 {
-        put["lease"] = json!(lease.to_string());
+pub fn op_put(key: &[u8], value: &[u8], lease: i64, prev_kv: bool) -> Op {
+    Op {
+        request: Some(Request::Put(proto::PutRequest {
+            key: key.to_vec(),
+            value: value.to_vec(),
+            lease,
+            prev_kv,
+        })),
     }
-    json!({ "request_put": put })
 }
 
 /// A delete operation for a txn.
-pub fn op_delete(key: &[u8], prev_kv: bool) -> Value {
-    json!({"request_delete_range": {"key": b64(key), "prev_kv": prev_kv}})
+pub fn op_delete(key: &[u8], prev_kv: bool) -> Op {
+    Op {
+        request: Some(Request::DeleteRange(proto::DeleteRangeRequest {
+            key: key.to_vec(),
+            range_end: Vec::new(),
+            prev_kv,
+        })),
+    }
 }
 
 /// A get operation for a txn.
-pub fn op_get(key: &[u8]) -> Value {
-    json!({"request_range": {"key": b64(key)}})
+pub fn op_get(key: &[u8]) -> Op {
+    Op {
+        request: Some(Request::Range(proto::RangeRequest {
+            key: key.to_vec(),
+            ..Default::default()
+        })),
+    }
+}
+
+fn compare(target: i32, key: &[u8], union: TargetUnion) -> Cmp {
+    Cmp {
+        result: proto::CMP_EQUAL,
+        target,
+        key: key.to_vec(),
+        target_union: Some(union),
+        range_end: Vec::new(),
+    }
 }
 
 /// Compare: the key does not exist.
-pub fn cmp_absent(key: &[u8]) -> Value {
-    json!({"target": "CREATE", "key": b64(key), "result": "EQUAL", "create_revision": "0"})
+pub fn cmp_absent(key: &[u8]) -> Cmp {
+    compare(proto::TARGET_CREATE, key, TargetUnion::CreateRevision(0))
+}
+
+/// Compare: no key of `[key, end)` exists.
+pub fn cmp_range_absent(key: &[u8], end: &[u8]) -> Cmp {
+    Cmp {
+        range_end: end.to_vec(),
+        ..cmp_absent(key)
+    }
 }
 
 /// Compare: the key was last changed at `revision`.
-pub fn cmp_mod(key: &[u8], revision: i64) -> Value {
-    json!({"target": "MOD", "key": b64(key), "result": "EQUAL", "mod_revision": revision.to_string()})
+pub fn cmp_mod(key: &[u8], revision: i64) -> Cmp {
+    compare(proto::TARGET_MOD, key, TargetUnion::ModRevision(revision))
+}
+
+/// Compare: the key holds `value`.
+pub fn cmp_value(key: &[u8], value: &[u8]) -> Cmp {
+    compare(proto::TARGET_VALUE, key, TargetUnion::Value(value.to_vec()))
+}
+
+impl ResponseOp {
+    /// The pairs of a get's answer (none for a put or a delete).
+    pub fn range_kvs(&self) -> &[proto::KeyValue] {
+        match &self.response {
+            Some(Response::Range(range)) => &range.kvs,
+            _ => &[],
+        }
+    }
+
+    /// A put that replaced a value (asked with `prev_kv`).
+    pub fn put_replaced(&self) -> bool {
+        matches!(&self.response, Some(Response::Put(put)) if put.prev_kv.is_some())
+    }
+
+    /// The keys a delete removed.
+    pub fn deleted(&self) -> i64 {
+        match &self.response {
+            Some(Response::DeleteRange(delete)) => delete.deleted,
+            _ => 0,
+        }
+    }
+}
+
+impl WatchResponse {
+    /// The revision in the header.
+    pub fn revision(&self) -> i64 {
+        self.header.as_ref().map_or(0, |h| h.revision)
+    }
 }
 
 enum Attempt {
-    Done(Value),
+    Done(Bytes),
+    /// etcd answered with a status other than OK.
+    Status(i64, String),
     /// The request cannot have reached etcd: try again.
     Retry(String),
     /// It may have reached etcd: give up.
     Lost(String),
-    /// Trying again cannot help (a refused TLS handshake or password).
+    /// Trying again cannot help (a refused TLS handshake or password, a broken answer).
     Fatal(EtcdError),
 }
 
 impl EtcdClient {
     /// A client; nothing is connected until the first call.
     pub fn new(options: ClientOptions) -> EtcdClient {
+        let count = options.endpoints.len();
         EtcdClient {
             options,
             preferred: AtomicUsize::new(0),
-            pool: Mutex::new(Vec::new()),
+            conns: Mutex::new(vec![None; count]),
             token: TokenSlot::default(),
         }
     }
@@ -272,36 +332,56 @@ impl EtcdClient {
         }
     }
 
-    /// Connects to endpoint `index`; a failed TLS handshake is final for this call.
+    /// A new connection to endpoint `index`; a failed TLS handshake is final for this call.
     fn connect(&self, index: usize, timeout: Duration) -> Result<Conn, Attempt> {
-        let (host, port) = &self.options.endpoints[index];
-        Conn::connect(host, *port, timeout, self.options.tls.as_ref()).map_err(|err| {
-            if err.handshake {
-                Attempt::Fatal(EtcdError::Tls {
-                    endpoint: self.endpoint_text(host, *port),
-                    detail: err.error.to_string(),
-                })
-            } else {
-                Attempt::Retry(format!(
-                    "connect {}: {err}",
-                    self.endpoint_text(host, *port)
-                ))
-            }
-        })
+        let (host, port) = self.options.endpoints[index].clone();
+        let endpoint = self.endpoint_text(&host, port);
+        match http::block(Conn::connect(host, port, self.options.tls.clone()), timeout) {
+            Ok(Ok(conn)) => Ok(conn),
+            Ok(Err(err)) if err.handshake => Err(Attempt::Fatal(EtcdError::Tls {
+                endpoint,
+                detail: err.error.to_string(),
+            })),
+            Ok(Err(err)) => Err(Attempt::Retry(format!("connect {endpoint}: {err}"))),
+            Err(detail) => Err(Attempt::Retry(format!("connect {endpoint}: {detail}"))),
+        }
     }
 
-    /// `POST path body` with failover across endpoints until the deadline; the JSON answer.
-    pub fn call(&self, path: &str, body: &Value) -> Result<Value, EtcdError> {
-        let body = serde_json::to_vec(body).map_err(|e| EtcdError::Protocol(e.to_string()))?;
-        self.call_bytes(path, &body, true)
+    /// The shared connection to endpoint `index` (opened now if there is none), and whether
+    /// it was open already.
+    fn conn(&self, index: usize, timeout: Duration) -> Result<(Conn, bool), Attempt> {
+        if let Some(conn) = self.conns.lock()[index].clone() {
+            return Ok((conn, true));
+        }
+        let conn = self.connect(index, timeout)?;
+        self.conns.lock()[index] = Some(conn.clone());
+        Ok((conn, false))
+    }
+
+    /// Forgets a connection that failed (unless another thread replaced it already).
+    fn forget(&self, index: usize, conn: &Conn) {
+        let mut conns = self.conns.lock();
+        if conns[index].as_ref().is_some_and(|c| c.same(conn)) {
+            conns[index] = None;
+        }
+    }
+
+    /// One call with failover across endpoints until the deadline; the decoded answer.
+    fn call<R: Message + Default>(
+        &self,
+        path: &'static str,
+        request: &impl Message,
+    ) -> Result<R, EtcdError> {
+        let answer = self.call_bytes(path, grpc::frame_message(request), true)?;
+        R::decode(answer).map_err(|e| EtcdError::Protocol(format!("{path}: {e}")))
     }
 
     fn call_bytes(
         &self,
-        path: &str,
-        body: &[u8],
+        path: &'static str,
+        body: Bytes,
         may_reauthenticate: bool,
-    ) -> Result<Value, EtcdError> {
+    ) -> Result<Bytes, EtcdError> {
         let deadline = Instant::now() + self.options.timeout;
         let count = self.options.endpoints.len();
         let mut last = String::from("no attempt");
@@ -310,38 +390,34 @@ impl EtcdClient {
             let start = self.preferred.load(Ordering::Relaxed);
             for step in 0..count {
                 let index = (start + step) % count;
-                match self.attempt(index, path, body, deadline) {
+                match self.attempt(index, path, &body, deadline) {
                     Attempt::Done(answer) => {
                         self.preferred.store(index, Ordering::Relaxed);
-                        if let Some(code) = answer.get("code").and_then(Value::as_i64) {
-                            let message = answer
-                                .get("message")
-                                .or_else(|| answer.get("error"))
-                                .and_then(Value::as_str)
-                                .unwrap_or("")
-                                .to_owned();
-                            // 16 UNAUTHENTICATED: the token expired; or the token predates a
-                            // change of etcd's users or roles (any `etcdctl user/role` command
-                            // makes every token old). Get a new one, once.
-                            if stale_token(code, &message)
-                                && self.options.credentials.is_some()
-                                && may_reauthenticate
-                            {
-                                *self.token.write() = None;
-                                return self.call_bytes(path, body, false);
-                            }
-                            // 14 UNAVAILABLE (no leader, member stopping): another member
-                            // may serve.
-                            if code == 14 {
-                                last = message;
-                                continue;
-                            }
-                            if code == 4 {
-                                return Err(self.unavailable(message));
-                            }
-                            return Err(EtcdError::Status { code, message });
-                        }
                         return Ok(answer);
+                    }
+                    Attempt::Status(code, message) => {
+                        self.preferred.store(index, Ordering::Relaxed);
+                        // 16 UNAUTHENTICATED: the token expired; or the token predates a
+                        // change of etcd's users or roles (any `etcdctl user/role` command
+                        // makes every token old). Get a new one, once.
+                        if stale_token(code, &message)
+                            && self.options.credentials.is_some()
+                            && may_reauthenticate
+                        {
+                            *self.token.write() = None;
+                            return self.call_bytes(path, body, false);
+                        }
+                        // 14 UNAVAILABLE (no leader, member stopping): another member
+                        // may serve.
+                        if code == 14 {
+                            last = message;
+                            continue;
+                        }
+                        // 4 DEADLINE_EXCEEDED: etcd's own request timeout.
+                        if code == 4 {
+                            return Err(self.unavailable(message));
+                        }
+                        return Err(EtcdError::Status { code, message });
                     }
                     Attempt::Retry(detail) => last = detail,
                     Attempt::Lost(detail) => return Err(self.unavailable(detail)),
@@ -366,8 +442,8 @@ impl EtcdClient {
     }
 
     /// The auth token (authenticating first when there is none). A refused user name or
-    /// password is final (`Attempt::Fatal`); the answer is never logged, as it could echo
-    /// what was sent.
+    /// password is final (`Attempt::Fatal`); etcd's answer is never logged, and the
+    /// password is in no message.
     fn token(&self, index: usize, deadline: Instant) -> Result<Option<String>, Attempt> {
         let Some((user, password)) = &self.options.credentials else {
             return Ok(None);
@@ -375,38 +451,49 @@ impl EtcdClient {
         if let Some(token) = self.token.read().clone() {
             return Ok(Some(token));
         }
-        let body = serde_json::to_vec(&json!({"name": user, "password": password}))
-            .map_err(|e| Attempt::Fatal(EtcdError::Protocol(e.to_string())))?;
+        let request = proto::NamePassword {
+            name: user.clone(),
+            password: password.clone(),
+        };
         let timeout = deadline.saturating_duration_since(Instant::now());
-        let mut conn = self.connect(index, timeout)?;
-        let retry = |e: std::io::Error| Attempt::Retry(format!("authenticate: {e}"));
-        conn.send("/v3/auth/authenticate", &body, None)
-            .map_err(retry)?;
-        let (status, answer, _) = conn.read_response().map_err(retry)?;
-        let answer: Value = serde_json::from_slice(&answer)
-            .map_err(|_| Attempt::Retry(format!("authenticate: HTTP {status}")))?;
-        if let Some(token) = answer.get("token").and_then(Value::as_str) {
-            *self.token.write() = Some(token.to_owned());
-            return Ok(Some(token.to_owned()));
+        let (conn, _) = self.conn(index, timeout)?;
+        let call = conn.clone().unary(AUTHENTICATE, None, grpc::frame_message(&request));
+        let answer = match http::block(call, timeout) {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(CallError::NotSent(detail) | CallError::Lost(detail))) | Err(detail) => {
+                self.forget(index, &conn);
+                return Err(Attempt::Retry(format!("authenticate: {detail}")));
+            }
+            // 14 UNAVAILABLE (no leader yet) may pass; anything else (3: a wrong user name
+            // or password, 9: auth not enabled) will not.
+            Ok(Err(CallError::Grpc(GrpcError::Status { code: 14, message }))) => {
+                return Err(Attempt::Retry(format!("authenticate: {message}")))
+            }
+            Ok(Err(CallError::Grpc(GrpcError::Status { code, message }))) => {
+                return Err(Attempt::Fatal(EtcdError::Status {
+                    code,
+                    message: format!("authentication of etcd user `{user}` failed: {message}"),
+                }))
+            }
+            Ok(Err(CallError::Grpc(GrpcError::Protocol(detail)))) => {
+                return Err(Attempt::Fatal(EtcdError::Protocol(format!(
+                    "authenticate: {detail}"
+                ))))
+            }
+        };
+        let token = proto::AuthenticateResponse::decode(answer)
+            .map(|answer| answer.token)
+            .unwrap_or_default();
+        if token.is_empty() {
+            return Err(Attempt::Fatal(EtcdError::Protocol(format!(
+                "authentication of etcd user `{user}`: no token in the answer"
+            ))));
         }
-        let code = answer.get("code").and_then(Value::as_i64).unwrap_or(0);
-        let message = answer
-            .get("message")
-            .or_else(|| answer.get("error"))
-            .and_then(Value::as_str)
-            .unwrap_or("no token in the answer");
-        // 14 UNAVAILABLE (no leader yet) may pass; anything else (3: a wrong user name or
-        // password, 9: auth not enabled) will not.
-        if code == 14 {
-            return Err(Attempt::Retry(format!("authenticate: {message}")));
-        }
-        Err(Attempt::Fatal(EtcdError::Status {
-            code,
-            message: format!("authentication of etcd user `{user}` failed: {message}"),
-        }))
+        *self.token.write() = Some(token.clone());
+        Ok(Some(token))
     }
 
-    fn attempt(&self, index: usize, path: &str, body: &[u8], deadline: Instant) -> Attempt {
+    fn attempt(&self, index: usize, path: &'static str, body: &Bytes, deadline: Instant) -> Attempt {
         let remaining = deadline.saturating_duration_since(Instant::now());
         if remaining.is_zero() {
             return Attempt::Retry("deadline passed".to_owned());
@@ -415,43 +502,36 @@ impl EtcdClient {
             Ok(token) => token,
             Err(attempt) => return attempt,
         };
-        let pooled = {
-            let mut pool = self.pool.lock();
-            pool.iter()
-                .position(|(i, _)| *i == index)
-                .map(|at| pool.swap_remove(at).1)
+        let (conn, reused) = match self.conn(index, remaining) {
+            Ok(conn) => conn,
+            Err(attempt) => return attempt,
         };
-        let (mut conn, reused) = match pooled {
-            Some(conn) => (conn, true),
-            None => match self.connect(index, remaining) {
-                Ok(conn) => (conn, false),
-                Err(attempt) => return attempt,
-            },
-        };
-        let _ = conn.set_read_timeout(Some(remaining.max(Duration::from_millis(1))));
-        if let Err(err) = conn.send(path, body, token.as_deref()) {
-            return if reused {
-                self.attempt(index, path, body, deadline)
-            } else {
-                Attempt::Retry(format!("send: {err}"))
-            };
-        }
-        match conn.read_response() {
-            Ok((status, answer, keep)) => {
-                if keep {
-                    self.pool.lock().push((index, conn));
-                }
-                match serde_json::from_slice::<Value>(&answer) {
-                    Ok(value) => Attempt::Done(value),
-                    Err(_) if status >= 500 => Attempt::Retry(format!("HTTP {status}")),
-                    Err(err) => Attempt::Lost(format!("HTTP {status}, unparsable body: {err}")),
+        match http::block(conn.clone().unary(path, token, body.clone()), remaining) {
+            Ok(Ok(answer)) => Attempt::Done(answer),
+            Ok(Err(CallError::Grpc(GrpcError::Status { code, message }))) => {
+                Attempt::Status(code, message)
+            }
+            Ok(Err(CallError::Grpc(GrpcError::Protocol(detail)))) => {
+                self.forget(index, &conn);
+                Attempt::Fatal(EtcdError::Protocol(detail))
+            }
+            // A kept connection etcd had closed: once more on a new one.
+            Ok(Err(CallError::NotSent(detail))) => {
+                self.forget(index, &conn);
+                if reused {
+                    self.attempt(index, path, body, deadline)
+                } else {
+                    Attempt::Retry(detail)
                 }
             }
-            // A kept-alive connection etcd closed while idle answers nothing at all.
-            Err(err) if reused && err.kind() == std::io::ErrorKind::UnexpectedEof => {
-                self.attempt(index, path, body, deadline)
+            Ok(Err(CallError::Lost(detail))) => {
+                self.forget(index, &conn);
+                Attempt::Lost(detail)
             }
-            Err(err) => Attempt::Lost(format!("no answer (the outcome is unknown): {err}")),
+            Err(detail) => {
+                self.forget(index, &conn);
+                Attempt::Lost(format!("{detail} (the outcome is unknown)"))
+            }
         }
     }
 
@@ -464,74 +544,67 @@ impl EtcdClient {
         revision: i64,
         limit: i64,
     ) -> Result<RangeResult, EtcdError> {
-        let mut request = json!({"key": b64(key)});
-        if let Some(end) = end {
-            request["range_end"] = json!(b64(end));
-        }
-        if revision > 0 {
-            request["revision"] = json!(revision.to_string());
-        }
-        if limit > 0 {
-            request["limit"] = json!(limit.to_string());
-        }
-        let answer = self.call("/v3/kv/range", &request)?;
-        let kvs = answer
-            .get("kvs")
-            .and_then(Value::as_array)
-            .map(|kvs| kvs.iter().map(parse_kv).collect::<Result<Vec<_>, _>>())
-            .transpose()?
-            .unwrap_or_default();
+        let request = proto::RangeRequest {
+            key: key.to_vec(),
+            range_end: end.map(<[u8]>::to_vec).unwrap_or_default(),
+            limit: limit.max(0),
+            revision: revision.max(0),
+        };
+        let answer: proto::RangeResponse = self.call(RANGE, &request)?;
         Ok(RangeResult {
-            kvs,
-            more: answer.get("more").and_then(Value::as_bool).unwrap_or(false),
-            revision: header_revision(&answer),
+            revision: answer.header.as_ref().map_or(0, |h| h.revision),
+            more: answer.more,
+            kvs: answer.kvs.into_iter().map(Kv::from).collect(),
         })
     }
 
     /// One transaction.
     pub fn txn(
         &self,
-        compare: Vec<Value>,
-        success: Vec<Value>,
-        failure: Vec<Value>,
+        compare: Vec<Cmp>,
+        success: Vec<Op>,
+        failure: Vec<Op>,
     ) -> Result<TxnResult, EtcdError> {
-        let answer = self.call(
-            "/v3/kv/txn",
-            &json!({"compare": compare, "success": success, "failure": failure}),
-        )?;
+        let request = proto::TxnRequest {
+            compare,
+            success,
+            failure,
+        };
+        let answer: proto::TxnResponse = self.call(TXN, &request)?;
         Ok(TxnResult {
-            succeeded: answer
-                .get("succeeded")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            revision: header_revision(&answer),
-            responses: answer
-                .get("responses")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
+            succeeded: answer.succeeded,
+            revision: answer.header.as_ref().map_or(0, |h| h.revision),
+            responses: answer.responses,
         })
     }
 
     /// Grants a lease of `ttl_secs`; its id.
     pub fn lease_grant(&self, ttl_secs: i64) -> Result<i64, EtcdError> {
-        let answer = self.call("/v3/lease/grant", &json!({"TTL": ttl_secs.to_string()}))?;
-        match int(&answer, "ID") {
-            0 => Err(EtcdError::Protocol(format!("lease grant: {answer}"))),
+        let request = proto::LeaseGrantRequest {
+            ttl: ttl_secs,
+            id: 0,
+        };
+        let answer: proto::LeaseGrantResponse = self.call(LEASE_GRANT, &request)?;
+        match answer.id {
+            0 => Err(EtcdError::Protocol(format!(
+                "lease grant answered no id: {:.200}",
+                answer.error
+            ))),
             id => Ok(id),
         }
     }
 
-    /// Renews a lease; its remaining TTL (0 or less: it is gone).
+    /// Renews a lease (one request on a `LeaseKeepAlive` stream); its remaining TTL (0 or
+    /// less: it is gone).
     pub fn lease_keepalive(&self, id: i64) -> Result<i64, EtcdError> {
-        let answer = self.call("/v3/lease/keepalive", &json!({"ID": id.to_string()}))?;
-        let result = answer.get("result").unwrap_or(&answer);
-        Ok(int(result, "TTL"))
+        let answer: proto::LeaseKeepAliveResponse =
+            self.call(LEASE_KEEPALIVE, &proto::LeaseId { id })?;
+        Ok(answer.ttl)
     }
 
     /// Revokes a lease (its keys are deleted).
     pub fn lease_revoke(&self, id: i64) -> Result<(), EtcdError> {
-        self.call("/v3/lease/revoke", &json!({"ID": id.to_string()}))
+        self.call::<proto::HeaderOnly>(LEASE_REVOKE, &proto::LeaseId { id })
             .map(|_| ())
     }
 
@@ -542,15 +615,18 @@ impl EtcdClient {
         end: &[u8],
         start_revision: i64,
     ) -> Result<WatchStream, EtcdError> {
-        let body = serde_json::to_vec(&json!({"create_request": {
-            "key": b64(key),
-            "range_end": b64(end),
-            "start_revision": start_revision.to_string(),
-            // No previous values: a delete's key is all the feed needs, and etcd would
-            // encode every deleted pair a second time (a DeleteAcls of 1,000 ACLs).
-            "prev_kv": false,
-        }}))
-        .map_err(|e| EtcdError::Protocol(e.to_string()))?;
+        let create = proto::WatchRequest {
+            request_union: Some(proto::WatchRequestUnion::Create(proto::WatchCreateRequest {
+                key: key.to_vec(),
+                range_end: end.to_vec(),
+                start_revision,
+                progress_notify: false,
+                // No previous values: a delete's key is all the feed needs, and etcd would
+                // send every deleted pair a second time (a DeleteAcls of 1,000 ACLs).
+                prev_kv: false,
+            })),
+        };
+        let first = grpc::frame_message(&create);
         let deadline = Instant::now() + self.options.timeout;
         let count = self.options.endpoints.len();
         let start = self.preferred.load(Ordering::Relaxed);
@@ -558,34 +634,54 @@ impl EtcdClient {
         for step in 0..count {
             let index = (start + step) % count;
             let remaining = deadline.saturating_duration_since(Instant::now());
-            let opened = self.token(index, deadline).and_then(|token| {
-                let mut conn = self.connect(index, remaining)?;
-                let io = |e: std::io::Error| Attempt::Retry(e.to_string());
-                conn.send("/v3/watch", &body, token.as_deref())
-                    .map_err(io)?;
-                let head = conn.read_head().map_err(io)?;
-                Ok((conn, head))
-            });
-            match opened {
-                Ok((conn, head)) if head.status == 200 && head.chunked => {
-                    return Ok(WatchStream {
-                        conn,
-                        buffer: Vec::new(),
-                        token: self.token.clone(),
-                    })
+            let token = match self.token(index, deadline) {
+                Ok(token) => token,
+                Err(Attempt::Fatal(err)) => return Err(err),
+                Err(Attempt::Retry(detail) | Attempt::Lost(detail)) => {
+                    last = detail;
+                    continue;
                 }
-                Ok((_, head)) => {
-                    if head.status == 401 {
+                Err(Attempt::Done(_) | Attempt::Status(..)) => continue,
+            };
+            let conn = match self.connect(index, remaining) {
+                Ok(conn) => conn,
+                Err(Attempt::Fatal(err)) => return Err(err),
+                Err(_) => {
+                    last = format!("cannot connect to {}", self.endpoint_text_at(index));
+                    continue;
+                }
+            };
+            match http::block(conn.stream(WATCH, token, first.clone()), remaining) {
+                Ok(Ok((send, body))) => return WatchStream::start(send, body, self.token.clone()),
+                Ok(Err(CallError::Grpc(GrpcError::Status { code, message }))) => {
+                    if stale_token(code, &message) {
                         *self.token.write() = None;
                     }
-                    last = format!("watch answered HTTP {}", head.status);
+                    last = format!("{message} (gRPC code {code})");
                 }
-                Err(Attempt::Fatal(err)) => return Err(err),
-                Err(Attempt::Retry(detail) | Attempt::Lost(detail)) => last = detail,
-                Err(Attempt::Done(_)) => {}
+                Ok(Err(CallError::Grpc(GrpcError::Protocol(detail)))) => {
+                    return Err(EtcdError::Protocol(detail))
+                }
+                Ok(Err(CallError::NotSent(detail) | CallError::Lost(detail))) | Err(detail) => {
+                    last = detail
+                }
             }
         }
         Err(self.unavailable(format!("cannot open a watch: {last}")))
+    }
+
+    fn endpoint_text_at(&self, index: usize) -> String {
+        let (host, port) = &self.options.endpoints[index];
+        self.endpoint_text(host, *port)
+    }
+
+    /// A unary call for the admin helpers (`admin.rs`).
+    pub(crate) fn admin_call<R: Message + Default>(
+        &self,
+        path: &'static str,
+        request: &impl Message,
+    ) -> Result<R, EtcdError> {
+        self.call(path, request)
     }
 }
 
@@ -595,15 +691,15 @@ fn stale_token(code: i64, message: &str) -> bool {
     code == 16 || (code == 3 && message.contains("auth store is old"))
 }
 
-/// The revision in an answer's header.
-pub fn header_revision(answer: &Value) -> i64 {
-    answer.get("header").map_or(0, |h| int(h, "revision"))
-}
+/// Messages (or the stream's end) that the reader task hands to [`WatchStream`].
+type WatchItem = Result<Bytes, EtcdError>;
 
-/// An open watch: one JSON message per line of a chunked body.
+/// An open watch: a task on the etcd runtime reads the stream and hands each message over a
+/// bounded channel (so a slow consumer slows the stream through HTTP/2 flow control).
 pub struct WatchStream {
-    conn: Conn,
-    buffer: Vec<u8>,
+    messages: Receiver<WatchItem>,
+    reader: tokio::task::JoinHandle<()>,
+    idle: Duration,
     token: TokenSlot,
 }
 
@@ -613,64 +709,103 @@ impl std::fmt::Debug for WatchStream {
     }
 }
 
+/// Hands one item to the consumer; an error once it is gone.
+fn hand_over(tx: &SyncSender<WatchItem>, item: WatchItem) -> Result<(), GrpcError> {
+    let gone = || GrpcError::Protocol("the watch was closed".to_owned());
+    match tx.try_send(item) {
+        Ok(()) => Ok(()),
+        Err(TrySendError::Full(item)) => {
+            tokio::task::block_in_place(|| tx.send(item)).map_err(|_| gone())
+        }
+        Err(TrySendError::Disconnected(_)) => Err(gone()),
+    }
+}
+
 impl WatchStream {
-    /// Sets how long [`WatchStream::next_message`] waits for a message.
-    pub fn set_idle_timeout(&self, timeout: Duration) -> std::io::Result<()> {
-        self.conn.set_read_timeout(Some(timeout))
+    fn start(
+        send: h2::SendStream<Bytes>,
+        body: h2::RecvStream,
+        token: TokenSlot,
+    ) -> Result<WatchStream, EtcdError> {
+        let (tx, messages) = std::sync::mpsc::sync_channel(64);
+        let reader = http::spawn(async move {
+            // The request side stays open for as long as the watch is read.
+            let _send = send;
+            let result = http::read_messages(body, |message| hand_over(&tx, Ok(message))).await;
+            let end = match result {
+                Ok(()) => EtcdError::Unavailable {
+                    endpoints: String::new(),
+                    detail: "the watch stream ended".to_owned(),
+                },
+                Err(CallError::Grpc(GrpcError::Status { code, message })) => {
+                    EtcdError::Status { code, message }
+                }
+                Err(CallError::Grpc(GrpcError::Protocol(detail))) => EtcdError::Protocol(detail),
+                Err(CallError::NotSent(detail) | CallError::Lost(detail)) => {
+                    EtcdError::Unavailable {
+                        endpoints: String::new(),
+                        detail: format!("watch: {detail}"),
+                    }
+                }
+            };
+            let _ = hand_over(&tx, Err(end));
+        })
+        .map_err(EtcdError::Protocol)?;
+        Ok(WatchStream {
+            messages,
+            reader,
+            idle: Duration::from_secs(3600),
+            token,
+        })
     }
 
-    /// The next message (`result` unwrapped), waiting at most the idle timeout.
-    pub fn next_message(&mut self) -> Result<Value, EtcdError> {
-        loop {
-            if let Some(end) = self.buffer.iter().position(|b| *b == b'\n') {
-                let line: Vec<u8> = self.buffer.drain(..=end).collect();
-                let line = &line[..line.len() - 1];
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                let value: Value = serde_json::from_slice(line)
+    /// Sets how long [`WatchStream::next_message`] waits for a message.
+    pub fn set_idle_timeout(&mut self, timeout: Duration) -> std::io::Result<()> {
+        self.idle = timeout;
+        Ok(())
+    }
+
+    /// The next message, waiting at most the idle timeout. A watcher that etcd cancels for
+    /// another reason than a compaction (a refused or expired token) is an error: the next
+    /// watch authenticates again.
+    pub fn next_message(&mut self) -> Result<WatchResponse, EtcdError> {
+        match self.messages.recv_timeout(self.idle) {
+            Ok(Ok(bytes)) => {
+                let message = WatchResponse::decode(bytes)
                     .map_err(|e| EtcdError::Protocol(format!("watch message: {e}")))?;
-                if let Some(error) = value.get("error") {
-                    // An expired token: the next watch (and call) authenticates again.
-                    let code = error.get("grpc_code").and_then(Value::as_i64).unwrap_or(0);
-                    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
-                    if stale_token(code, message)
-                        || error.get("http_code").and_then(Value::as_i64) == Some(401)
-                    {
-                        *self.token.write() = None;
-                    }
+                if message.canceled && message.compact_revision == 0 {
+                    *self.token.write() = None;
                     return Err(EtcdError::Status {
-                        code: error.get("http_code").and_then(Value::as_i64).unwrap_or(0),
-                        message: error.to_string(),
+                        code: 1,
+                        message: format!(
+                            "etcd canceled the watch: {:.200}",
+                            message.cancel_reason
+                        ),
                     });
                 }
-                return Ok(value.get("result").cloned().unwrap_or(value));
+                Ok(message)
             }
-            match self.conn.read_chunk() {
-                Ok(Some(chunk)) => self.buffer.extend_from_slice(&chunk),
-                Ok(None) => {
-                    return Err(EtcdError::Unavailable {
-                        endpoints: String::new(),
-                        detail: "the watch stream ended".to_owned(),
-                    })
+            Ok(Err(err)) => {
+                if let EtcdError::Status { code, message } = &err {
+                    if stale_token(*code, message) || *code == 7 {
+                        *self.token.write() = None;
+                    }
                 }
                 Err(err)
-                    if self.buffer.is_empty()
-                        && matches!(
-                            err.kind(),
-                            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                        ) =>
-                {
-                    return Err(EtcdError::WatchIdle)
-                }
-                Err(err) => {
-                    return Err(EtcdError::Unavailable {
-                        endpoints: String::new(),
-                        detail: format!("watch: {err}"),
-                    })
-                }
             }
+            Err(RecvTimeoutError::Timeout) => Err(EtcdError::WatchIdle),
+            Err(RecvTimeoutError::Disconnected) => Err(EtcdError::Unavailable {
+                endpoints: String::new(),
+                detail: "the watch stream ended".to_owned(),
+            }),
         }
+    }
+}
+
+impl Drop for WatchStream {
+    fn drop(&mut self) {
+        // Dropping the task drops the stream: HTTP/2 resets it, and the connection closes.
+        self.reader.abort();
     }
 }
 

@@ -10,9 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kacl_store::ChangeSink;
-use serde_json::Value;
 
-use crate::client::{header_revision, int, parse_kv, prefix_end, EtcdClient};
+use crate::client::{prefix_end, EtcdClient, Kv, WatchResponse};
 use crate::decode::{delete_change, list_all, put_change};
 use crate::layout::{KeyKind, Layout};
 use crate::membership::Membership;
@@ -109,8 +108,8 @@ impl Context {
                     }
                 };
                 failures = 0;
-                if message.get("canceled").and_then(Value::as_bool) == Some(true) {
-                    let compacted = int(&message, "compact_revision");
+                if message.canceled {
+                    let compacted = message.compact_revision;
                     tracing::warn!(
                         compacted,
                         applied,
@@ -128,17 +127,12 @@ impl Context {
     }
 
     /// Applies one watch message; the revision it brings memory to.
-    fn apply(&self, message: &Value) -> i64 {
+    fn apply(&self, message: &WatchResponse) -> i64 {
         let mut changes = Vec::new();
         let mut revision = 0;
-        for event in message
-            .get("events")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let deleted = event.get("type").and_then(Value::as_str) == Some("DELETE");
-            let Some(kv) = event.get("kv").and_then(|kv| parse_kv(kv).ok()) else {
+        for event in &message.events {
+            let deleted = event.r#type == crate::proto::EVENT_DELETE;
+            let Some(kv) = event.kv.clone().map(Kv::from) else {
                 continue;
             };
             revision = revision.max(kv.mod_revision);
@@ -169,7 +163,7 @@ impl Context {
             self.progress.advance(revision);
         }
         self.metrics
-            .applied(self.progress.applied(), header_revision(message));
+            .applied(self.progress.applied(), message.revision());
         revision
     }
 

@@ -1,67 +1,80 @@
-//! The little HTTP/1.1 that etcd's gRPC-JSON gateway needs: `POST` a JSON body, read a
-//! response framed by `Content-Length` or chunked transfer coding, keep the connection for the
-//! next request. Blocking, on `std::net`, with every read and write bounded by a timeout, so
-//! an etcd that stops answering turns into an error after the request timeout, never a hang.
-//! The same code runs over plain TCP and over TLS (`https://` endpoints, see `tls`).
+//! HTTP/2 to etcd, plain (h2c with prior knowledge, as etcd's own clients speak it) or TLS
+//! with ALPN `h2`, through the `h2` crate; the gRPC framing on top is in `grpc`.
+//!
+//! The connections run on one small private tokio runtime shared by every client of the
+//! process: kacl's store and membership code is blocking (it runs on its own threads and in
+//! `spawn_blocking`), so [`block`] hands a future to that runtime and waits on a std channel,
+//! which works from any thread, inside a caller's runtime or not, and never panics there as
+//! `Runtime::block_on` would. The runtime is never dropped, for the same reason.
 
-use std::io::{self, BufRead, BufReader, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::future::Future;
+use std::io;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use rustls::{ClientConnection, StreamOwned};
+use bytes::Bytes;
+use h2::client::SendRequest;
+use h2::{RecvStream, SendStream};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpStream;
 
+use crate::grpc::{self, Deframer, GrpcError, MAX_MESSAGE};
 use crate::tls::EtcdTls;
 
-/// The largest response body accepted: a page of a range is bounded by the request's limit,
-/// a watch message by etcd's own message limit; this only stops a hostile peer.
-const MAX_BODY: usize = 512 << 20;
-/// The longest status or header line accepted.
-const MAX_LINE: usize = 16 << 10;
+/// What the client advertises: large windows, so that a page of 50,000 pairs or a watch
+/// message of a 10,000-ACL transaction streams without a window update per 64 KiB.
+const STREAM_WINDOW: u32 = 8 << 20;
+const CONNECTION_WINDOW: u32 = 32 << 20;
+const MAX_FRAME: u32 = 1 << 20;
 
-/// A socket, plain or TLS.
-pub(crate) enum Stream {
-    Plain(TcpStream),
-    Tls(Box<StreamOwned<ClientConnection, TcpStream>>),
+fn runtime() -> Result<&'static tokio::runtime::Runtime, String> {
+    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .thread_name("kacl-etcd-io")
+                .enable_all()
+                .build()
+                .map_err(|e| format!("cannot start the etcd I/O runtime: {e}"))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
 }
 
-impl Stream {
-    fn tcp(&self) -> &TcpStream {
-        match self {
-            Stream::Plain(tcp) => tcp,
-            Stream::Tls(tls) => tls.get_ref(),
-        }
+/// Runs `future` on the etcd runtime and waits for it, at most `timeout`.
+pub(crate) fn block<T: Send + 'static>(
+    future: impl Future<Output = T> + Send + 'static,
+    timeout: Duration,
+) -> Result<T, String> {
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    runtime()?.spawn(async move {
+        let _ = tx.send(tokio::time::timeout(timeout, future).await);
+    });
+    match rx.recv_timeout(timeout + Duration::from_secs(1)) {
+        Ok(Ok(value)) => Ok(value),
+        _ => Err(format!("no answer within {} ms", timeout.as_millis())),
     }
 }
 
-impl Read for Stream {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Stream::Plain(tcp) => tcp.read(buf),
-            Stream::Tls(tls) => tls.read(buf),
-        }
-    }
+/// Spawns a task on the etcd runtime.
+pub(crate) fn spawn(
+    future: impl Future<Output = ()> + Send + 'static,
+) -> Result<tokio::task::JoinHandle<()>, String> {
+    Ok(runtime()?.spawn(future))
 }
 
-impl Write for Stream {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Stream::Plain(tcp) => tcp.write(buf),
-            Stream::Tls(tls) => tls.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Stream::Plain(tcp) => tcp.flush(),
-            Stream::Tls(tls) => tls.flush(),
-        }
-    }
-}
-
-/// One kept-alive connection to one endpoint.
+/// One HTTP/2 connection to one endpoint; clones share it (requests are multiplexed).
+#[derive(Clone)]
 pub(crate) struct Conn {
-    reader: BufReader<Stream>,
-    host: String,
+    send: SendRequest<Bytes>,
+    base: Arc<str>,
+}
+
+impl std::fmt::Debug for Conn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Conn").field("base", &self.base).finish()
+    }
 }
 
 /// A connect failure: `handshake` when TLS refused the peer (its certificate, or not TLS at
@@ -90,192 +103,211 @@ impl std::fmt::Display for ConnectError {
     }
 }
 
-impl Conn {
-    /// Connects (and runs the TLS handshake when `tls` is set), with `timeout` for the
-    /// connect and for every later read and write.
-    pub(crate) fn connect(
-        host: &str,
-        port: u16,
-        timeout: Duration,
-        tls: Option<&EtcdTls>,
-    ) -> Result<Conn, ConnectError> {
-        let mut last = io::Error::new(io::ErrorKind::NotFound, format!("{host}: no address"));
-        for addr in (host, port).to_socket_addrs()? {
-            match TcpStream::connect_timeout(&addr, timeout) {
-                Ok(stream) => {
-                    stream.set_nodelay(true)?;
-                    stream.set_read_timeout(Some(timeout))?;
-                    stream.set_write_timeout(Some(timeout))?;
-                    let stream = match tls {
-                        None => Stream::Plain(stream),
-                        Some(tls) => match tls.connect(host, stream) {
-                            Ok(tls) => Stream::Tls(Box::new(tls)),
-                            Err(error) => {
-                                let handshake = matches!(
-                                    error.kind(),
-                                    io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput
-                                );
-                                return Err(ConnectError { error, handshake });
-                            }
-                        },
-                    };
-                    let host = if host.contains(':') {
-                        format!("[{host}]:{port}")
-                    } else {
-                        format!("{host}:{port}")
-                    };
-                    return Ok(Conn {
-                        reader: BufReader::with_capacity(64 << 10, stream),
-                        host,
-                    });
-                }
-                Err(err) => last = err,
-            }
-        }
-        Err(last.into())
-    }
-
-    /// Sets the read timeout (a watch waits longer than a request).
-    pub(crate) fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
-        self.reader.get_ref().tcp().set_read_timeout(timeout)
-    }
-
-    /// Sends one request. The response must be read (with [`Conn::read_response`] or
-    /// [`Conn::read_head`]) before the next.
-    pub(crate) fn send(&mut self, path: &str, body: &[u8], token: Option<&str>) -> io::Result<()> {
-        let mut head = format!(
-            "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
-             Content-Length: {}\r\n",
-            self.host,
-            body.len()
-        );
-        if let Some(token) = token {
-            head.push_str("Authorization: ");
-            head.push_str(token);
-            head.push_str("\r\n");
-        }
-        head.push_str("\r\n");
-        let stream = self.reader.get_mut();
-        stream.write_all(head.as_bytes())?;
-        stream.write_all(body)?;
-        stream.flush()
-    }
-
-    /// Reads a status line and headers.
-    pub(crate) fn read_head(&mut self) -> io::Result<Head> {
-        let status_line = read_line(&mut self.reader)?;
-        let status = status_line
-            .split(' ')
-            .nth(1)
-            .and_then(|code| code.parse::<u16>().ok())
-            .ok_or_else(|| bad(format!("not an HTTP status line: {status_line:.80}")))?;
-        let mut head = Head {
-            status,
-            content_length: None,
-            chunked: false,
-            close: false,
-        };
-        loop {
-            let line = read_line(&mut self.reader)?;
-            if line.is_empty() {
-                return Ok(head);
-            }
-            let Some((name, value)) = line.split_once(':') else {
-                continue;
-            };
-            let value = value.trim();
-            if name.eq_ignore_ascii_case("content-length") {
-                head.content_length = Some(
-                    value
-                        .parse()
-                        .map_err(|_| bad(format!("bad Content-Length {value:.40}")))?,
-                );
-            } else if name.eq_ignore_ascii_case("transfer-encoding") {
-                head.chunked = value.to_ascii_lowercase().contains("chunked");
-            } else if name.eq_ignore_ascii_case("connection") {
-                head.close = value.eq_ignore_ascii_case("close");
-            }
-        }
-    }
-
-    /// Reads a whole response: status, body, and whether the connection may be kept.
-    pub(crate) fn read_response(&mut self) -> io::Result<(u16, Vec<u8>, bool)> {
-        let head = self.read_head()?;
-        let body = if head.chunked {
-            let mut body = Vec::new();
-            while let Some(chunk) = self.read_chunk()? {
-                if body.len() + chunk.len() > MAX_BODY {
-                    return Err(bad("response body too large".to_owned()));
-                }
-                body.extend_from_slice(&chunk);
-            }
-            body
-        } else {
-            let len = head.content_length.unwrap_or(0);
-            if len > MAX_BODY {
-                return Err(bad("response body too large".to_owned()));
-            }
-            let mut body = vec![0; len];
-            self.reader.read_exact(&mut body)?;
-            body
-        };
-        Ok((head.status, body, !head.close))
-    }
-
-    /// The next chunk of a chunked body; `None` after the last.
-    pub(crate) fn read_chunk(&mut self) -> io::Result<Option<Vec<u8>>> {
-        let line = read_line(&mut self.reader)?;
-        let size_text = line.split(';').next().unwrap_or("").trim();
-        let size = usize::from_str_radix(size_text, 16)
-            .map_err(|_| bad(format!("bad chunk size {size_text:.20}")))?;
-        if size > MAX_BODY {
-            return Err(bad("chunk too large".to_owned()));
-        }
-        if size == 0 {
-            // Trailers, then the empty line.
-            while !read_line(&mut self.reader)?.is_empty() {}
-            return Ok(None);
-        }
-        let mut chunk = vec![0; size];
-        self.reader.read_exact(&mut chunk)?;
-        if !read_line(&mut self.reader)?.is_empty() {
-            return Err(bad("chunk not followed by CRLF".to_owned()));
-        }
-        Ok(Some(chunk))
-    }
-}
-
-/// A response's status and framing.
+/// How a call failed.
 #[derive(Debug)]
-pub(crate) struct Head {
-    pub(crate) status: u16,
-    pub(crate) content_length: Option<usize>,
-    pub(crate) chunked: bool,
-    pub(crate) close: bool,
+pub(crate) enum CallError {
+    /// The request cannot have reached etcd (a dead connection, a refused stream).
+    NotSent(String),
+    /// It may have reached etcd; the outcome is unknown.
+    Lost(String),
+    /// etcd answered: a status, or an answer that breaks gRPC.
+    Grpc(GrpcError),
 }
 
-fn read_line(reader: &mut BufReader<Stream>) -> io::Result<String> {
-    let mut line = Vec::new();
-    let read = reader
-        .by_ref()
-        .take(MAX_LINE as u64)
-        .read_until(b'\n', &mut line)?;
-    if read == 0 {
-        return Err(io::Error::new(
-            io::ErrorKind::UnexpectedEof,
-            "etcd closed the connection",
-        ));
+impl Conn {
+    /// Connects (TLS when `tls` is set) and runs the HTTP/2 handshake; the connection is
+    /// driven by a task on the etcd runtime until every clone is dropped or it fails.
+    pub(crate) async fn connect(
+        host: String,
+        port: u16,
+        tls: Option<EtcdTls>,
+    ) -> Result<Conn, ConnectError> {
+        let tcp = TcpStream::connect((host.as_str(), port)).await?;
+        tcp.set_nodelay(true)?;
+        let authority = if host.contains(':') {
+            format!("[{host}]:{port}")
+        } else {
+            format!("{host}:{port}")
+        };
+        match tls {
+            None => Conn::handshake(tcp, format!("http://{authority}")).await,
+            Some(tls) => {
+                let name = rustls::pki_types::ServerName::try_from(host.clone()).map_err(|_| {
+                    ConnectError {
+                        error: io::Error::new(
+                            io::ErrorKind::InvalidInput,
+                            format!("`{host}` is not a valid TLS server name"),
+                        ),
+                        handshake: true,
+                    }
+                })?;
+                let stream = tokio_rustls::TlsConnector::from(tls.config())
+                    .connect(name, tcp)
+                    .await
+                    .map_err(|error| {
+                        let handshake = matches!(
+                            error.kind(),
+                            io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput
+                        );
+                        ConnectError { error, handshake }
+                    })?;
+                Conn::handshake(stream, format!("https://{authority}")).await
+            }
+        }
     }
-    if line.last() != Some(&b'\n') {
-        return Err(bad("header line too long".to_owned()));
+
+    async fn handshake<T>(io: T, base: String) -> Result<Conn, ConnectError>
+    where
+        T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
+        let (send, connection) = h2::client::Builder::new()
+            .initial_window_size(STREAM_WINDOW)
+            .initial_connection_window_size(CONNECTION_WINDOW)
+            .max_frame_size(MAX_FRAME)
+            .enable_push(false)
+            .handshake(io)
+            .await
+            .map_err(|e| io::Error::other(format!("HTTP/2 handshake: {e}")))?;
+        tokio::spawn(async move {
+            if let Err(err) = connection.await {
+                tracing::debug!(%err, "etcd HTTP/2 connection ended");
+            }
+        });
+        Ok(Conn {
+            send,
+            base: base.into(),
+        })
     }
-    line.pop();
-    if line.last() == Some(&b'\r') {
-        line.pop();
+
+    /// True for clones of one connection.
+    pub(crate) fn same(&self, other: &Conn) -> bool {
+        Arc::ptr_eq(&self.base, &other.base)
     }
-    String::from_utf8(line).map_err(|_| bad("header line is not UTF-8".to_owned()))
+
+    /// Opens a gRPC call: headers, then `first` (one framed message), ending the request
+    /// side when `end`. Returns once etcd answered with headers of a call that goes on.
+    async fn open(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        first: Bytes,
+        end: bool,
+    ) -> Result<(SendStream<Bytes>, RecvStream), CallError> {
+        let mut builder = http::Request::builder()
+            .method("POST")
+            .uri(format!("{}{path}", self.base))
+            .header("content-type", "application/grpc")
+            .header("te", "trailers");
+        if let Some(token) = token {
+            builder = builder.header("token", token);
+        }
+        let request = builder.body(()).map_err(|_| {
+            CallError::Grpc(GrpcError::Protocol(
+                "etcd's auth token is not a valid header value".to_owned(),
+            ))
+        })?;
+        let mut send = self
+            .send
+            .clone()
+            .ready()
+            .await
+            .map_err(|e| CallError::NotSent(format!("connection: {e}")))?;
+        let (response, mut stream) = send
+            .send_request(request, false)
+            .map_err(|e| CallError::NotSent(format!("send: {e}")))?;
+        stream
+            .send_data(first, end)
+            .map_err(|e| CallError::NotSent(format!("send: {e}")))?;
+        let response = response.await.map_err(|e| {
+            if e.reason() == Some(h2::Reason::REFUSED_STREAM) {
+                CallError::NotSent(format!("etcd refused the stream: {e}"))
+            } else {
+                CallError::Lost(format!("no answer (the outcome is unknown): {e}"))
+            }
+        })?;
+        let (head, body) = response.into_parts();
+        // A trailers-only answer: the status is in the headers.
+        if let Some((code, message)) = grpc::status(&head.headers).map_err(CallError::Grpc)? {
+            return Err(CallError::Grpc(match code {
+                0 => GrpcError::Protocol("etcd ended the call without an answer".to_owned()),
+                _ => GrpcError::Status { code, message },
+            }));
+        }
+        if head.status != http::StatusCode::OK {
+            return Err(CallError::Grpc(GrpcError::Status {
+                code: grpc::http_status_code(head.status.as_u16()),
+                message: format!("HTTP {}", head.status),
+            }));
+        }
+        let grpc_type = head
+            .headers
+            .get("content-type")
+            .is_some_and(|t| t.as_bytes().starts_with(b"application/grpc"));
+        if !grpc_type {
+            return Err(CallError::Grpc(GrpcError::Protocol(
+                "etcd answered without content-type application/grpc".to_owned(),
+            )));
+        }
+        Ok((stream, body))
+    }
+
+    /// One unary call (also a bidi call of one request and one answer, as a lease
+    /// keep-alive): the answer's protobuf bytes.
+    pub(crate) async fn unary(
+        self,
+        path: &'static str,
+        token: Option<String>,
+        body: Bytes,
+    ) -> Result<Bytes, CallError> {
+        let (_send, body) = self.open(path, token.as_deref(), body, true).await?;
+        let mut answer = None;
+        read_messages(body, |message| {
+            if answer.is_some() {
+                return Err(GrpcError::Protocol(
+                    "etcd sent two answers to one request".to_owned(),
+                ));
+            }
+            answer = Some(message);
+            Ok(())
+        })
+        .await?;
+        answer.ok_or_else(|| {
+            CallError::Grpc(GrpcError::Protocol(
+                "etcd ended the call without an answer".to_owned(),
+            ))
+        })
+    }
+
+    /// Opens a streaming call with its first message; the request side stays open.
+    pub(crate) async fn stream(
+        self,
+        path: &'static str,
+        token: Option<String>,
+        first: Bytes,
+    ) -> Result<(SendStream<Bytes>, RecvStream), CallError> {
+        self.open(path, token.as_deref(), first, false).await
+    }
 }
 
-fn bad(message: String) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, message)
+/// Reads framed messages from `body` until the stream ends, handing each to `on_message`,
+/// then checks the trailers' status. Flow-control capacity is given back as data is read.
+pub(crate) async fn read_messages(
+    mut body: RecvStream,
+    mut on_message: impl FnMut(Bytes) -> Result<(), GrpcError>,
+) -> Result<(), CallError> {
+    let mut deframer = Deframer::new(MAX_MESSAGE);
+    while let Some(data) = body.data().await {
+        let data = data.map_err(|e| CallError::Lost(format!("etcd's answer broke off: {e}")))?;
+        let _ = body.flow_control().release_capacity(data.len());
+        deframer.push(&data);
+        while let Some(message) = deframer.next_message().map_err(CallError::Grpc)? {
+            on_message(message).map_err(CallError::Grpc)?;
+        }
+    }
+    deframer.finish().map_err(CallError::Grpc)?;
+    let trailers = body
+        .trailers()
+        .await
+        .map_err(|e| CallError::Lost(format!("etcd's answer broke off: {e}")))?;
+    grpc::outcome(trailers.as_ref()).map_err(CallError::Grpc)
 }

@@ -1,8 +1,8 @@
 //! kacl's etcd backend: several `kacl serve` nodes share one state (ACLs, topics, SCRAM
 //! credentials, topic configs) through etcd's v3 API, and kacl grows no consensus of its own.
 //!
-//! * [`client`]: a small blocking etcd v3 client over etcd's gRPC-JSON gateway (no `protoc`,
-//!   no gRPC stack; in every build).
+//! * [`client`]: a small blocking etcd v3 client over etcd's gRPC API (HTTP/2 with `h2`,
+//!   protobuf messages declared by hand in [`proto`]: no `protoc`, in every build).
 //! * [`EtcdStore`]: the [`kacl_store::MetadataStore`] — one etcd transaction per write, with the
 //!   compares that keep it right against other nodes; the key layout is in `layout`.
 //! * The change feed (list at revision R, watch from R+1, re-list after a compaction) delivers
@@ -11,18 +11,22 @@
 //! * Membership: node registration under a lease (duplicate `node.id` refused), the live set,
 //!   and the controller election, through [`kacl_store::ClusterMembership`].
 
+mod admin;
 pub mod client;
 mod decode;
 mod feed;
+mod grpc;
 mod http;
 mod layout;
 mod membership;
 mod metrics;
 mod progress;
+pub mod proto;
 mod setup;
 mod store;
 mod tls;
 
+pub use admin::MemberStatus;
 pub use client::{ClientOptions, EtcdClient, EtcdError};
 pub use metrics::EtcdMetrics;
 pub use setup::{seed_cluster_id, stored_cluster_id};

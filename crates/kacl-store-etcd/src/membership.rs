@@ -14,7 +14,7 @@ use kacl_store::{ClusterMembership, NodeInfo, StoreError};
 use parking_lot::{Mutex, RwLock};
 use serde_json::{json, Value};
 
-use crate::client::{cmp_absent, op_get, op_put, parse_kv, EtcdClient, Kv};
+use crate::client::{cmp_absent, op_get, op_put, EtcdClient, Kv};
 use crate::decode::{etcd_error, parse_node};
 use crate::layout::{self, KeyKind, Layout};
 
@@ -135,11 +135,7 @@ impl Membership {
         let holder = txn
             .responses
             .first()
-            .and_then(|r| r.get("response_range"))
-            .and_then(|r| r.get("kvs"))
-            .and_then(Value::as_array)
-            .and_then(|kvs| kvs.first())
-            .and_then(|kv| parse_kv(kv).ok())
+            .and_then(|r| r.range_kvs().first())
             .and_then(|kv| parse_node(&kv.value));
         Err(StoreError::Refused {
             detail: format!(

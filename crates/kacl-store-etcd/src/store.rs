@@ -17,10 +17,9 @@ use kacl_store::{
     ScramEntry, Snapshot, StoreError, TopicRecord,
 };
 use parking_lot::Mutex;
-use serde_json::Value;
 
 use crate::client::{
-    cmp_absent, cmp_mod, int, op_delete, op_get, op_put, parse_kv, ClientOptions, EtcdClient, Kv,
+    cmp_absent, cmp_mod, op_delete, op_get, op_put, Cmp, ClientOptions, EtcdClient, Kv, Op,
 };
 use crate::decode::{etcd_error, list_acls, list_all, list_all_but_acls, Listing};
 use crate::feed::Feed;
@@ -198,9 +197,9 @@ impl EtcdStore {
     /// A transaction, timed and counted.
     fn txn(
         &self,
-        compare: Vec<Value>,
-        mut success: Vec<Value>,
-        failure: Vec<Value>,
+        compare: Vec<Cmp>,
+        mut success: Vec<Op>,
+        failure: Vec<Op>,
     ) -> Result<crate::client::TxnResult, StoreError> {
         success.push(op_put(&self.layout.key(layout::LAST_WRITE), b"", 0, false));
         self.written
@@ -318,8 +317,7 @@ fn probe_limits(client: &EtcdClient, layout: &Layout, max_batch: usize) -> Resul
         Err(err) => return Err(etcd_error(err)),
     }
     let value = vec![b'x'; REQUIRED_REQUEST_BYTES - (64 << 10)];
-    let compare = serde_json::json!({"target": "VALUE", "key": crate::client::b64(&key),
-        "result": "EQUAL", "value": crate::client::b64(&value)});
+    let compare = crate::client::cmp_value(&key, &value);
     match client.txn(vec![compare], Vec::new(), Vec::new()) {
         Ok(_) => Ok(()),
         Err(crate::client::EtcdError::Status { message, .. })
@@ -363,29 +361,23 @@ fn cluster_id(client: &EtcdClient, layout: &Layout) -> Result<String, StoreError
 }
 
 /// The first pair of the first range response of a txn.
-fn first_kv(responses: &[Value]) -> Option<Kv> {
+fn first_kv(responses: &[crate::client::ResponseOp]) -> Option<Kv> {
     responses
         .iter()
-        .filter_map(|r| r.get("response_range"))
-        .filter_map(|r| r.get("kvs").and_then(Value::as_array))
-        .flatten()
+        .flat_map(|r| r.range_kvs())
         .next()
-        .and_then(|kv| parse_kv(kv).ok())
+        .cloned()
+        .map(Kv::from)
 }
 
 /// For each response of a txn: did the put replace a value (`prev_kv` present) / did the
 /// delete remove a key.
-fn put_replaced(response: &Value) -> bool {
-    response
-        .get("response_put")
-        .and_then(|p| p.get("prev_kv"))
-        .is_some()
+fn put_replaced(response: &crate::client::ResponseOp) -> bool {
+    response.put_replaced()
 }
 
-fn delete_removed(response: &Value) -> bool {
-    response
-        .get("response_delete_range")
-        .is_some_and(|d| int(d, "deleted") > 0)
+fn delete_removed(response: &crate::client::ResponseOp) -> bool {
+    response.deleted() > 0
 }
 
 impl Drop for EtcdStore {
@@ -710,9 +702,8 @@ impl MetadataStore for EtcdStore {
     fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError> {
         let marker = self.layout.key(layout::SCRAM_BOOTSTRAPPED);
         let scram = self.layout.key(layout::SCRAM);
-        let no_scram = serde_json::json!({"target": "CREATE", "key": crate::client::b64(&scram),
-            "range_end": crate::client::b64(&crate::client::prefix_end(&scram)),
-            "result": "EQUAL", "create_revision": "0"});
+        let no_scram =
+            crate::client::cmp_range_absent(&scram, &crate::client::prefix_end(&scram));
         let mut ops = vec![op_put(&marker, b"1", 0, false)];
         for (user, mechanism, credential) in credentials {
             let key = self.layout.scram(user, *mechanism);

@@ -1,16 +1,14 @@
-//! TLS to etcd (`https://` endpoints): rustls over the blocking `std` socket, the CA of
+//! TLS to etcd (`https://` endpoints): rustls (through tokio-rustls, ALPN `h2`), the CA of
 //! `kacl.etcd.tls.ca.location` to verify etcd (with its host name or IP address), and an
 //! optional client certificate and key for etcd's `--client-cert-auth`. PEM files are read
 //! once, at start, and every error names the file.
 
-use std::io;
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
-use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::{ClientConfig, RootCertStore};
 
 /// Where the TLS material is (`kacl.etcd.tls.*`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,27 +95,14 @@ impl EtcdTls {
                 })?
             }
         };
+        // etcd serves gRPC over HTTP/2 only: ALPN says so, or Go's TLS server speaks HTTP/1.1.
+        let mut config = config;
+        config.alpn_protocols = vec![b"h2".to_vec()];
         Ok(EtcdTls(Arc::new(config)))
     }
 
-    /// Runs the handshake over `tcp` for `host`. A failure is `InvalidData` (certificate or
-    /// protocol: trying again will not help) or the socket's own error.
-    pub(crate) fn connect(
-        &self,
-        host: &str,
-        mut tcp: TcpStream,
-    ) -> io::Result<StreamOwned<ClientConnection, TcpStream>> {
-        let name = ServerName::try_from(host.to_owned()).map_err(|_| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("`{host}` is not a valid TLS server name"),
-            )
-        })?;
-        let mut conn = ClientConnection::new(self.0.clone(), name)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-        while conn.is_handshaking() {
-            conn.complete_io(&mut tcp)?;
-        }
-        Ok(StreamOwned::new(conn, tcp))
+    /// The rustls configuration, for a tokio-rustls connector.
+    pub(crate) fn config(&self) -> Arc<ClientConfig> {
+        self.0.clone()
     }
 }

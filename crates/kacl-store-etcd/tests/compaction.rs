@@ -90,9 +90,7 @@ fn a_node_behind_a_compaction_relists_to_the_exact_set() {
         .range(b"/kacl/", Some(b"/kacl0"), 0, 1)
         .unwrap()
         .revision;
-    client
-        .call("/v3/kv/compaction", &serde_json_revision(head))
-        .expect("compaction");
+    client.compact(head).expect("compaction");
 
     assert!(behind.start_feed(recorder.clone()).unwrap());
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -117,9 +115,3 @@ fn a_node_behind_a_compaction_relists_to_the_exact_set() {
     }
 }
 
-fn serde_json_revision(revision: i64) -> kacl_store_etcd::client::JsonValue {
-    let mut object = kacl_store_etcd::client::JsonValue::Object(Default::default());
-    object["revision"] = kacl_store_etcd::client::JsonValue::String(revision.to_string());
-    object["physical"] = kacl_store_etcd::client::JsonValue::Bool(true);
-    object
-}

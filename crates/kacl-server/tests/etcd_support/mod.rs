@@ -98,27 +98,14 @@ impl EtcdCluster {
         let mut leader_id = None;
         let mut ids = Vec::new();
         for member in &self.members {
-            let status = member
-                .client(Duration::from_millis(500))
-                .call("/v3/maintenance/status", &serde_json_empty())
-                .ok();
-            let field = |s: &kacl_store_etcd::client::JsonValue, path: &[&str]| {
-                let mut v = s;
-                for p in path {
-                    v = v.get(*p)?;
-                }
-                v.as_str().map(str::to_owned)
-            };
-            let own = status
-                .as_ref()
-                .and_then(|s| field(s, &["header", "member_id"]));
-            if let Some(l) = status.as_ref().and_then(|s| field(s, &["leader"])) {
-                leader_id = Some(l);
+            let status = member.client(Duration::from_millis(500)).status().ok();
+            if let Some(status) = status.as_ref().filter(|s| s.leader != 0) {
+                leader_id = Some(status.leader);
             }
-            ids.push(own);
+            ids.push(status.map(|s| s.member_id));
         }
         let leader_id = leader_id?;
-        ids.iter().position(|id| id.as_deref() == Some(&leader_id))
+        ids.iter().position(|id| *id == Some(leader_id))
     }
 }
 
@@ -177,10 +164,7 @@ impl Etcd {
         self.spawn();
         let client = self.client(Duration::from_millis(500));
         let deadline = Instant::now() + Duration::from_secs(20);
-        while client
-            .call("/v3/maintenance/status", &serde_json_empty())
-            .is_err()
-        {
+        while client.status().is_err() {
             assert!(Instant::now() < deadline, "etcd did not come up");
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -243,9 +227,6 @@ impl Drop for Etcd {
     }
 }
 
-fn serde_json_empty() -> kacl_store_etcd::client::JsonValue {
-    kacl_store_etcd::client::JsonValue::Object(Default::default())
-}
 
 /// A member started with extra flags (TLS files, auth token TTL), its client URL `https://`
 /// when `tls` is given (`tls` is then how this module's own client reaches it).
@@ -296,10 +277,7 @@ impl CustomEtcd {
         custom.etcd.child = Some(child);
         let client = custom.client(Duration::from_millis(500));
         let deadline = Instant::now() + Duration::from_secs(20);
-        while client
-            .call("/v3/maintenance/status", &serde_json_empty())
-            .is_err()
-        {
+        while client.status().is_err() {
             assert!(Instant::now() < deadline, "etcd did not come up");
             std::thread::sleep(Duration::from_millis(50));
         }
