@@ -200,7 +200,7 @@ async fn racing_creates_of_one_topic_have_exactly_one_winner() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_batch_of_10000_acls_is_never_seen_half_applied_on_another_node() {
     let Some(etcd) = Etcd::start() else { return };
-    // A 10,000-ACL transaction takes etcd's JSON gateway a few seconds on a loaded machine.
+    // A 10,000-ACL transaction can take etcd a few seconds on a loaded machine.
     let slow = [("kacl.etcd.request.timeout.ms", "30000")];
     let a = node(&etcd, 1, &slow).await;
     let b = node(&etcd, 2, &slow).await;
