@@ -18,7 +18,6 @@ use kacl_store_etcd::{ClientOptions, EtcdClient};
 
 const PASSWORD: &str = "kacl-pw-7f3e";
 
-
 /// etcd with simple tokens of three seconds, users `root` and `kacl` (read-write on
 /// `/kacl/` only), and auth enabled.
 fn auth_etcd() -> Option<Etcd> {
@@ -33,7 +32,9 @@ fn auth_etcd() -> Option<Etcd> {
     client
         .auth_role_grant_readwrite("kacl-rw", b"/kacl/", &prefix_end(b"/kacl/"))
         .expect("role grant");
-    client.auth_user_grant_role("kacl", "kacl-rw").expect("grant");
+    client
+        .auth_user_grant_role("kacl", "kacl-rw")
+        .expect("grant");
     client.auth_enable().expect("auth enable");
     Some(etcd)
 }

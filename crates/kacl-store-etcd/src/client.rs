@@ -457,7 +457,9 @@ impl EtcdClient {
         };
         let timeout = deadline.saturating_duration_since(Instant::now());
         let (conn, _) = self.conn(index, timeout)?;
-        let call = conn.clone().unary(AUTHENTICATE, None, grpc::frame_message(&request));
+        let call = conn
+            .clone()
+            .unary(AUTHENTICATE, None, grpc::frame_message(&request));
         let answer = match http::block(call, timeout) {
             Ok(Ok(answer)) => answer,
             Ok(Err(CallError::NotSent(detail) | CallError::Lost(detail))) | Err(detail) => {
@@ -493,7 +495,13 @@ impl EtcdClient {
         Ok(Some(token))
     }
 
-    fn attempt(&self, index: usize, path: &'static str, body: &Bytes, deadline: Instant) -> Attempt {
+    fn attempt(
+        &self,
+        index: usize,
+        path: &'static str,
+        body: &Bytes,
+        deadline: Instant,
+    ) -> Attempt {
         let remaining = deadline.saturating_duration_since(Instant::now());
         if remaining.is_zero() {
             return Attempt::Retry("deadline passed".to_owned());
@@ -616,15 +624,17 @@ impl EtcdClient {
         start_revision: i64,
     ) -> Result<WatchStream, EtcdError> {
         let create = proto::WatchRequest {
-            request_union: Some(proto::WatchRequestUnion::Create(proto::WatchCreateRequest {
-                key: key.to_vec(),
-                range_end: end.to_vec(),
-                start_revision,
-                progress_notify: false,
-                // No previous values: a delete's key is all the feed needs, and etcd would
-                // send every deleted pair a second time (a DeleteAcls of 1,000 ACLs).
-                prev_kv: false,
-            })),
+            request_union: Some(proto::WatchRequestUnion::Create(
+                proto::WatchCreateRequest {
+                    key: key.to_vec(),
+                    range_end: end.to_vec(),
+                    start_revision,
+                    progress_notify: false,
+                    // No previous values: a delete's key is all the feed needs, and etcd would
+                    // send every deleted pair a second time (a DeleteAcls of 1,000 ACLs).
+                    prev_kv: false,
+                },
+            )),
         };
         let first = grpc::frame_message(&create);
         let deadline = Instant::now() + self.options.timeout;
@@ -777,10 +787,7 @@ impl WatchStream {
                     *self.token.write() = None;
                     return Err(EtcdError::Status {
                         code: 1,
-                        message: format!(
-                            "etcd canceled the watch: {:.200}",
-                            message.cancel_reason
-                        ),
+                        message: format!("etcd canceled the watch: {:.200}", message.cancel_reason),
                     });
                 }
                 Ok(message)

@@ -194,7 +194,10 @@ mod tests {
         }
         assert_eq!(deframer.next_message(), Ok(None));
         deframer.push(&framed[7..]);
-        assert_eq!(deframer.next_message(), Ok(Some(Bytes::from_static(b"hello"))));
+        assert_eq!(
+            deframer.next_message(),
+            Ok(Some(Bytes::from_static(b"hello")))
+        );
         assert_eq!(deframer.next_message(), Ok(Some(Bytes::new())));
         assert_eq!(deframer.next_message(), Ok(None));
         assert_eq!(deframer.finish(), Ok(()));

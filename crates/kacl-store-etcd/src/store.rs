@@ -19,7 +19,7 @@ use kacl_store::{
 use parking_lot::Mutex;
 
 use crate::client::{
-    cmp_absent, cmp_mod, op_delete, op_get, op_put, Cmp, ClientOptions, EtcdClient, Kv, Op,
+    cmp_absent, cmp_mod, op_delete, op_get, op_put, ClientOptions, Cmp, EtcdClient, Kv, Op,
 };
 use crate::decode::{etcd_error, list_acls, list_all, list_all_but_acls, Listing};
 use crate::feed::Feed;
@@ -702,8 +702,7 @@ impl MetadataStore for EtcdStore {
     fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError> {
         let marker = self.layout.key(layout::SCRAM_BOOTSTRAPPED);
         let scram = self.layout.key(layout::SCRAM);
-        let no_scram =
-            crate::client::cmp_range_absent(&scram, &crate::client::prefix_end(&scram));
+        let no_scram = crate::client::cmp_range_absent(&scram, &crate::client::prefix_end(&scram));
         let mut ops = vec![op_put(&marker, b"1", 0, false)];
         for (user, mechanism, credential) in credentials {
             let key = self.layout.scram(user, *mechanism);

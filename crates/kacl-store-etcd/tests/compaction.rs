@@ -114,4 +114,3 @@ fn a_node_behind_a_compaction_relists_to_the_exact_set() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
-

@@ -227,7 +227,6 @@ impl Drop for Etcd {
     }
 }
 
-
 /// A member started with extra flags (TLS files, auth token TTL), its client URL `https://`
 /// when `tls` is given (`tls` is then how this module's own client reaches it).
 pub(crate) struct CustomEtcd {
