@@ -62,30 +62,39 @@ session() {
     for case in $CASES; do
         local batch=${case%x*} conns=${case#*x} e0 n0 e1 n1 load
         e0=$(cpu_ms "$etcd_pid"); n0=$(cpu_ms "$node_pid"); load=$(cut -d' ' -f1 /proc/loadavg)
-        "$bin" perf acls --bootstrap-server "127.0.0.1:$node" --workload load --acls "$ACLS" \
+        "$bin" perf acls --bootstrap-server "127.0.0.1:$node" --workload load --acls "$((start + ACLS))" \
             --start "$start" --batch-size "$batch" --connections "$conns" --output json \
             >"$dir.$case.json"
         e1=$(cpu_ms "$etcd_pid"); n1=$(cpu_ms "$node_pid")
         start=$((start + ACLS))
         python3 - "$dir.$case.json" "$label" "$bin" "$batch" "$conns" "$ACLS" \
-            "$((e1 - e0))" "$((n1 - n0))" "$load" >>"$OUT/results.jsonl" <<'PY'
+            "$((e1 - e0))" "$((n1 - n0))" "$load" "$OUT" <<'PY'
 import json, sys
-path, label, binary, batch, conns, acls, etcd_ms, node_ms, load = sys.argv[1:]
+path, label, binary, batch, conns, acls, etcd_ms, node_ms, load, out = sys.argv[1:]
 with open(path) as f:
     perf = json.load(f)
 acls = int(acls)
-print(json.dumps({
+ops = perf["operations"]
+row = {
     "binary": label, "path": binary, "batch": int(batch), "connections": int(conns),
-    "acls": acls, "acls_per_s": round(sum(op["acls_per_s"] for op in perf["operations"])),
-    "errors": sum(op["errors"] for op in perf["operations"]),
-    "p50_ms": perf["operations"][0]["latency_ms"]["p50"],
-    "p99_ms": perf["operations"][0]["latency_ms"]["p99"],
+    "acls": acls, "acls_per_s": round(sum(op["acls_per_s"] for op in ops)),
+    "errors": sum(op["errors"] for op in ops),
+    "p50_ms": ops[0]["latency_ms"]["p50"], "p99_ms": ops[0]["latency_ms"]["p99"],
     "etcd_cpu_ms_per_1000": round(int(etcd_ms) * 1000 / acls, 1),
     "node_cpu_ms_per_1000": round(int(node_ms) * 1000 / acls, 1),
     "load_before": float(load), "perf": perf,
-}))
+}
+line = ("%s batch %5d x%d: %6d ACLs/s (%d errors, p50 %.0f ms, p99 %.0f ms), etcd %.1f ms CPU "
+        "per 1,000 ACLs, node %.1f ms (load %s)" % (
+            label, row["batch"], row["connections"], row["acls_per_s"], row["errors"],
+            row["p50_ms"], row["p99_ms"], row["etcd_cpu_ms_per_1000"],
+            row["node_cpu_ms_per_1000"], load))
+with open(out + "/results.jsonl", "a") as f:
+    f.write(json.dumps(row) + "\n")
+with open(out + "/table.txt", "a") as f:
+    f.write(line + "\n")
+print(line)
 PY
-        tail -1 "$OUT/results.jsonl" | python3 -c 'import json,sys; r=json.load(sys.stdin); print(f"{r["binary"]:>2} batch {r["batch"]:>5} x{r["connections"]}: {r["acls_per_s"]} ACLs/s ({r["errors"]} errors, p50 {r["p50_ms"]:.0f} ms), etcd {r["etcd_cpu_ms_per_1000"]} ms CPU per 1,000, node {r["node_cpu_ms_per_1000"]} ms (load {r["load_before"]})")' | tee -a "$OUT/table.txt"
     done
     stop_all
 }
