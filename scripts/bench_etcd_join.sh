@@ -51,7 +51,7 @@ $PROBE ready "127.0.0.1:$PORT_A" --timeout 120 >/dev/null
 echo "loading $ACLS ACLs through A (load $(cut -d' ' -f1 /proc/loadavg))"
 "$KACL" perf acls --bootstrap-server "127.0.0.1:$PORT_A" --workload load --acls "$ACLS" \
     --batch-size 10000 --connections 4 --output json >"$OUT/load.json"
-python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); o=r["operations"][0]; print(f"load: {o["acls_per_s"]:.0f} ACLs/s, {o["errors"]} errors, {r["elapsed_s"]:.1f} s")' "$OUT/load.json"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); o=r["operations"][0]; print("load: %.0f ACLs/s, %d errors, %.1f s" % (o["acls_per_s"], o["errors"], r["elapsed_s"]))' "$OUT/load.json" | tee "$OUT/load.txt"
 for i in $(seq "$JOINS"); do
     port=$(free_port)
     load=$(cut -d' ' -f1 /proc/loadavg)
