@@ -12,8 +12,9 @@ use std::time::Duration;
 use kacl_store::ChangeSink;
 
 use crate::client::{prefix_end, EtcdClient, Kv, WatchResponse};
-use crate::decode::{delete_change, list_all, put_change};
+use crate::decode::{delete_change, put_change};
 use crate::layout::{KeyKind, Layout};
+use crate::listing::list_all;
 use crate::membership::Membership;
 use crate::metrics::EtcdMetrics;
 use crate::progress::Progress;

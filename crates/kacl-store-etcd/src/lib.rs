@@ -18,6 +18,7 @@ mod feed;
 mod grpc;
 mod http;
 mod layout;
+mod listing;
 mod membership;
 mod metrics;
 mod progress;
