@@ -9,6 +9,7 @@
 #
 #   KACL_A=/root/bin/kacl-869a300 KACL_B=target/release/kacl ACLS=100000 ROUNDS=1 \
 #       scripts/bench_etcd_create.sh
+#   KACL_A=- KACL_B=... ACLS=2000000 CASES=1000x4 scripts/bench_etcd_create.sh   # B alone
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -100,6 +101,6 @@ PY
 }
 
 for _ in $(seq "$ROUNDS"); do
-    session A "$KACL_A"
+    if [ "$KACL_A" != - ]; then session A "$KACL_A"; fi
     session B "$KACL_B"
 done
