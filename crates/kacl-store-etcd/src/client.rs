@@ -10,20 +10,25 @@
 //! endpoint has one HTTP/2 connection that every thread's calls share.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use parking_lot::{Mutex, RwLock};
+use parking_lot::Mutex;
 use prost::Message;
 
+use crate::error::{stale_token, TokenSlot};
 use crate::grpc::{self, GrpcError};
 use crate::http::{self, CallError, Conn};
-use crate::proto::{self, Request, Response, TargetUnion};
+use crate::proto;
 use crate::tls::EtcdTls;
 
-pub use crate::proto::{Compare as Cmp, RequestOp as Op, ResponseOp, WatchResponse};
+pub use crate::error::{EtcdError, Kv, RangeResult, TxnResult};
+pub use crate::ops::{
+    cmp_absent, cmp_mod, cmp_range_absent, cmp_value, op_delete, op_get, op_put, prefix_end, Cmp,
+    Op,
+};
+pub use crate::proto::{ResponseOp, WatchResponse};
+pub use crate::watch::WatchStream;
 
 const RANGE: &str = "/etcdserverpb.KV/Range";
 const TXN: &str = "/etcdserverpb.KV/Txn";
@@ -32,91 +37,6 @@ const LEASE_GRANT: &str = "/etcdserverpb.Lease/LeaseGrant";
 const LEASE_REVOKE: &str = "/etcdserverpb.Lease/LeaseRevoke";
 const LEASE_KEEPALIVE: &str = "/etcdserverpb.Lease/LeaseKeepAlive";
 const AUTHENTICATE: &str = "/etcdserverpb.Auth/Authenticate";
-
-/// The current auth token, shared with open watches (which drop it when etcd says it has
-/// expired, so the next call authenticates again).
-type TokenSlot = Arc<RwLock<Option<String>>>;
-
-/// A failed etcd call.
-#[derive(Debug, thiserror::Error)]
-pub enum EtcdError {
-    /// No endpoint answered within the deadline (or the answer was lost): retriable.
-    #[error("etcd is unavailable ({endpoints}): {detail}")]
-    Unavailable {
-        /// The endpoints tried.
-        endpoints: String,
-        /// The last failure.
-        detail: String,
-    },
-    /// etcd answered with an error.
-    #[error("etcd refused the request: {message} (gRPC code {code})")]
-    Status {
-        /// The gRPC status code.
-        code: i64,
-        /// etcd's message.
-        message: String,
-    },
-    /// etcd's answer did not parse as expected.
-    #[error("unexpected answer from etcd: {0}")]
-    Protocol(String),
-    /// An open watch brought nothing within its idle timeout (not a failure: the caller
-    /// re-opens it to check that the connection is still alive).
-    #[error("the etcd watch was idle for its timeout")]
-    WatchIdle,
-    /// The TLS handshake with an endpoint failed (an untrusted or expired certificate, a
-    /// refused client certificate, or an endpoint that does not speak TLS).
-    #[error("TLS with etcd {endpoint} failed: {detail}")]
-    Tls {
-        /// The endpoint.
-        endpoint: String,
-        /// rustls' reason.
-        detail: String,
-    },
-}
-
-impl EtcdError {
-    /// True for etcd's "required revision has been compacted".
-    pub fn is_compacted(&self) -> bool {
-        matches!(self, EtcdError::Status { message, .. } if message.contains("compacted"))
-    }
-}
-
-/// One key-value pair as etcd returns it (`mvccpb.KeyValue` less its version).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Kv {
-    /// The key.
-    pub key: Vec<u8>,
-    /// The value.
-    pub value: Vec<u8>,
-    /// The revision that created the key.
-    pub create_revision: i64,
-    /// The revision of its last change.
-    pub mod_revision: i64,
-    /// The lease it is attached to (0: none).
-    pub lease: i64,
-}
-
-/// The answer to a range.
-#[derive(Debug)]
-pub struct RangeResult {
-    /// The pairs.
-    pub kvs: Vec<Kv>,
-    /// More pairs beyond the limit.
-    pub more: bool,
-    /// The store revision the range was read at.
-    pub revision: i64,
-}
-
-/// The answer to a txn.
-#[derive(Debug)]
-pub struct TxnResult {
-    /// True if every compare held (the success branch ran).
-    pub succeeded: bool,
-    /// The store revision after the txn.
-    pub revision: i64,
-    /// One response per operation of the branch that ran.
-    pub responses: Vec<ResponseOp>,
-}
 
 /// How to reach etcd.
 #[derive(Clone)]
@@ -157,126 +77,6 @@ impl std::fmt::Debug for EtcdClient {
         f.debug_struct("EtcdClient")
             .field("endpoints", &self.endpoints_text())
             .finish_non_exhaustive()
-    }
-}
-
-impl From<proto::KeyValue> for Kv {
-    fn from(kv: proto::KeyValue) -> Kv {
-        Kv {
-            key: kv.key,
-            value: kv.value,
-            create_revision: kv.create_revision,
-            mod_revision: kv.mod_revision,
-            lease: kv.lease,
-        }
-    }
-}
-
-/// The end of the range of every key starting with `prefix`.
-pub fn prefix_end(prefix: &[u8]) -> Vec<u8> {
-    let mut end = prefix.to_vec();
-    while let Some(last) = end.pop() {
-        if last < 0xff {
-            end.push(last + 1);
-            return end;
-        }
-    }
-    vec![0]
-}
-
-/// A put operation for a txn.
-pub fn op_put(key: &[u8], value: &[u8], lease: i64, prev_kv: bool) -> Op {
-    Op {
-        request: Some(Request::Put(proto::PutRequest {
-            key: key.to_vec(),
-            value: value.to_vec(),
-            lease,
-            prev_kv,
-        })),
-    }
-}
-
-/// A delete operation for a txn.
-pub fn op_delete(key: &[u8], prev_kv: bool) -> Op {
-    Op {
-        request: Some(Request::DeleteRange(proto::DeleteRangeRequest {
-            key: key.to_vec(),
-            range_end: Vec::new(),
-            prev_kv,
-        })),
-    }
-}
-
-/// A get operation for a txn.
-pub fn op_get(key: &[u8]) -> Op {
-    Op {
-        request: Some(Request::Range(proto::RangeRequest {
-            key: key.to_vec(),
-            ..Default::default()
-        })),
-    }
-}
-
-fn compare(target: i32, key: &[u8], union: TargetUnion) -> Cmp {
-    Cmp {
-        result: proto::CMP_EQUAL,
-        target,
-        key: key.to_vec(),
-        target_union: Some(union),
-        range_end: Vec::new(),
-    }
-}
-
-/// Compare: the key does not exist.
-pub fn cmp_absent(key: &[u8]) -> Cmp {
-    compare(proto::TARGET_CREATE, key, TargetUnion::CreateRevision(0))
-}
-
-/// Compare: no key of `[key, end)` exists.
-pub fn cmp_range_absent(key: &[u8], end: &[u8]) -> Cmp {
-    Cmp {
-        range_end: end.to_vec(),
-        ..cmp_absent(key)
-    }
-}
-
-/// Compare: the key was last changed at `revision`.
-pub fn cmp_mod(key: &[u8], revision: i64) -> Cmp {
-    compare(proto::TARGET_MOD, key, TargetUnion::ModRevision(revision))
-}
-
-/// Compare: the key holds `value`.
-pub fn cmp_value(key: &[u8], value: &[u8]) -> Cmp {
-    compare(proto::TARGET_VALUE, key, TargetUnion::Value(value.to_vec()))
-}
-
-impl ResponseOp {
-    /// The pairs of a get's answer (none for a put or a delete).
-    pub fn range_kvs(&self) -> &[proto::KeyValue] {
-        match &self.response {
-            Some(Response::Range(range)) => &range.kvs,
-            _ => &[],
-        }
-    }
-
-    /// A put that replaced a value (asked with `prev_kv`).
-    pub fn put_replaced(&self) -> bool {
-        matches!(&self.response, Some(Response::Put(put)) if put.prev_kv.is_some())
-    }
-
-    /// The keys a delete removed.
-    pub fn deleted(&self) -> i64 {
-        match &self.response {
-            Some(Response::DeleteRange(delete)) => delete.deleted,
-            _ => 0,
-        }
-    }
-}
-
-impl WatchResponse {
-    /// The revision in the header.
-    pub fn revision(&self) -> i64 {
-        self.header.as_ref().map_or(0, |h| h.revision)
     }
 }
 
@@ -692,127 +492,6 @@ impl EtcdClient {
         request: &impl Message,
     ) -> Result<R, EtcdError> {
         self.call(path, request)
-    }
-}
-
-/// etcd refused the token: expired (16 UNAUTHENTICATED), or older than the last change of
-/// users and roles (3, "revision of auth store is old").
-fn stale_token(code: i64, message: &str) -> bool {
-    code == 16 || (code == 3 && message.contains("auth store is old"))
-}
-
-/// Messages (or the stream's end) that the reader task hands to [`WatchStream`].
-type WatchItem = Result<Bytes, EtcdError>;
-
-/// An open watch: a task on the etcd runtime reads the stream and hands each message over a
-/// bounded channel (so a slow consumer slows the stream through HTTP/2 flow control).
-pub struct WatchStream {
-    messages: Receiver<WatchItem>,
-    reader: tokio::task::JoinHandle<()>,
-    idle: Duration,
-    token: TokenSlot,
-}
-
-impl std::fmt::Debug for WatchStream {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("WatchStream")
-    }
-}
-
-/// Hands one item to the consumer; an error once it is gone.
-fn hand_over(tx: &SyncSender<WatchItem>, item: WatchItem) -> Result<(), GrpcError> {
-    let gone = || GrpcError::Protocol("the watch was closed".to_owned());
-    match tx.try_send(item) {
-        Ok(()) => Ok(()),
-        Err(TrySendError::Full(item)) => {
-            tokio::task::block_in_place(|| tx.send(item)).map_err(|_| gone())
-        }
-        Err(TrySendError::Disconnected(_)) => Err(gone()),
-    }
-}
-
-impl WatchStream {
-    fn start(
-        send: h2::SendStream<Bytes>,
-        body: h2::RecvStream,
-        token: TokenSlot,
-    ) -> Result<WatchStream, EtcdError> {
-        let (tx, messages) = std::sync::mpsc::sync_channel(64);
-        let reader = http::spawn(async move {
-            // The request side stays open for as long as the watch is read.
-            let _send = send;
-            let result = http::read_messages(body, |message| hand_over(&tx, Ok(message))).await;
-            let end = match result {
-                Ok(()) => EtcdError::Unavailable {
-                    endpoints: String::new(),
-                    detail: "the watch stream ended".to_owned(),
-                },
-                Err(CallError::Grpc(GrpcError::Status { code, message })) => {
-                    EtcdError::Status { code, message }
-                }
-                Err(CallError::Grpc(GrpcError::Protocol(detail))) => EtcdError::Protocol(detail),
-                Err(CallError::NotSent(detail) | CallError::Lost(detail)) => {
-                    EtcdError::Unavailable {
-                        endpoints: String::new(),
-                        detail: format!("watch: {detail}"),
-                    }
-                }
-            };
-            let _ = hand_over(&tx, Err(end));
-        })
-        .map_err(EtcdError::Protocol)?;
-        Ok(WatchStream {
-            messages,
-            reader,
-            idle: Duration::from_secs(3600),
-            token,
-        })
-    }
-
-    /// Sets how long [`WatchStream::next_message`] waits for a message.
-    pub fn set_idle_timeout(&mut self, timeout: Duration) -> std::io::Result<()> {
-        self.idle = timeout;
-        Ok(())
-    }
-
-    /// The next message, waiting at most the idle timeout. A watcher that etcd cancels for
-    /// another reason than a compaction (a refused or expired token) is an error: the next
-    /// watch authenticates again.
-    pub fn next_message(&mut self) -> Result<WatchResponse, EtcdError> {
-        match self.messages.recv_timeout(self.idle) {
-            Ok(Ok(bytes)) => {
-                let message = WatchResponse::decode(bytes)
-                    .map_err(|e| EtcdError::Protocol(format!("watch message: {e}")))?;
-                if message.canceled && message.compact_revision == 0 {
-                    *self.token.write() = None;
-                    return Err(EtcdError::Status {
-                        code: 1,
-                        message: format!("etcd canceled the watch: {:.200}", message.cancel_reason),
-                    });
-                }
-                Ok(message)
-            }
-            Ok(Err(err)) => {
-                if let EtcdError::Status { code, message } = &err {
-                    if stale_token(*code, message) || *code == 7 {
-                        *self.token.write() = None;
-                    }
-                }
-                Err(err)
-            }
-            Err(RecvTimeoutError::Timeout) => Err(EtcdError::WatchIdle),
-            Err(RecvTimeoutError::Disconnected) => Err(EtcdError::Unavailable {
-                endpoints: String::new(),
-                detail: "the watch stream ended".to_owned(),
-            }),
-        }
-    }
-}
-
-impl Drop for WatchStream {
-    fn drop(&mut self) {
-        // Dropping the task drops the stream: HTTP/2 resets it, and the connection closes.
-        self.reader.abort();
     }
 }
 

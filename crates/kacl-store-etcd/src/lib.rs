@@ -14,6 +14,7 @@
 mod admin;
 pub mod client;
 mod decode;
+mod error;
 mod feed;
 mod grpc;
 mod http;
@@ -21,11 +22,13 @@ mod layout;
 mod listing;
 mod membership;
 mod metrics;
+mod ops;
 mod progress;
 pub mod proto;
 mod setup;
 mod store;
 mod tls;
+mod watch;
 
 pub use admin::MemberStatus;
 pub use client::{ClientOptions, EtcdClient, EtcdError};
