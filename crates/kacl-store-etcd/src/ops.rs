@@ -1,6 +1,7 @@
 //! Builders of a txn's operations and compares, and readers of its answers (the typed
 //! `RequestOp`, `Compare` and `ResponseOp` of `proto`), under the names the store uses.
 
+use crate::error::Kv;
 use crate::proto::{self, Request, Response, ResponseOp, TargetUnion, WatchResponse};
 
 /// One operation of a txn.
@@ -114,4 +115,14 @@ impl WatchResponse {
     pub fn revision(&self) -> i64 {
         self.header.as_ref().map_or(0, |h| h.revision)
     }
+}
+
+/// The first pair of the first range response of a txn.
+pub(crate) fn first_kv(responses: &[ResponseOp]) -> Option<Kv> {
+    responses
+        .iter()
+        .flat_map(|r| r.range_kvs())
+        .next()
+        .cloned()
+        .map(Kv::from)
 }

@@ -27,13 +27,10 @@ use crate::layout::{self, Layout};
 use crate::listing::{list_acls, list_all, list_all_but_acls, Listing};
 use crate::membership::Membership;
 use crate::metrics::EtcdMetrics;
+use crate::ops::first_kv;
 use crate::progress::Progress;
+use crate::startup::{check_layout, cluster_id, probe_limits};
 
-/// The `--max-request-bytes` kacl needs etcd to accept: 10 MiB (a batch of 10,000 ACLs with
-/// long names is a few MB of protobuf).
-pub const REQUIRED_REQUEST_BYTES: usize = 10 << 20;
-/// Operations one transaction may carry beyond a batch's ACLs (the last-write marker, ...).
-pub const EXTRA_TXN_OPS: usize = 64;
 /// The least deadline of each etcd call while a node starts.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 /// Attempts of a read-modify-write (partitions, configs, topic deletion) that another node's
@@ -99,7 +96,7 @@ impl EtcdStore {
         let layout = Layout::new(&options.prefix);
         probe_limits(&startup, &layout, options.max_batch)?;
         let cluster_id = cluster_id(&startup, &layout)?;
-        crate::setup::check_layout(&startup, &layout)?;
+        check_layout(&startup, &layout)?;
         let started = Instant::now();
         // The ACLs are not listed here: the server streams them, at this listing's revision,
         // into its index (`load_acls_chunked`), so the set is never held twice.
@@ -298,91 +295,6 @@ impl EtcdStore {
             detail: format!("topic '{name}' kept changing on other nodes; try again"),
         })
     }
-}
-
-/// Refuses an etcd that cannot take kacl's largest transaction: a txn of `max_batch` + extra
-/// read operations of one key (`--max-txn-ops`), and one compare carrying
-/// [`REQUIRED_REQUEST_BYTES`] minus a margin (`--max-request-bytes`). Neither writes.
-fn probe_limits(client: &EtcdClient, layout: &Layout, max_batch: usize) -> Result<(), StoreError> {
-    let key = layout.key(layout::PROBE);
-    let ops = max_batch + EXTRA_TXN_OPS;
-    let reads = vec![op_get(&key); ops];
-    match client.txn(Vec::new(), reads, Vec::new()) {
-        Ok(_) => {}
-        Err(crate::client::EtcdError::Status { message, .. })
-            if message.contains("too many operations") =>
-        {
-            return Err(StoreError::Refused {
-                detail: format!(
-                    "etcd at {} refuses a transaction of {ops} operations (kacl.acl.max.batch \
-                     {max_batch} + {EXTRA_TXN_OPS}): start etcd with --max-txn-ops={ops} or \
-                     more, or lower kacl.acl.max.batch",
-                    client.endpoints_text()
-                ),
-            })
-        }
-        Err(err) => return Err(etcd_error(err)),
-    }
-    let value = vec![b'x'; REQUIRED_REQUEST_BYTES - (64 << 10)];
-    let compare = crate::client::cmp_value(&key, &value);
-    match client.txn(vec![compare], Vec::new(), Vec::new()) {
-        Ok(_) => Ok(()),
-        Err(crate::client::EtcdError::Status { message, .. })
-            if message.contains("too large") || message.contains("larger than max") =>
-        {
-            Err(StoreError::Refused {
-                detail: format!(
-                    "etcd at {} refuses requests of {} bytes: start etcd with \
-                     --max-request-bytes={REQUIRED_REQUEST_BYTES} or more ({message})",
-                    client.endpoints_text(),
-                    value.len()
-                ),
-            })
-        }
-        Err(err) => Err(etcd_error(err)),
-    }
-}
-
-/// The cluster id: created by the first node (a compare that it does not exist yet), read by
-/// every later one.
-fn cluster_id(client: &EtcdClient, layout: &Layout) -> Result<String, StoreError> {
-    let key = layout.key(layout::CLUSTER_ID);
-    let fresh = kacl_store::kafka_uuid_string(&kacl_store::random_kafka_uuid());
-    let txn = client
-        .txn(
-            vec![cmp_absent(&key)],
-            vec![
-                op_put(&key, fresh.as_bytes(), 0, false),
-                op_put(
-                    &layout.key(layout::LAYOUT_VERSION),
-                    layout::LAYOUT,
-                    0,
-                    false,
-                ),
-            ],
-            vec![op_get(&key)],
-        )
-        .map_err(etcd_error)?;
-    if txn.succeeded {
-        tracing::info!(cluster_id = %fresh, "created the cluster id in etcd");
-        return Ok(fresh);
-    }
-    let stored = first_kv(&txn.responses)
-        .and_then(|kv| String::from_utf8(kv.value).ok())
-        .filter(|id| kacl_store::parse_kafka_uuid(id).is_some());
-    stored.ok_or_else(|| StoreError::Refused {
-        detail: "etcd holds an unreadable kacl cluster id".to_owned(),
-    })
-}
-
-/// The first pair of the first range response of a txn.
-fn first_kv(responses: &[crate::client::ResponseOp]) -> Option<Kv> {
-    responses
-        .iter()
-        .flat_map(|r| r.range_kvs())
-        .next()
-        .cloned()
-        .map(Kv::from)
 }
 
 /// For each response of a txn: did the put replace a value (`prev_kv` present) / did the
