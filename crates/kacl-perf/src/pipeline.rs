@@ -225,7 +225,9 @@ impl Pipeliner {
                     if record {
                         self.stats.error(format!("error code {code}"));
                     }
-                } else if answered % SAMPLE_EVERY == 0 && !holds_acls(payload, self.requests.version)? {
+                } else if answered % SAMPLE_EVERY == 0
+                    && !holds_acls(payload, self.requests.version)?
+                {
                     self.stats.error("a sampled response holds no ACL");
                 } else if record {
                     self.stats.record(now - sent_at, 0);

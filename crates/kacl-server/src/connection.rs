@@ -358,11 +358,15 @@ pub async fn serve_session<S>(
                         .await
                 } else if response.len() <= MAX_BATCH {
                     pending.extend_from_slice(&response);
-                    let written = connection.write_response(&pending, idle, &mut shutdown).await;
+                    let written = connection
+                        .write_response(&pending, idle, &mut shutdown)
+                        .await;
                     pending.clear();
                     written
                 } else {
-                    let written = connection.write_response(&pending, idle, &mut shutdown).await;
+                    let written = connection
+                        .write_response(&pending, idle, &mut shutdown)
+                        .await;
                     pending.clear();
                     match written {
                         Ok(()) => {

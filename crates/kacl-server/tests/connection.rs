@@ -197,7 +197,14 @@ async fn requests_in_one_write_are_answered_in_order_then_closed() {
         if i == 15 {
             kacl_protocol::frame::encode_request_frame(&mut burst, &header, 3, &describe_all())
         } else if i % 2 == 0 {
-            let one = describe_filter(TOPIC, Some("pipelined-topic-1-0007"), LITERAL, None, ANY, ANY);
+            let one = describe_filter(
+                TOPIC,
+                Some("pipelined-topic-1-0007"),
+                LITERAL,
+                None,
+                ANY,
+                ANY,
+            );
             kacl_protocol::frame::encode_request_frame(&mut burst, &header, 1, &one)
         } else {
             kacl_protocol::frame::encode_request_frame(
@@ -214,7 +221,10 @@ async fn requests_in_one_write_are_answered_in_order_then_closed() {
     burst.extend_from_slice(&[0, 0, 0, 10, 0, 0, 0, 9, 0, 0, 0, 1, 0, 0]);
     client.send_raw(&burst).await;
     for (correlation_id, i) in expected {
-        let payload = client.read_frame().await.expect("an answer before the close");
+        let payload = client
+            .read_frame()
+            .await
+            .expect("an answer before the close");
         assert_eq!(
             i32::from_be_bytes(payload[..4].try_into().unwrap()),
             correlation_id
