@@ -6,8 +6,9 @@
 //! request frame is encoded once before the run (only its correlation id is patched in), the
 //! requests that fit are written in one syscall, all responses that arrived are taken from one
 //! read, and a response is checked only for its correlation id (in order, as Kafka answers)
-//! and error code. No allocation per request. Every [`SAMPLE_EVERY`]th response is decoded in
-//! full and must hold at least one ACL, so a server answering empty is still caught.
+//! and error code. No allocation per request. The first response on each connection and every
+//! [`SAMPLE_EVERY`]th after it are decoded in full and must hold at least one ACL, so a server
+//! answering empty is still caught.
 //!
 //! PLAINTEXT without SASL only: the loop speaks to the socket itself.
 
