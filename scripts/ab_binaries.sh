@@ -63,8 +63,11 @@ for round in $(seq 1 "$ROUNDS"); do
                 "${flags[@]}" >/dev/null
             load=$(cut -d' ' -f1 /proc/loadavg)
             server0=$(ticks "$PID")
-            perf --workload "$workload" --acls "$ACLS" --connections "$CONNECTIONS" \
-                --duration "$DURATION" "${flags[@]}" >"$DATA/perf.out" &
+            # The binary itself in the background, not the shell function: `$!` must be the
+            # load generator's pid, not a subshell's, for its CPU time.
+            "$PERF" perf acls --bootstrap-server "$ADDR" --workload "$workload" --acls "$ACLS" \
+                --connections "$CONNECTIONS" --duration "$DURATION" "${flags[@]}" \
+                >"$DATA/perf.out" &
             client_pid=$!
             sleep 0.2
             client0=$(ticks "$client_pid" 2>/dev/null || echo 0)

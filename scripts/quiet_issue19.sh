@@ -41,7 +41,7 @@ ADDR=$(sed -n 's#^listening PLAINTEXT://##p' "$WORK/b.out" | head -1)
 perf() { "$B" perf acls --bootstrap-server "$ADDR" "$@"; }
 previous=0
 for n in 10000 100000 500000 1000000 "$ACLS"; do
-    [ "$n" -le "$previous" ] && continue
+    { [ "$n" -le "$previous" ] || [ "$n" -gt "$ACLS" ]; } && continue
     perf --workload load --start "$previous" --acls "$n" --batch-size 10000 --connections 2 \
         --output json >"$OUT/series-load-$n.json"
     previous=$n
@@ -70,5 +70,5 @@ if [ -n "${CODEC_BENCH:-}" ]; then
 fi
 
 # 5. The plot.
-python3 scripts/plot_describe.py "$OUT" docs/describe-latency.svg || log "plot failed"
+python3 scripts/plot_describe.py "$OUT" "${PLOT:-docs/describe-latency.svg}" || log "plot failed"
 log "done; results in $OUT (load $(cut -d' ' -f1 /proc/loadavg))"
