@@ -200,7 +200,10 @@ fn load_then_every_workload() {
         );
         let described = op(&pipelined, "describeAcls");
         assert_eq!(count(&described["errors"]), 0, "{workload}: {described}");
-        assert!(count(&described["requests"]) >= 3, "{workload}: {described}");
+        assert!(
+            count(&described["requests"]) >= 3,
+            "{workload}: {described}"
+        );
     }
 
     let churn = perf(
