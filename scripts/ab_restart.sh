@@ -4,8 +4,8 @@
 # until ApiVersions answers (scripts/perf_probe.py ready), with VmRSS/VmHWM once serving and the
 # server's "loaded metadata" log line. Every start is stopped with SIGKILL (no clean stop, so
 # no ACL snapshot is written) and any snapshot is removed first: the "store" figures read the
-# store. With SNAPSHOT=1, B is also timed on a start after a clean SIGTERM stop (which writes
-# the ACL snapshot that the start then loads). With LIVE=1, B is also timed on a start after a
+# store. With SNAPSHOT=1, A and B are also timed on a start after their own clean SIGTERM stop
+# (which writes the ACL snapshot that the start then loads). With LIVE=1, B is also timed on a start after a
 # SIGKILL that followed the snapshot B writes while serving (kacl.acl.snapshot.interval.ms).
 #
 #   A=/root/bin/kacl-before B=target/release/kacl ACLS=2000000 SNAPSHOT=1 scripts/ab_restart.sh
@@ -43,7 +43,7 @@ if [ ! -f "$DATA/store/kacl.redb" ]; then
     start "$A"
     $PROBE ready "127.0.0.1:$PORT" --timeout 60 >/dev/null
     "$A" perf acls --bootstrap-server "127.0.0.1:$PORT" --workload load --acls "$ACLS" \
-        --batch-size 1000 --connections 2 | grep -E 'ACLs/s|acls/s' || true
+        --batch-size "${BATCH:-1000}" --connections 2 | grep -E 'ACLs/s|acls/s' || true
     kill_server TERM
 fi
 for round in $(seq 1 "$ROUNDS"); do
@@ -54,9 +54,13 @@ for round in $(seq 1 "$ROUNDS"); do
         kill_server KILL
     done
     if [ "${SNAPSHOT:-}" = 1 ]; then
-        start "$B"; $PROBE ready "127.0.0.1:$PORT" --timeout 300 >/dev/null; kill_server TERM
-        timed "round $round, B, from the snapshot" "$B"
-        kill_server KILL
+        for side in A B; do
+            bin=$A; [ "$side" = B ] && bin=$B
+            start "$bin"; $PROBE ready "127.0.0.1:$PORT" --timeout 300 >/dev/null
+            kill_server TERM
+            timed "round $round, $side, from the snapshot of its clean stop" "$bin"
+            kill_server KILL
+        done
     fi
     if [ "${LIVE:-}" = 1 ]; then
         rm -f "$DATA/store/acls.snapshot"

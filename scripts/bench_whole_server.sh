@@ -21,7 +21,8 @@
 #  4. server B: the plot series: load in steps to 10k, 100k, 500k, 1M, 2M, and at each step
 #     full describe and describe by principal on one connection;
 #  5. server B: 10,000 idle connections (scripts/perf_probe.py idle), server VmRSS before and
-#     after.
+#     after;
+#  7. with A=<the build before> set: scripts/quiet_issue19.sh, issue 19's A/B figures.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -90,6 +91,11 @@ perf --workload describe-principal --acls 2000000 --connections 64 --warmup 3s -
 log "describe-resource, 64 connections (load $(cut -d' ' -f1 /proc/loadavg))"
 perf --workload describe-resource --acls 2000000 --connections 64 --warmup 3s --duration 20s \
     --output json >"$OUT/describe-resource-64.json"
+for workload in describe-principal describe-resource; do
+    log "$workload, 64 connections, --in-flight 5 (load $(cut -d' ' -f1 /proc/loadavg))"
+    perf --workload "$workload" --acls 2000000 --connections 64 --in-flight 5 --warmup 3s \
+        --duration 20s --output json >"$OUT/$workload-64-inflight5.json"
+done
 log "describe-all, 1 connection (load $(cut -d' ' -f1 /proc/loadavg))"
 perf --workload describe-all --acls 2000000 --connections 1 --duration 20s \
     --output json >"$OUT/describe-all-2m.json"
@@ -180,6 +186,14 @@ for conns in 4 8; do
     stop_server
     rm -rf "$WORK/c$conns"
 done
+
+# 7. With A=<the build before>: issue 19's A/B figures (scripts/quiet_issue19.sh: describes at
+#    64 connections one at a time and pipelined, restarts, the codec bench if CODEC_BENCH is
+#    set, the latency plot).
+if [ -n "${A:-}" ]; then
+    log "issue 19 A/B against $A (load $(cut -d' ' -f1 /proc/loadavg))"
+    A=$A B=$KACL OUT=$OUT/issue19 scripts/quiet_issue19.sh
+fi
 
 machine >"$OUT/machine-end.txt"
 log "done; results in $OUT"

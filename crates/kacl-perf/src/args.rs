@@ -28,7 +28,9 @@ Workloads:
   propagation         cluster mode: CreateAcls of one ACL on the first bootstrap server, then
                       DescribeAcls on --observer back to back until it shows; --samples
                       times; reports the delay from the create's answer
-Each of --connections runs its own client and TCP connection, one request at a time.
+Each of --connections runs its own client and TCP connection, one request at a time; with
+--in-flight N (describe-principal, describe-resource) each runs a raw pipelined connection
+instead, N requests outstanding, pre-encoded, answers checked by correlation id and error code.
 
 Examples:
   kacl serve --override listeners=PLAINTEXT://127.0.0.1:9092 &
@@ -124,6 +126,12 @@ pub struct AclsPerfArgs {
     /// (`Admin::describe_acls_grouped`) instead of as one owned binding per ACL.
     #[arg(long)]
     pub grouped: bool,
+    /// `describe-principal`, `describe-resource`: keep N requests in flight on each connection
+    /// (as Kafka clients' `max.in.flight.requests.per.connection`, 5 by default), on raw
+    /// PLAINTEXT connections with pre-encoded requests; only the correlation id and error
+    /// code of each answer are checked (one in 256 is decoded in full). ACLs are not counted.
+    #[arg(long, value_name = "N")]
+    pub in_flight: Option<usize>,
     /// Runtime worker threads (default: one per CPU).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,

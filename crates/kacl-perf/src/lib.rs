@@ -8,6 +8,7 @@
 //! - [`load`]: the `load` workload;
 //! - [`workload`]: the timed, closed-loop workloads;
 //! - [`phases`]: the full describe split into wire, decode and flattening;
+//! - [`pipeline`]: `--in-flight`, raw pipelined describes;
 //! - [`propagation`]: cluster mode, one node's write until another node shows it;
 //! - [`report`]: figures, text and JSON, the progress line.
 //!
@@ -18,6 +19,7 @@ pub mod args;
 pub mod dataset;
 pub mod load;
 pub mod phases;
+pub mod pipeline;
 pub mod propagation;
 pub mod report;
 pub mod workload;
@@ -55,6 +57,9 @@ pub fn run_acls(args: &AclsPerfArgs, config: AdminConfig) -> anyhow::Result<Repo
 async fn acls(args: &AclsPerfArgs, config: AdminConfig) -> anyhow::Result<Report> {
     if args.workload == Workload::Propagation {
         return propagation::run(args, &config).await;
+    }
+    if let Some(in_flight) = args.in_flight {
+        return pipelined(args, &config, in_flight).await;
     }
     let writes = args.workload.writes() || args.preload;
     let raw = args.workload == Workload::DescribeAll && args.phases;
@@ -116,6 +121,55 @@ async fn acls(args: &AclsPerfArgs, config: AdminConfig) -> anyhow::Result<Report
         args.acls,
         elapsed,
         &stats,
+    ))
+}
+
+/// `--in-flight`: the describe workloads on raw pipelined connections.
+async fn pipelined(
+    args: &AclsPerfArgs,
+    config: &AdminConfig,
+    in_flight: usize,
+) -> anyhow::Result<Report> {
+    if in_flight == 0 {
+        anyhow::bail!("--in-flight must be at least 1");
+    }
+    if args.preload {
+        anyhow::bail!("--in-flight does not load: run --workload load first");
+    }
+    let summary = Summary::of_first(args.acls, args.deny_percent);
+    let op = Op::for_data_set(args.workload, summary, args)?;
+    let requests = Arc::new(pipeline::Requests::prepare(&op, config).await?);
+    let mut tasks = tokio::task::JoinSet::new();
+    for id in 0..args.connections {
+        let config = config.clone();
+        let requests = Arc::clone(&requests);
+        tasks.spawn(
+            async move { pipeline::Pipeliner::connect(id, &config, requests, in_flight).await },
+        );
+    }
+    let mut pipes = Vec::with_capacity(args.connections);
+    while let Some(joined) = tasks.join_next().await {
+        pipes.push(joined??);
+    }
+    let progress = Arc::new(Progress::default());
+    let _line = report::spawn_progress_line(Arc::clone(&progress), None);
+    let measure_from = tokio::time::Instant::now() + args.warmup;
+    let end = measure_from + args.duration;
+    let mut runs = tokio::task::JoinSet::new();
+    for pipe in pipes {
+        runs.spawn(pipe.run(measure_from, end, Arc::clone(&progress)));
+    }
+    let mut merged = report::OpStats::new("describeAcls")?;
+    while let Some(joined) = runs.join_next().await {
+        merged.merge(&joined??.stats);
+    }
+    let elapsed = tokio::time::Instant::now().saturating_duration_since(measure_from);
+    Ok(Report::new(
+        args.workload.name(),
+        args.connections,
+        args.acls,
+        elapsed,
+        &[merged],
     ))
 }
 

@@ -3,13 +3,19 @@
 //! order, as Kafka does (it mutes a channel while a request is in flight); connections run as
 //! separate tasks, so a slow or broken client holds up nobody else.
 //!
+//! A pipelining client (Kafka's allow `max.in.flight.requests.per.connection`, 5 by default)
+//! often has several requests in one read: those already in the read buffer are answered
+//! before anything is written, and their answers leave in one write (at most
+//! [`MAX_BATCH`] bytes of them), in request order. One read and one write per batch instead
+//! of per request is what the kernel's share of a small request costs.
+//!
 //! With `queued.max.request.bytes` set, a frame's bytes are leased from the server-wide
 //! [`RequestMemoryPool`] once its size is read and before its body is, and returned once it has
 //! been handled; while the pool is depleted the connection just stops reading.
 //!
 //! A client that never reads its answers is bounded the way Kafka bounds it: the next request
-//! is not read until the previous response has been handed to the kernel (Kafka mutes a channel
-//! with a response in flight), the kernel buffers are `socket.send.buffer.bytes` /
+//! is not read from the socket until the previous answers have been handed to the kernel (Kafka
+//! mutes a channel with a response in flight), the kernel buffers are `socket.send.buffer.bytes` /
 //! `socket.receive.buffer.bytes` (so one connection holds one response plus ~100 KB), and a
 //! write that makes no progress for `connections.max.idle.ms` closes the connection (Kafka's
 //! selector closes connections idle in either direction). At shutdown a stuck write gets
@@ -43,6 +49,10 @@ pub const CLOSE_LINGER: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The least room made in the read buffer for a frame's body per read.
 const MIN_READ_ROOM: usize = 16 * 1024;
+
+/// The most response bytes held back to leave in one write with the next answers; a larger
+/// response is written on its own, never copied.
+pub const MAX_BATCH: usize = 64 * 1024;
 
 /// Why a connection stopped reading.
 #[derive(Debug, Error)]
@@ -146,6 +156,19 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         }
     }
 
+    /// Whether a whole frame is already buffered and can be taken without waiting: its
+    /// memory lease (if the pool is on) is granted now or it is not ready.
+    pub fn frame_ready(&mut self) -> bool {
+        let Ok(Some(len)) = frame_payload_len(&self.buffer, self.max_frame) else {
+            return false;
+        };
+        if let (None, true, Some(pool)) = (&self.lease, self.charge_memory, &self.memory) {
+            self.lease = pool.try_lease(len);
+            return self.lease.is_some();
+        }
+        true
+    }
+
     /// Ends the connection after a last response (a failed authentication) so that the client
     /// reads that response before it sees the connection end: wait for the client to close
     /// (it does on reading the error; anything else it sends is discarded), at most
@@ -178,6 +201,19 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             bytes = bytes.get(written..).unwrap_or_default();
         }
         progress(self.stream.flush(), stall, shutdown).await
+    }
+}
+
+/// Writes the answers held back for a batch, if any (a failure is the connection's end anyway).
+async fn flush<S: AsyncRead + AsyncWrite + Unpin>(
+    connection: &mut Connection<S>,
+    pending: &mut Vec<u8>,
+    stall: Option<Duration>,
+    shutdown: &mut watch::Receiver<bool>,
+) {
+    if !pending.is_empty() {
+        let _ = connection.write_response(pending, stall, shutdown).await;
+        pending.clear();
     }
 }
 
@@ -270,6 +306,8 @@ pub async fn serve_session<S>(
     let stopped = async move { wait_for_shutdown(&mut shutdown_for_reads).await };
     tokio::pin!(stopped);
     let mut waiting_since = tokio::time::Instant::now();
+    // Answers to requests that were already buffered, to be written with the next one.
+    let mut pending: Vec<u8> = Vec::new();
     let reason: String = loop {
         // Before authentication frames are bounded by `sasl.server.max.receive.size` instead
         // of `socket.request.max.bytes` (as in Kafka, even where it is the larger), outside the
@@ -306,9 +344,39 @@ pub async fn serve_session<S>(
         drop(lease);
         match outcome {
             Outcome::Respond(response) => {
-                let written = connection
-                    .write_response(&response, idle, &mut shutdown)
-                    .await;
+                // The next request is already here: answer it first, write both together.
+                if response.len() <= MAX_BATCH
+                    && pending.len() + response.len() <= MAX_BATCH
+                    && connection.frame_ready()
+                {
+                    pending.extend_from_slice(&response);
+                    continue;
+                }
+                let written = if pending.is_empty() {
+                    connection
+                        .write_response(&response, idle, &mut shutdown)
+                        .await
+                } else if response.len() <= MAX_BATCH {
+                    pending.extend_from_slice(&response);
+                    let written = connection
+                        .write_response(&pending, idle, &mut shutdown)
+                        .await;
+                    pending.clear();
+                    written
+                } else {
+                    let written = connection
+                        .write_response(&pending, idle, &mut shutdown)
+                        .await;
+                    pending.clear();
+                    match written {
+                        Ok(()) => {
+                            connection
+                                .write_response(&response, idle, &mut shutdown)
+                                .await
+                        }
+                        failed => failed,
+                    }
+                };
                 match written {
                     Ok(()) => waiting_since = tokio::time::Instant::now(),
                     Err(ConnectionError::Io(err)) => {
@@ -322,6 +390,7 @@ pub async fn serve_session<S>(
                 delay,
                 reason,
             } => {
+                flush(&mut connection, &mut pending, idle, &mut shutdown).await;
                 state.metrics.authentication_failed();
                 tokio::time::sleep(delay).await;
                 if !response.is_empty() {
@@ -335,6 +404,9 @@ pub async fn serve_session<S>(
             Outcome::Close { reason } => break reason,
         }
     };
+    // Answers held back for a batch still go out (a shutdown or a closing request between
+    // two buffered requests).
+    flush(&mut connection, &mut pending, idle, &mut shutdown).await;
     // DEBUG, as Kafka logs connections: at INFO a flood of bare connects would flood the log.
     // `kacl_connections_accepted_total` and `kacl_connections_open` count them.
     tracing::debug!(%peer, listener = %session.listener.name,

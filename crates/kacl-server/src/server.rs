@@ -15,31 +15,32 @@
 //! # Ok(()) }
 //! ```
 
+mod accept;
 mod acl_snapshot;
+mod load;
+mod start_error;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kacl_acl::{AclBinding, AclChanges, AclIndex, SharedAclIndex};
-use kacl_store::{MetadataStore, RedbStore, StoreError, StoreOptions};
-use thiserror::Error;
+use kacl_server_config::ServerConfig;
+use kacl_service::metrics::{MeteredStore, Metrics};
+use kacl_service::{BoundListener, ServerState};
+use kacl_store::{MetadataStore, RedbStore, StoreOptions};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::task::JoinHandle;
 
-use kacl_service::credentials::ScramCredentials;
-use kacl_service::metrics::{MeteredStore, Metrics};
-use kacl_service::scram_bootstrap::{self, BootstrapCredential};
-use kacl_service::{BoundListener, ServerState};
-
-use crate::connection;
+pub use self::accept::SHUTDOWN_GRACE;
+use self::accept::{accept_loop, advertise, tls_acceptors, Shell};
+use self::load::{load, load_scram};
+pub use self::start_error::StartError;
 use crate::connection_limits::ConnectionLimits;
 use crate::metrics_http;
 use crate::shutdown::wait_for_shutdown;
 use crate::tls::{self, TlsAcceptor};
-use kacl_server_config::{Listener, ServerConfig};
 
 /// Reloads the key and trust store files of every TLS listener; cheap to clone.
 #[derive(Debug, Clone)]
@@ -67,69 +68,9 @@ impl TlsReloader {
     }
 }
 
-/// How long shutdown waits for requests in flight before dropping their connections.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
-
-/// Why the server did not start.
-#[derive(Debug, Error)]
-pub enum StartError {
-    /// The store could not be opened (locked by another server, unreadable, newer format).
-    #[error("cannot open the data directory {dir}: {source}")]
-    Store {
-        /// The data directory.
-        dir: String,
-        /// The store's reason.
-        source: StoreError,
-    },
-    /// The ACLs or topics could not be read back.
-    #[error("cannot load the stored metadata: {0}")]
-    Load(StoreError),
-    /// A listener could not be bound.
-    #[error("cannot bind listener {listener} to {address}: {source}")]
-    Bind {
-        /// The listener as configured.
-        listener: String,
-        /// The address tried.
-        address: String,
-        /// The OS error.
-        source: std::io::Error,
-    },
-    /// The TLS key store or trust store cannot be used.
-    #[error(transparent)]
-    Tls(#[from] tls::TlsError),
-    /// The bootstrap SCRAM credentials cannot be created.
-    #[error(transparent)]
-    Bootstrap(#[from] scram_bootstrap::BootstrapError),
-    /// A start-up task panicked.
-    #[error("start-up task failed: {0}")]
-    Task(String),
-}
-
-impl StartError {
-    /// True when the data directory itself was refused (missing, damaged, or another
-    /// cluster's or node's): `kacl serve` exits with [`kacl_store::EXIT_DATA_DIR_REFUSED`].
-    pub fn refuses_data_dir(&self) -> bool {
-        match self {
-            StartError::Store { source, .. } | StartError::Load(source) => {
-                source.refuses_data_dir()
-            }
-            _ => false,
-        }
-    }
-}
-
 /// The kacl server.
 #[derive(Debug)]
 pub struct Server;
-
-/// What only the shell's accept loops need beside the request path's state.
-#[derive(Debug)]
-struct Shell {
-    /// `max.connections` and `max.connections.per.ip`, across all listeners.
-    limits: ConnectionLimits,
-    /// The TLS acceptor of each SSL and SASL_SSL listener, by listener name.
-    tls: Arc<HashMap<String, TlsAcceptor>>,
-}
 
 /// A started server: its bound listeners, and the means to stop it.
 #[derive(Debug)]
@@ -432,275 +373,6 @@ fn store_options(config: &ServerConfig) -> StoreOptions {
     StoreOptions {
         cache_bytes: config.store_cache_bytes,
         node_id: Some(config.node_id),
-    }
-}
-
-/// A TLS acceptor for each TLS listener, from its own settings or the global ones (the config
-/// checked that each has a key store).
-fn tls_acceptors(config: &ServerConfig) -> Result<HashMap<String, TlsAcceptor>, StartError> {
-    let mut acceptors = HashMap::new();
-    for listener in config.listeners.iter().filter(|l| l.protocol.uses_tls()) {
-        let tls = config.tls_for(&listener.name).ok_or_else(|| {
-            StartError::Task(format!(
-                "TLS listener {} without ssl.keystore settings",
-                listener.name
-            ))
-        })?;
-        acceptors.insert(listener.name.clone(), TlsAcceptor::from_config(tls)?);
-    }
-    Ok(acceptors)
-}
-
-/// Loads the SCRAM credentials into memory and applies `kacl.scram.bootstrap.credentials`
-/// to a store that holds none.
-async fn load_scram(
-    store: Arc<dyn MetadataStore>,
-    bootstrap: Vec<BootstrapCredential>,
-) -> Result<ScramCredentials, StartError> {
-    tokio::task::spawn_blocking(move || {
-        let scram = ScramCredentials::load(store).map_err(StartError::Load)?;
-        scram_bootstrap::apply(&scram, &bootstrap)?;
-        tracing::info!(users = scram.user_count(), "loaded SCRAM credentials");
-        Ok(scram)
-    })
-    .await
-    .map_err(|e| StartError::Task(e.to_string()))?
-}
-
-/// ACLs handed from the store thread to the indexing thread at a time at start.
-///
-/// Small on purpose: the chunks in flight (up to four: one being read, two queued, one being
-/// indexed) are allocated by the reading thread and freed by the indexing one, and glibc keeps
-/// that memory in the reader's arena afterwards. At 65,536 a chunk this left ~58 MB of freed
-/// memory resident after a 2M-ACL start; at 8,192 it is ~8 MB, and the start is no slower
-/// (BENCHMARKS.md, "Whole server").
-const LOAD_CHUNK_LEN: usize = 8_192;
-
-/// What a start loads: the index, the topics, and the ACL version of the snapshot the index
-/// came from (`None`: it was read from the store).
-type Loaded = (
-    SharedAclIndex,
-    Vec<kacl_store::TopicRecord>,
-    Option<kacl_store::snapshot::AclVersion>,
-);
-
-/// Loads every ACL into a fresh index (from the ACL snapshot beside a redb store when it is
-/// current), and every topic.
-fn load(
-    store: &dyn MetadataStore,
-    snapshot_store: Option<&RedbStore>,
-) -> Result<Loaded, StartError> {
-    let started = Instant::now();
-    if let Some((index, version)) = snapshot_store.and_then(acl_snapshot::load) {
-        let topics = store.load_topics().map_err(StartError::Load)?;
-        tracing::info!(
-            acls = index.len(),
-            topics = topics.len(),
-            total_ms = started.elapsed().as_millis() as u64,
-            "loaded metadata"
-        );
-        return Ok((SharedAclIndex::from_index(index), topics, Some(version)));
-    }
-    if let Some(redb) = snapshot_store {
-        let index = load_redb(redb, started)?;
-        let topics = store.load_topics().map_err(StartError::Load)?;
-        tracing::info!(
-            acls = index.len(),
-            topics = topics.len(),
-            total_ms = started.elapsed().as_millis() as u64,
-            "loaded metadata"
-        );
-        return Ok((SharedAclIndex::from_index(index), topics, None));
-    }
-    // The store is read on a second thread in key order while this one indexes what has
-    // arrived, so reading and indexing overlap and the whole set is never held twice.
-    let mut index = AclIndex::new();
-    let mut count = 0;
-    let (read, indexed) = std::thread::scope(|scope| {
-        let (chunks_tx, chunks_rx) = std::sync::mpsc::sync_channel::<Vec<AclBinding>>(2);
-        let reader = scope.spawn(move || {
-            let result = store.load_acls_chunked(LOAD_CHUNK_LEN, &mut |chunk| {
-                // A closed channel means indexing failed; its error is the one reported.
-                let _ = chunks_tx.send(chunk);
-                Ok(())
-            });
-            (result, started.elapsed())
-        });
-        let mut indexed = Ok(());
-        for adds in chunks_rx {
-            count += adds.len();
-            if let Err(e) = index.apply(&AclChanges {
-                adds,
-                removes: Vec::new(),
-            }) {
-                indexed = Err(StartError::Task(format!("stored ACLs do not index: {e}")));
-                break;
-            }
-        }
-        let (read, read_time) = reader
-            .join()
-            .map_err(|_| StartError::Task("the ACL load thread panicked".to_owned()))?;
-        read.map_err(StartError::Load)?;
-        Ok::<_, StartError>((read_time, indexed))
-    })?;
-    indexed?;
-    let topics = store.load_topics().map_err(StartError::Load)?;
-    tracing::info!(
-        acls = count,
-        topics = topics.len(),
-        read_ms = read.as_millis() as u64,
-        total_ms = started.elapsed().as_millis() as u64,
-        "loaded metadata"
-    );
-    Ok((SharedAclIndex::from_index(index), topics, None))
-}
-
-/// The ACLs of a redb store into a fresh index: the store's keys are read and checked on a
-/// second thread, in chunks, while this one decodes them without allocating and builds the
-/// index a pattern at a time (the store's key order keeps each pattern's ACLs together).
-fn load_redb(store: &RedbStore, started: Instant) -> Result<AclIndex, StartError> {
-    let mut builder = kacl_acl::AclIndexBuilder::new();
-    let (read, indexed) = std::thread::scope(|scope| {
-        let (chunks_tx, chunks_rx) = std::sync::mpsc::sync_channel::<kacl_store::AclKeyChunk>(2);
-        let reader = scope.spawn(move || {
-            let result = store.load_acl_keys_chunked(LOAD_CHUNK_LEN, &mut |chunk| {
-                // A closed channel means indexing failed; its error is the one reported.
-                let _ = chunks_tx.send(chunk);
-                Ok(())
-            });
-            (result, started.elapsed())
-        });
-        let mut indexed = Ok(());
-        'chunks: for chunk in chunks_rx {
-            for acl in chunk.acls() {
-                let pushed = acl.map_err(StartError::Load).and_then(|acl| {
-                    builder
-                        .push(acl)
-                        .map_err(|e| StartError::Task(format!("stored ACLs do not index: {e}")))
-                });
-                if let Err(e) = pushed {
-                    indexed = Err(e);
-                    break 'chunks;
-                }
-            }
-        }
-        let (read, read_time) = reader
-            .join()
-            .map_err(|_| StartError::Task("the ACL load thread panicked".to_owned()))?;
-        read.map_err(StartError::Load)?;
-        Ok::<_, StartError>((read_time, indexed))
-    })?;
-    indexed?;
-    tracing::debug!(read_ms = read.as_millis() as u64, "read the stored ACLs");
-    Ok(builder.finish())
-}
-
-/// The address Metadata advertises for a listener: its `advertised.listeners` entry, with an
-/// empty or wildcard host replaced by the bound address (or, for a wildcard bind, this
-/// machine's host name) and port 0 replaced by the bound port.
-fn advertise(config: &ServerConfig, listener: &Listener, local_addr: SocketAddr) -> BoundListener {
-    let advertised = config.advertised_listener(&listener.name);
-    let host = advertised
-        .map(|a| a.host.clone())
-        .filter(|h| !is_wildcard_host(h))
-        .unwrap_or_else(|| {
-            if local_addr.ip().is_unspecified() {
-                system_host_name()
-            } else {
-                local_addr.ip().to_string()
-            }
-        });
-    let port = advertised
-        .map(|a| a.port)
-        .filter(|p| *p != 0)
-        .unwrap_or(local_addr.port());
-    BoundListener {
-        name: listener.name.clone(),
-        protocol: listener.protocol,
-        local_addr,
-        advertised_host: host,
-        advertised_port: port,
-    }
-}
-
-fn is_wildcard_host(host: &str) -> bool {
-    host.is_empty() || host == "0.0.0.0" || host == "::" || host == "[::]"
-}
-
-/// This machine's host name, as Kafka advertises a wildcard listener; `localhost` if unknown.
-fn system_host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .map(|h| h.trim().to_owned())
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "localhost".to_owned())
-}
-
-/// Accepts connections on one listener until shutdown, then drains them.
-async fn accept_loop(
-    socket: TcpListener,
-    listener: BoundListener,
-    state: Arc<ServerState>,
-    shell: Arc<Shell>,
-    mut shutdown: watch::Receiver<bool>,
-) {
-    let mut connections = JoinSet::new();
-    loop {
-        tokio::select! {
-            _ = wait_for_shutdown(&mut shutdown) => break,
-            Some(_) = connections.join_next(), if !connections.is_empty() => {}
-            accepted = socket.accept() => {
-                let (stream, peer) = match accepted {
-                    Ok(accepted) => accepted,
-                    Err(err) => {
-                        // Out of file descriptors and the like: do not spin.
-                        tracing::warn!(listener = %listener.name, %err, "accept failed");
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        continue;
-                    }
-                };
-                // Over max.connections or max.connections.per.ip: dropping the stream closes
-                // it before a byte is read.
-                let slot = match shell.limits.admit(peer.ip()) {
-                    Ok(slot) => slot,
-                    Err(refusal) => {
-                        state.metrics.connection_refused();
-                        tracing::warn!(%peer, listener = %listener.name, %refusal,
-                            "connection refused");
-                        continue;
-                    }
-                };
-                let _ = stream.set_nodelay(true);
-                connection::apply_buffer_sizes(&stream, &state.config);
-                let counted = state.metrics.connection_opened();
-                let (listener, state, shell, shutdown) =
-                    (listener.clone(), state.clone(), shell.clone(), shutdown.clone());
-                connections.spawn(async move {
-                    match shell.tls.get(&listener.name) {
-                        Some(acceptor) => {
-                            if let Some((stream, session)) =
-                                tls::accept(acceptor, stream, peer, listener, &state).await
-                            {
-                                connection::serve_session(stream, session, state, shutdown).await;
-                            }
-                        }
-                        None => connection::serve(stream, peer, listener, state, shutdown).await,
-                    }
-                    drop((slot, counted));
-                });
-            }
-        }
-    }
-    drop(socket);
-    let drained = tokio::time::timeout(SHUTDOWN_GRACE, async {
-        while connections.join_next().await.is_some() {}
-    })
-    .await;
-    if drained.is_err() {
-        tracing::warn!(listener = %listener.name, "connections still busy after the grace period; dropping them");
-        connections.abort_all();
-        while connections.join_next().await.is_some() {}
     }
 }
 

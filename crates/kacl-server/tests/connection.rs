@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use common::*;
 use kacl_protocol::messages::api_versions::{ApiVersionsRequest, ApiVersionsResponse};
-use kacl_protocol::messages::describe_acls::DescribeAclsRequest;
+use kacl_protocol::messages::describe_acls::{DescribeAclsRequest, DescribeAclsResponse};
 
 fn api_versions_request(name: &str, version: &str) -> ApiVersionsRequest<'static> {
     ApiVersionsRequest {
@@ -168,6 +168,76 @@ async fn pipelined_requests_are_answered_in_order() {
         let payload = client.read_frame().await.expect("answer");
         assert_eq!(i32::from_be_bytes(payload[..4].try_into().unwrap()), id);
     }
+}
+
+/// Requests that arrive in one write are answered in order, their answers batched into one
+/// write except a large one, which goes on its own; a request that closes the connection
+/// still gets the answers before it out first.
+#[tokio::test]
+async fn requests_in_one_write_are_answered_in_order_then_closed() {
+    let server = start(&[]).await;
+    let mut client = server.client().await;
+    // 1,500 ACLs: the full describe's answer is larger than the server's 64 KiB batch.
+    for chunk in 0..3 {
+        let creations = (0..500)
+            .map(|i| allow_read(&format!("pipelined-topic-{chunk}-{i:04}"), "User:someone"))
+            .collect();
+        let created = client.create(3, creations).await;
+        assert!(created.results.iter().all(|r| r.error_code == 0));
+    }
+    let mut burst = Vec::new();
+    let mut expected = Vec::new();
+    for i in 0..30i32 {
+        let correlation_id = 1_000 + i;
+        let header = kacl_protocol::RequestHeader {
+            correlation_id,
+            client_id: Some(Cow::Borrowed("pipelined")),
+            ..Default::default()
+        };
+        if i == 15 {
+            kacl_protocol::frame::encode_request_frame(&mut burst, &header, 3, &describe_all())
+        } else if i % 2 == 0 {
+            let one = describe_filter(
+                TOPIC,
+                Some("pipelined-topic-1-0007"),
+                LITERAL,
+                None,
+                ANY,
+                ANY,
+            );
+            kacl_protocol::frame::encode_request_frame(&mut burst, &header, 1, &one)
+        } else {
+            kacl_protocol::frame::encode_request_frame(
+                &mut burst,
+                &header,
+                2,
+                &api_versions_request("x", "1"),
+            )
+        }
+        .unwrap();
+        expected.push((correlation_id, i));
+    }
+    // Last, API key 0 (Produce), which kacl does not serve: the connection closes after it.
+    burst.extend_from_slice(&[0, 0, 0, 10, 0, 0, 0, 9, 0, 0, 0, 1, 0, 0]);
+    client.send_raw(&burst).await;
+    for (correlation_id, i) in expected {
+        let payload = client
+            .read_frame()
+            .await
+            .expect("an answer before the close");
+        assert_eq!(
+            i32::from_be_bytes(payload[..4].try_into().unwrap()),
+            correlation_id
+        );
+        if i == 15 {
+            let body = decode::<DescribeAclsResponse>(&payload, 3);
+            assert_eq!(acl_count(&body), 1_500);
+        } else if i % 2 == 0 {
+            let body = decode::<DescribeAclsResponse>(&payload, 1);
+            assert_eq!(acl_count(&body), 1);
+        }
+    }
+    assert!(client.is_closed().await);
 }
 
 #[tokio::test]

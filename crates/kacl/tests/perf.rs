@@ -181,6 +181,31 @@ fn load_then_every_workload() {
     assert_eq!(count(&described["errors"]), 0);
     assert!(count(&described["acls"]) >= count(&described["requests"]) * 10);
 
+    // Pipelined: raw connections, several requests in flight on each, answers checked.
+    for (workload, in_flight) in [("describe-principal", "5"), ("describe-resource", "3")] {
+        let pipelined = perf(
+            &addr,
+            &[
+                "--workload",
+                workload,
+                "--acls",
+                "20220",
+                "--connections",
+                "3",
+                "--in-flight",
+                in_flight,
+                "--duration",
+                "300ms",
+            ],
+        );
+        let described = op(&pipelined, "describeAcls");
+        assert_eq!(count(&described["errors"]), 0, "{workload}: {described}");
+        assert!(
+            count(&described["requests"]) >= 3,
+            "{workload}: {described}"
+        );
+    }
+
     let churn = perf(
         &addr,
         &[

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use kacl_acl::{AclIndex, SharedAclIndex};
 use kacl_service::ServerState;
 use kacl_store::snapshot::{AclVersion, SnapshotRejected};
-use kacl_store::RedbStore;
+use kacl_store::{RedbStore, StoreError};
 use tokio::sync::watch;
 
 use crate::shutdown::wait_for_shutdown;
@@ -69,24 +69,47 @@ pub(super) fn load(store: &RedbStore) -> Option<(AclIndex, AclVersion)> {
 /// commit running (the server has stopped serving). A failure is logged: the next start
 /// then reads the store.
 pub(super) fn save(store: &RedbStore, acls: &SharedAclIndex) {
+    write(store, acls, |take| take(), "wrote the ACL snapshot");
+}
+
+/// The index encoded, with the store's ACL version and count it is current at.
+type Taken = (AclVersion, u64, Vec<u8>);
+
+/// Takes the version and encodes the index through `exclusive` (which runs it with no ACL
+/// commit under way), then writes the file outside it; the store refuses the write if a
+/// commit came in between. Logs the outcome (`done` on success); returns the version written.
+fn write(
+    store: &RedbStore,
+    acls: &SharedAclIndex,
+    exclusive: impl FnOnce(&mut dyn FnMut() -> Result<Taken, StoreError>) -> Result<Taken, StoreError>,
+    done: &'static str,
+) -> Option<AclVersion> {
     let started = Instant::now();
-    let written = store.acl_version().and_then(|version| {
-        let (count, payload) = {
+    let mut take = || {
+        store.acl_version().map(|version| {
             let index = acls.read();
-            (index.len() as u64, index.to_snapshot())
-        };
+            (version, index.len() as u64, index.to_snapshot())
+        })
+    };
+    let written = exclusive(&mut take).and_then(|(version, count, payload)| {
         store
             .write_acl_snapshot(version, count, &payload)
-            .map(|()| (count, payload.len()))
+            .map(|()| (version, count, payload.len()))
     });
     match written {
-        Ok((acls, bytes)) => tracing::info!(
-            acls,
-            bytes,
-            ms = started.elapsed().as_millis() as u64,
-            "wrote the ACL snapshot"
-        ),
-        Err(error) => tracing::warn!(%error, "could not write the ACL snapshot"),
+        Ok((version, acls, bytes)) => {
+            tracing::info!(
+                acls,
+                bytes,
+                ms = started.elapsed().as_millis() as u64,
+                "{done}"
+            );
+            Some(version)
+        }
+        Err(error) => {
+            tracing::warn!(%error, "could not write the ACL snapshot");
+            None
+        }
     }
 }
 
@@ -141,35 +164,13 @@ async fn version(store: &Arc<RedbStore>) -> Option<AclVersion> {
         .flatten()
 }
 
-/// Takes the version and encodes the index between two commits (a write waits meanwhile),
-/// then writes the file outside the lock; the store refuses the write if a commit came in
-/// between. Returns the version written.
+/// [`save`] between two commits while serving (a write waits meanwhile). Returns the version
+/// written; on a failure the next check retries.
 fn save_while_serving(store: &RedbStore, state: &ServerState) -> Option<AclVersion> {
-    let started = Instant::now();
-    let taken = state.acl_writer.between_commits(|| {
-        store.acl_version().map(|version| {
-            let index = state.acls.read();
-            (version, index.len() as u64, index.to_snapshot())
-        })
-    });
-    let written = taken.and_then(|(version, count, payload)| {
-        store
-            .write_acl_snapshot(version, count, &payload)
-            .map(|()| (version, count, payload.len()))
-    });
-    match written {
-        Ok((version, acls, bytes)) => {
-            tracing::info!(
-                acls,
-                bytes,
-                ms = started.elapsed().as_millis() as u64,
-                "wrote the ACL snapshot while serving"
-            );
-            Some(version)
-        }
-        Err(error) => {
-            tracing::info!(%error, "ACL snapshot not written now; retrying at the next check");
-            None
-        }
-    }
+    write(
+        store,
+        &state.acls,
+        |take| state.acl_writer.between_commits(take),
+        "wrote the ACL snapshot while serving",
+    )
 }
