@@ -29,6 +29,7 @@
 #![forbid(unsafe_code)]
 
 mod acl_groups;
+pub mod acl_stream;
 pub mod acl_wire;
 mod admin;
 pub mod config;
