@@ -265,8 +265,6 @@ fn bulk_export_import_and_remove_from_file() {
     let target = TestServer::plaintext();
     let mut acls = Vec::new();
     for i in 0..2500 {
-        let operation = ["READ", "WRITE", "DESCRIBE"][i % 3];
-        let permission = ["ALLOW", "DENY"][i % 2];
         acls.push(serde_json::json!({
             "resourceType": if i % 10 == 0 { "GROUP" } else { "TOPIC" },
             "name": format!("resource-{i}"),
