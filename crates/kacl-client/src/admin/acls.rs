@@ -141,7 +141,22 @@ impl Admin {
     where
         F: FnMut(AclGroupRef<'_>) + Send,
     {
-        let mut started = self
+        self.describe_acls_start(filter, options)
+            .await?
+            .visit(&mut visit)
+            .await
+    }
+
+    /// The first half of [`Admin::describe_acls_visit`]: sends the request and waits for the
+    /// answer's head (its error code checked, retried as [`Admin::call`] retries), leaving its
+    /// resources to [`DescribeAclsStream::visit`]. For a caller that must know whether the
+    /// call failed before it commits to showing a result (a web page's status line).
+    pub async fn describe_acls_start(
+        &self,
+        filter: AclBindingFilter,
+        options: DescribeAclsOptions,
+    ) -> Result<DescribeAclsStream, AdminError> {
+        let started = self
             .call(
                 "describeAcls",
                 options.timeout,
@@ -152,7 +167,7 @@ impl Admin {
                 },
             )
             .await?;
-        started.finish(&mut visit).await
+        Ok(DescribeAclsStream { started })
     }
 
     /// The full answer decoded into `T` as it arrives (`add` sees each resource), the whole
@@ -321,6 +336,33 @@ impl Admin {
             Err(err) => vec![Err(err); deduped.unique.len()],
         };
         deduped.spread(&outcomes)
+    }
+}
+
+/// A DescribeAcls answer whose head has arrived ([`Admin::describe_acls_start`]).
+#[must_use = "the answer's resources are read by visit"]
+pub struct DescribeAclsStream {
+    started: StartedDescribe,
+}
+
+impl std::fmt::Debug for DescribeAclsStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DescribeAclsStream")
+    }
+}
+
+impl DescribeAclsStream {
+    /// How many resources the answer holds (its array's count).
+    pub fn resources(&self) -> usize {
+        self.started.decoder.head().map_or(0, |h| h.resources)
+    }
+
+    /// Visits every resource as it arrives, as [`Admin::describe_acls_visit`] does.
+    pub async fn visit<F>(mut self, mut visit: F) -> Result<(), AdminError>
+    where
+        F: FnMut(AclGroupRef<'_>),
+    {
+        self.started.finish(&mut visit).await
     }
 }
 

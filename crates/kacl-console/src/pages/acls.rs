@@ -115,7 +115,7 @@ async fn result<'a>(
     Ok(cache)
 }
 
-fn search_form(q: &AclQuery) -> Markup {
+pub(super) fn search_form(q: &AclQuery) -> Markup {
     let patterns = [
         ("", "any"),
         ("literal", "literal"),
@@ -170,8 +170,8 @@ fn permission_cell(p: AclPermissionType) -> Markup {
     }
 }
 
-fn table(cache: &AclCache, rows: &[AclBinding]) -> Markup {
-    let grouped = cache.sort == Sort::Resource;
+/// The rows of a page; `grouped` (the resource order) puts each resource's heading first.
+pub(super) fn table(grouped: bool, rows: &[AclBinding]) -> Markup {
     html! {
         table {
             caption.muted { "ACLs on this page" }
@@ -208,6 +208,19 @@ async fn search(
     Query(q): Query<AclQuery>,
 ) -> Response {
     let started = std::time::Instant::now();
+    // A result to fetch is sent while it arrives; a cached one is rendered whole.
+    if let Ok(filter) = q.filter() {
+        let cached = q.refresh.is_empty()
+            && session
+                .acls
+                .lock()
+                .await
+                .as_ref()
+                .is_some_and(|c| c.answers(&filter));
+        if !cached {
+            return super::acls_stream::fetch_and_stream(state, session, q, filter).await;
+        }
+    }
     let mut timing = Timing::default();
     let cache = match result(&state, &session, &q, &mut timing).await {
         Ok(c) => c,
@@ -218,27 +231,15 @@ async fn search(
     };
     let (page_no, rows) = cache.page(q.page);
     let rows = rows.as_slice();
-    let c = &cache.counts;
-    let sort = cache.sort;
     let body = html! {
         (search_form(&q))
-        p.counts aria-live="polite" {
-            span { strong { (kacl_policy::thousands(c.acls)) } " ACLs" }
-            span { strong { (kacl_policy::thousands(c.resources)) } " resources" }
-            span { strong { (kacl_policy::thousands(c.principals)) } " principals" }
-            span { span.allow { (kacl_policy::thousands(c.allow)) } " allow" }
-            span { span.deny { (kacl_policy::thousands(c.deny)) } " deny" }
-            span.muted { "fetched " (cache.fetched.elapsed().as_secs()) " s ago · "
-                a href={ "/acls?" (q.link(page_no, sort)) "&refresh=1" } { "refresh" } }
-            a href={ "/acls/export?" (q.link(0, sort)) } { "Export as desired-state file" }
-        }
-        (pager(&q, page_no, cache.pages(), sort))
+        (counts_and_pager(&q, cache, page_no))
         @if rows.is_empty() {
             p { "No ACL matches this search." }
         } @else {
-            (table(cache, rows))
+            (table(cache.sort == Sort::Resource, rows))
         }
-        (pager(&q, page_no, cache.pages(), sort))
+        (pager(&q, page_no, cache.pages(), cache.sort))
     };
     let mut response = respond(200, page("ACLs", Some(&session), "/acls", body));
     // The server's time for the page, as the browser's devtools and the benchmark in
@@ -262,7 +263,26 @@ async fn search(
     response
 }
 
-fn pager(q: &AclQuery, page_no: usize, pages: usize, sort: Sort) -> Markup {
+/// The counts of a result, its refresh and export links, and the pager above its rows.
+pub(super) fn counts_and_pager(q: &AclQuery, cache: &AclCache, page_no: usize) -> Markup {
+    let c = &cache.counts;
+    let sort = cache.sort;
+    html! {
+        p.counts aria-live="polite" {
+            span { strong { (kacl_policy::thousands(c.acls)) } " ACLs" }
+            span { strong { (kacl_policy::thousands(c.resources)) } " resources" }
+            span { strong { (kacl_policy::thousands(c.principals)) } " principals" }
+            span { span.allow { (kacl_policy::thousands(c.allow)) } " allow" }
+            span { span.deny { (kacl_policy::thousands(c.deny)) } " deny" }
+            span.muted { "fetched " (cache.fetched.elapsed().as_secs()) " s ago · "
+                a href={ "/acls?" (q.link(page_no, sort)) "&refresh=1" } { "refresh" } }
+            a href={ "/acls/export?" (q.link(0, sort)) } { "Export as desired-state file" }
+        }
+        (pager(q, page_no, cache.pages(), sort))
+    }
+}
+
+pub(super) fn pager(q: &AclQuery, page_no: usize, pages: usize, sort: Sort) -> Markup {
     html! {
         nav.pager aria-label="Pages" {
             @if page_no > 0 {

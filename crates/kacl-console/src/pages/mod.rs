@@ -5,6 +5,7 @@
 #![allow(clippy::result_large_err)]
 
 mod acls;
+mod acls_stream;
 mod cluster;
 mod plan;
 mod topics;
