@@ -92,8 +92,8 @@ async fn list(
 ) -> anyhow::Result<()> {
     let filters = resource_filters(args, pattern_type, false)?;
     if filters.is_empty() && args.principal.is_empty() && args.output == OutputFormat::Text {
-        // Every ACL, possibly millions: formatted as the answer arrives when it comes in
-        // sorted order (a kacl broker's), else kept grouped and sorted.
+        // Every ACL, possibly millions: each resource formatted as it arrives, the blocks
+        // sorted at the end; an answer naming a pattern twice is kept grouped and merged.
         let mut text = sorted_text::SortedText::default();
         admin
             .describe_acls_visit(
@@ -104,7 +104,7 @@ async fn list(
             .await?;
         let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
         if !text.finish(&mut stdout)? {
-            tracing::debug!("the answer was not in sorted order: describing again to sort it");
+            tracing::debug!("the answer names a pattern twice: describing again to merge it");
             let groups = admin
                 .describe_acls_grouped(AclBindingFilter::ANY, DescribeAclsOptions::default())
                 .await?;
