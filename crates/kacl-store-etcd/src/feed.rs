@@ -13,8 +13,9 @@ use kacl_store::ChangeSink;
 use serde_json::Value;
 
 use crate::client::{header_revision, int, parse_kv, prefix_end, EtcdClient};
-use crate::decode::{delete_change, list_all, put_change};
+use crate::decode::{delete_change, put_change};
 use crate::layout::{KeyKind, Layout};
+use crate::listing::list_all;
 use crate::membership::Membership;
 use crate::metrics::EtcdMetrics;
 use crate::progress::Progress;

@@ -16,6 +16,7 @@ mod decode;
 mod feed;
 mod http;
 mod layout;
+mod listing;
 mod membership;
 mod metrics;
 mod progress;

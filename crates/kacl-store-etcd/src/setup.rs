@@ -4,8 +4,11 @@
 
 use kacl_server_config::EtcdConfig;
 
+use kacl_store::StoreError;
+
 use crate::client::{cmp_absent, op_get, op_put, ClientOptions, EtcdClient, EtcdError};
-use crate::layout::{Layout, CLUSTER_ID};
+use crate::decode::etcd_error;
+use crate::layout::{Layout, CLUSTER_ID, LAYOUT, LAYOUT_VERSION};
 use crate::store::EtcdOptions;
 use crate::tls::{EtcdTls, TlsFileError, TlsFiles};
 
@@ -56,10 +59,14 @@ pub fn seed_cluster_id(
     prefix: &str,
     cluster_id: &str,
 ) -> Result<String, EtcdError> {
-    let key = Layout::new(prefix).key(CLUSTER_ID);
+    let layout = Layout::new(prefix);
+    let key = layout.key(CLUSTER_ID);
     let txn = client.txn(
         vec![cmp_absent(&key)],
-        vec![op_put(&key, cluster_id.as_bytes(), 0, false)],
+        vec![
+            op_put(&key, cluster_id.as_bytes(), 0, false),
+            op_put(&layout.key(LAYOUT_VERSION), LAYOUT, 0, false),
+        ],
         vec![op_get(&key)],
     )?;
     if txn.succeeded {
@@ -67,4 +74,36 @@ pub fn seed_cluster_id(
     }
     stored_cluster_id(client, prefix)?
         .ok_or_else(|| EtcdError::Protocol("the cluster id vanished while it was read".to_owned()))
+}
+
+/// Refuses a cluster whose keys follow another layout than this build's: its ACLs would be
+/// invisible (layout 1 had no shard in ACL keys) or misread. The version is written in the
+/// same transaction as the cluster id, so a cluster id without it is a layout-1 cluster.
+pub(crate) fn check_layout(client: &EtcdClient, layout: &Layout) -> Result<(), StoreError> {
+    let range = client
+        .range(&layout.key(LAYOUT_VERSION), None, 0, 1)
+        .map_err(etcd_error)?;
+    let prefix = String::from_utf8_lossy(layout.prefix()).into_owned();
+    match range.kvs.first().map(|kv| kv.value.as_slice()) {
+        Some(version) if version == LAYOUT => Ok(()),
+        None => Err(StoreError::Refused {
+            detail: format!(
+                "etcd holds a kacl cluster under {prefix:?} written by an older kacl (key \
+                 layout 1, ACL keys without shards); copy it out with that kacl (`kacl store \
+                 copy --from etcd --to DIR`), then into a fresh prefix with this one (`kacl \
+                 store copy --from DIR --to etcd`)"
+            ),
+        }),
+        Some(other) => Err(StoreError::Refused {
+            detail: format!(
+                "etcd holds a kacl cluster under {prefix:?} with key layout {:?}, which this \
+                 kacl does not read (it reads layout {})",
+                String::from_utf8_lossy(other)
+                    .chars()
+                    .take(20)
+                    .collect::<String>(),
+                String::from_utf8_lossy(LAYOUT)
+            ),
+        }),
+    }
 }

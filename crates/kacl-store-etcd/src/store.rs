@@ -22,9 +22,10 @@ use serde_json::Value;
 use crate::client::{
     cmp_absent, cmp_mod, int, op_delete, op_get, op_put, parse_kv, ClientOptions, EtcdClient, Kv,
 };
-use crate::decode::{etcd_error, list_acls, list_all, list_all_but_acls, Listing};
+use crate::decode::etcd_error;
 use crate::feed::Feed;
 use crate::layout::{self, Layout};
+use crate::listing::{list_acls, list_all, list_all_but_acls, Listing};
 use crate::membership::Membership;
 use crate::metrics::EtcdMetrics;
 use crate::progress::Progress;
@@ -99,6 +100,7 @@ impl EtcdStore {
         let layout = Layout::new(&options.prefix);
         probe_limits(&startup, &layout, options.max_batch)?;
         let cluster_id = cluster_id(&startup, &layout)?;
+        crate::setup::check_layout(&startup, &layout)?;
         let started = Instant::now();
         // The ACLs are not listed here: the server streams them, at this listing's revision,
         // into its index (`load_acls_chunked`), so the set is never held twice.
@@ -162,18 +164,23 @@ impl EtcdStore {
         let started = Instant::now();
         let mut count = 0usize;
         let chunk_len = chunk_len.max(1);
+        // Shards arrive one page each, of any size: gathered into chunks of chunk_len.
+        let mut pending = Vec::new();
         let revision = list_acls(&self.startup, &self.layout, revision, &mut |page| {
             count += page.len();
-            if page.len() <= chunk_len {
+            if pending.is_empty() && page.len() == chunk_len {
                 return sink(page);
             }
-            let mut page = page;
-            while !page.is_empty() {
-                let rest = page.split_off(page.len().min(chunk_len));
-                sink(std::mem::replace(&mut page, rest))?;
+            pending.extend(page);
+            while pending.len() >= chunk_len {
+                let rest = pending.split_off(chunk_len);
+                sink(std::mem::replace(&mut pending, rest))?;
             }
             Ok(())
         })?;
+        if !pending.is_empty() {
+            sink(pending)?;
+        }
         tracing::info!(
             acls = count,
             revision,
@@ -346,7 +353,15 @@ fn cluster_id(client: &EtcdClient, layout: &Layout) -> Result<String, StoreError
     let txn = client
         .txn(
             vec![cmp_absent(&key)],
-            vec![op_put(&key, fresh.as_bytes(), 0, false)],
+            vec![
+                op_put(&key, fresh.as_bytes(), 0, false),
+                op_put(
+                    &layout.key(layout::LAYOUT_VERSION),
+                    layout::LAYOUT,
+                    0,
+                    false,
+                ),
+            ],
             vec![op_get(&key)],
         )
         .map_err(etcd_error)?;
