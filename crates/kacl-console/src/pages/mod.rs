@@ -6,6 +6,7 @@
 
 mod acls;
 mod acls_stream;
+mod acls_view;
 mod cluster;
 mod plan;
 mod topics;
