@@ -23,7 +23,7 @@ OUT=${OUT:-ab-stream}
 mkdir -p "$OUT"
 WORK=$(mktemp -d /tmp/kacl-ab-stream.XXXXXX)
 PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 log() { echo "$*" | tee -a "$OUT/summary.txt"; }
 : >"$OUT/summary.txt"
@@ -80,12 +80,13 @@ PY
 done
 
 # 3. The console, one per binary, the same server.
+# Started in this shell (not in a command substitution) so that the exit trap stops them.
 start_console() {
     "$1" console --bootstrap-server "$A" --listen 127.0.0.1:0 >"$WORK/console-$2.out" 2>/dev/null &
     PIDS+=($!)
     for _ in $(seq 100); do grep -q listening "$WORK/console-$2.out" && break; sleep 0.1; done
-    sed -n 's|^console listening http://||p' "$WORK/console-$2.out"
 }
+console_addr() { sed -n 's|^console listening http://||p' "$WORK/console-$1.out"; }
 login() {
     local form token pre
     form=$(curl -s -D - "http://$1/login")
@@ -94,8 +95,10 @@ login() {
     curl -s -o /dev/null -D - -b "$pre" -X POST -d "mechanism=none&username=&password=&csrf=$token" \
         "http://$1/login" | sed -n 's/^set-cookie: \(kacl_session=[0-9a-f]*\).*/\1/Ip' | tr -d '\r'
 }
-C_OLD=$(start_console "$OLD" old)
-C_NEW=$(start_console "$NEW" new)
+start_console "$OLD" old
+start_console "$NEW" new
+C_OLD=$(console_addr old)
+C_NEW=$(console_addr new)
 K_OLD=$(login "$C_OLD")
 K_NEW=$(login "$C_NEW")
 # page ADDR COOKIE QUERY: first byte, first row, complete (client side) and the page's figures.
