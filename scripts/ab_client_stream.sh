@@ -152,4 +152,9 @@ for side in ("old", "new"):
           f"max {max(col(2)):7.1f} | server (first row; old: app) p50 {p50(col(3)):7.1f} | console's own p50 {p50(col(4)):6.1f} ms")
 PY
 done
+# 4. Where the time goes for NEW: kacl perf's raw-connection phases (request to the last byte
+#    of the answer, decode, building bindings).
+log "phases (NEW, 5 s):"
+"$NEW" perf acls --bootstrap-server "$A" --workload describe-all --acls "$ACLS" --connections 1 \
+    --duration 5s --phases 2>&1 | grep -A1 -E '^  (wire|decode|bindings|drop) ' | tee -a "$OUT/summary.txt"
 log "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
