@@ -14,7 +14,9 @@ use kacl_acl::{
     AccessControlEntry, AclBinding, AclOperation, AclPermissionType, PatternType, ResourcePattern,
     ResourceType,
 };
-use kacl_protocol::messages::describe_acls::{AclDescription, DescribeAclsResponse};
+use kacl_protocol::messages::describe_acls::{
+    AclDescription, DescribeAclsResource, DescribeAclsResponse,
+};
 
 /// One entry of a [`AclGroup`]: who may (or may not) do what from where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,6 +115,37 @@ impl AclGroups {
     }
 }
 
+/// Builds [`AclGroups`] one visited resource at a time, sharing strings across the answer.
+#[derive(Default)]
+pub(crate) struct AclGroupsBuilder {
+    strings: Strings,
+    groups: Vec<AclGroup>,
+}
+
+impl AclGroupsBuilder {
+    pub(crate) fn push(&mut self, group: AclGroupRef<'_>) {
+        let strings = &mut self.strings;
+        self.groups.push(AclGroup {
+            pattern: group.to_pattern(),
+            entries: group
+                .entries()
+                .map(|e| SharedEntry {
+                    principal: strings.get(e.principal),
+                    host: strings.get(e.host),
+                    operation: e.operation,
+                    permission_type: e.permission_type,
+                })
+                .collect(),
+        });
+    }
+
+    pub(crate) fn finish(self) -> AclGroups {
+        AclGroups {
+            groups: self.groups,
+        }
+    }
+}
+
 /// One resource of a DescribeAcls answer as decoded, borrowed from the response
 /// ([`Admin::describe_acls_visit`](crate::Admin::describe_acls_visit)): nothing is allocated
 /// to look at it, so a caller can count or skip ACLs of millions for free.
@@ -143,12 +176,17 @@ pub struct EntryRef<'a> {
 impl<'a> AclGroupRef<'a> {
     /// Every resource of a decoded response, in order.
     pub fn of(response: &'a DescribeAclsResponse<'a>) -> impl Iterator<Item = AclGroupRef<'a>> {
-        response.resources.iter().map(|r| AclGroupRef {
+        response.resources.iter().map(AclGroupRef::of_resource)
+    }
+
+    /// One decoded resource.
+    pub fn of_resource(r: &'a DescribeAclsResource<'a>) -> AclGroupRef<'a> {
+        AclGroupRef {
             resource_type: ResourceType::from_code(r.resource_type),
             name: r.resource_name.as_ref(),
             pattern_type: PatternType::from_code(r.pattern_type),
             acls: &r.acls,
-        })
+        }
     }
 
     /// How many entries the resource has.
@@ -174,6 +212,18 @@ impl<'a> AclGroupRef<'a> {
     /// The pattern, owned.
     pub fn to_pattern(&self) -> ResourcePattern {
         ResourcePattern::new(self.resource_type, self.name, self.pattern_type)
+    }
+}
+
+impl EntryRef<'_> {
+    /// The entry, owned.
+    pub fn to_entry(&self) -> AccessControlEntry {
+        AccessControlEntry::new(
+            self.principal,
+            self.host,
+            self.operation,
+            self.permission_type,
+        )
     }
 }
 
@@ -215,7 +265,6 @@ impl Strings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kacl_protocol::messages::describe_acls::DescribeAclsResource;
     use std::borrow::Cow;
 
     /// The visiting call is a `Send` future (spawnable), whatever the visitor borrows.

@@ -29,6 +29,7 @@
 #![forbid(unsafe_code)]
 
 mod acl_groups;
+pub mod acl_stream;
 pub mod acl_wire;
 mod admin;
 pub mod config;
@@ -40,9 +41,9 @@ pub use admin::{
     Admin, AlterConfigOp, AlterConfigOpType, AlterConfigsOptions, BrokerNode, ClusterDescription,
     ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource, ConfigSynonym, ConfigType,
     CreateAclsOptions, DeleteAclsOptions, DescribeAclsOptions, DescribeAclsResult,
-    DescribeClusterOptions, DescribeConfigsOptions, FilterResults, NewPartitions, NewTopic,
-    PartitionInfo, ScramCredentialInfo, TopicDescription, TopicListing, TopicOptions,
-    UserScramCredentialAlteration, UserScramCredentialsDescription, UserScramOptions,
+    DescribeAclsStream, DescribeClusterOptions, DescribeConfigsOptions, FilterResults,
+    NewPartitions, NewTopic, PartitionInfo, ScramCredentialInfo, TopicDescription, TopicListing,
+    TopicOptions, UserScramCredentialAlteration, UserScramCredentialsDescription, UserScramOptions,
 };
 pub use config::{
     AdminConfig, ConfigNotes, Properties, SaslConfig, SecurityProtocol, TlsConfig, TlsOffer,

@@ -12,6 +12,13 @@ document.addEventListener("DOMContentLoaded", function () {
       f.text().then(function (t) { text.value = t; });
     });
   }
+  // ACL search sent while the answer arrived: its counts and pager came last; put them
+  // above the rows, where a page rendered whole has them.
+  var top = document.getElementById("result-top");
+  var early = document.getElementById("early-rows");
+  if (top && early && early.offsetParent !== null) {
+    early.parentNode.insertBefore(top, early);
+  }
   // Cluster page: reload the chart image every 5 s.
   var chart = document.getElementById("metrics-chart");
   if (chart) {

@@ -80,6 +80,8 @@ pub(crate) struct Reader {
     rows: Vec<Row>,
     allow: usize,
     deny: usize,
+    /// Whether the rows so far are in the resource order already (see [`Reader::in_order`]).
+    out_of_order: bool,
 }
 
 impl Reader {
@@ -88,6 +90,17 @@ impl Reader {
         if group.is_empty() {
             return;
         }
+        if let Some(last) = self.patterns.last() {
+            let key = (group.resource_type, group.name, group.pattern_type);
+            if key <= (last.resource_type, last.name.as_str(), last.pattern_type) {
+                self.out_of_order = true;
+            }
+        }
+        let sorted = group.entries().zip(group.entries().skip(1)).all(|(a, b)| {
+            (a.principal, a.host, a.operation, a.permission_type)
+                <= (b.principal, b.host, b.operation, b.permission_type)
+        });
+        self.out_of_order |= !sorted;
         let pattern = self.patterns.len() as u32;
         self.patterns.push(group.to_pattern());
         for e in group.entries() {
@@ -104,6 +117,39 @@ impl Reader {
                 permission: e.permission_type,
             });
         }
+    }
+}
+
+impl Reader {
+    /// How many ACLs have been read.
+    pub(crate) fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// True while every resource read came after the one before and had its entries in
+    /// order: the rows read so far are then exactly the first rows of the resource order, as
+    /// long as the rest of the answer keeps it ([`AclCache::new`] sorts nothing then).
+    pub(crate) fn in_order(&self) -> bool {
+        !self.out_of_order
+    }
+
+    /// The first `n` rows read, as bindings.
+    pub(crate) fn first(&self, n: usize) -> Vec<AclBinding> {
+        self.rows
+            .iter()
+            .take(n)
+            .map(|r| {
+                AclBinding::new(
+                    self.patterns[r.pattern as usize].clone(),
+                    AccessControlEntry::new(
+                        &*self.principals.values[r.principal as usize],
+                        &*self.hosts.values[r.host as usize],
+                        r.operation,
+                        r.permission,
+                    ),
+                )
+            })
+            .collect()
     }
 }
 
@@ -139,6 +185,7 @@ impl AclCache {
             mut rows,
             allow,
             deny,
+            out_of_order: _,
         } = read;
         let (principal_rank, host_rank) = (
             string_ranks(&principals.values),

@@ -532,3 +532,63 @@ fn every_subcommand_has_help_with_an_example() {
         );
     }
 }
+
+/// `--list` of every ACL is formatted while the answer arrives (a kacl broker sends it in
+/// sorted order): the text must be exactly Kafka's format of the sorted set, the one the JSON
+/// listing holds, for resources of every type, prefixed patterns, wildcards, several hosts and
+/// names that need no escaping in text.
+#[test]
+fn full_list_text_is_the_sorted_text_of_every_acl() {
+    let server = TestServer::plaintext();
+    let mut acls = Vec::new();
+    for i in 0..300 {
+        let (rt, name, pt) = match i % 5 {
+            0 => ("TOPIC", format!("orders-{}", i % 37), "LITERAL"),
+            1 => ("TOPIC", format!("pay-{}", i % 11), "PREFIXED"),
+            2 => ("GROUP", format!("g<{}>", i % 7), "LITERAL"),
+            3 => ("TOPIC", "*".to_owned(), "LITERAL"),
+            _ => ("CLUSTER", "kafka-cluster".to_owned(), "LITERAL"),
+        };
+        let operation = ["READ", "WRITE", "DESCRIBE"][i % 3];
+        let permission = ["ALLOW", "DENY"][i % 2];
+        acls.push(serde_json::json!({
+            "resourceType": rt, "name": name, "patternType": pt,
+            "principal": format!("User:u{}", i % 13), "host": format!("10.0.0.{}", i % 4),
+            "operation": operation, "permissionType": permission,
+        }));
+    }
+    let file = server.file(
+        "acls.json",
+        &serde_json::json!({"version": 1, "acls": acls}).to_string(),
+    );
+    ok(&cmd(&server.addr, &["--add", "--from-file", &file]));
+    let doc = json(&cmd(&server.addr, &["--list", "--output", "json"]));
+    let mut expected = String::new();
+    let mut last = String::new();
+    for acl in doc["acls"].as_array().unwrap() {
+        let s = |k: &str| acl[k].as_str().unwrap().to_owned();
+        let heading = format!(
+            "Current ACLs for resource `ResourcePattern(resourceType={}, name={}, patternType={})`:\n",
+            s("resourceType"),
+            s("name"),
+            s("patternType")
+        );
+        if heading != last {
+            if !last.is_empty() {
+                expected.push('\n');
+            }
+            expected.push_str(&heading);
+            last = heading;
+        }
+        expected.push_str(&format!(
+            "\t(principal={}, host={}, operation={}, permissionType={})\n",
+            s("principal"),
+            s("host"),
+            s("operation"),
+            s("permissionType")
+        ));
+    }
+    expected.push('\n');
+    assert!(expected.len() > 10_000);
+    assert_eq!(ok(&cmd(&server.addr, &["--list"])), expected);
+}

@@ -12,12 +12,15 @@ use kacl_protocol::messages::create_acls::{CreateAclsRequest, CreateAclsResponse
 use kacl_protocol::messages::delete_acls::{DeleteAclsRequest, DeleteAclsResponse};
 use kacl_protocol::messages::describe_acls::{DescribeAclsRequest, DescribeAclsResponse};
 use kacl_protocol::{ApiKey, ErrorCode, Message};
+use std::sync::Arc;
 
 use super::dedupe::Deduped;
 use super::{Admin, Target};
-use crate::acl_groups::{AclGroupRef, AclGroups};
+use crate::acl_groups::{AclGroupRef, AclGroups, AclGroupsBuilder};
+use crate::acl_stream::DescribeAclsDecoder;
 use crate::acl_wire;
 use crate::error::AdminError;
+use crate::net::{BrokerConnection, StreamedResponse};
 
 /// Options of [`Admin::describe_acls`] (Kafka's `DescribeAclsOptions`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -87,7 +90,14 @@ impl Admin {
         let admin = self.clone();
         let future = async move {
             admin
-                .describe_with(&filter, options, acl_wire::bindings_from_describe)
+                .describe_collect(&filter, options, Vec::new, |bindings, group| {
+                    let pattern = group.to_pattern();
+                    bindings.extend(
+                        group
+                            .entries()
+                            .map(|e| AclBinding::new(pattern.clone(), e.to_entry())),
+                    );
+                })
                 .await
         };
         DescribeAclsResult {
@@ -103,71 +113,93 @@ impl Admin {
         filter: AclBindingFilter,
         options: DescribeAclsOptions,
     ) -> Result<AclGroups, AdminError> {
-        self.describe_with(&filter, options, AclGroups::from_response)
-            .await
+        self.describe_collect(
+            &filter,
+            options,
+            AclGroupsBuilder::default,
+            |groups, group| groups.push(group),
+        )
+        .await
+        .map(AclGroupsBuilder::finish)
     }
 
     /// [`Admin::describe_acls`] without building anything: `visit` sees each resource of the
-    /// answer as decoded, borrowed ([`AclGroupRef`]), in the broker's order, once the call has
-    /// succeeded (a retried attempt visits nothing). For callers that count, filter or stream
-    /// millions of ACLs.
+    /// answer borrowed ([`AclGroupRef`]), in the broker's order, as soon as its bytes have
+    /// arrived, while the rest of the answer is still on its way.
+    ///
+    /// Failures before the first resource (connecting, a retriable error code in the answer)
+    /// are retried as [`Admin::call`] retries; once resources have been visited, a failure
+    /// (the connection lost mid-answer, a malformed resource) ends the call with that error
+    /// and is not retried, so `visit` may have seen a prefix of the answer, never a resource
+    /// twice.
     pub async fn describe_acls_visit<F>(
         &self,
         filter: AclBindingFilter,
         options: DescribeAclsOptions,
-        visit: F,
+        mut visit: F,
     ) -> Result<(), AdminError>
     where
         F: FnMut(AclGroupRef<'_>) + Send,
     {
-        let visit = std::sync::Mutex::new(visit);
-        self.describe_with(&filter, options, |body| {
-            let mut visit = visit
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            AclGroupRef::of(body).for_each(|group| (*visit)(group));
-        })
-        .await
+        self.describe_acls_start(filter, options)
+            .await?
+            .visit(&mut visit)
+            .await
     }
 
-    /// The one DescribeAcls call behind the three describe methods: refuses an UNKNOWN filter
-    /// before sending, sends to any broker (retried as [`Admin::call`] retries), checks the
-    /// answer's error, and hands the decoded answer to `read` for the caller's result type.
-    async fn describe_with<T, R>(
+    /// The first half of [`Admin::describe_acls_visit`]: sends the request and waits for the
+    /// answer's head (its error code checked, retried as [`Admin::call`] retries), leaving its
+    /// resources to [`DescribeAclsStream::visit`]. For a caller that must know whether the
+    /// call failed before it commits to showing a result (a web page's status line).
+    pub async fn describe_acls_start(
+        &self,
+        filter: AclBindingFilter,
+        options: DescribeAclsOptions,
+    ) -> Result<DescribeAclsStream, AdminError> {
+        let started = self
+            .call(
+                "describeAcls",
+                options.timeout,
+                Target::AnyBroker,
+                |broker| {
+                    let filter = &filter;
+                    async move { start_describe(&broker, filter).await }
+                },
+            )
+            .await?;
+        Ok(DescribeAclsStream { started })
+    }
+
+    /// The full answer decoded into `T` as it arrives (`add` sees each resource), the whole
+    /// attempt retried as [`Admin::call`] retries: nothing is handed out before the end.
+    async fn describe_collect<T, N, A>(
         &self,
         filter: &AclBindingFilter,
         options: DescribeAclsOptions,
-        read: R,
+        new: N,
+        add: A,
     ) -> Result<T, AdminError>
     where
-        R: Fn(&DescribeAclsResponse<'_>) -> T + Sync,
+        T: Send,
+        N: Fn() -> T + Sync,
+        A: Fn(&mut T, AclGroupRef<'_>) + Sync,
     {
-        if filter.is_unknown() {
-            return Err(AdminError::InvalidRequest(
-                "The AclBindingFilter must not contain UNKNOWN elements.".into(),
-            ));
-        }
         self.call(
             "describeAcls",
             options.timeout,
             Target::AnyBroker,
             |broker| {
-                let read = &read;
+                let (new, add) = (&new, &add);
                 async move {
-                    let version = broker
-                        .versions
-                        .pick(ApiKey::DescribeAcls, DescribeAclsRequest::VERSIONS)?;
-                    let request = acl_wire::describe_request(filter, version)?;
-                    let response = broker.conn.send(version, &request).await?;
-                    let body: DescribeAclsResponse = response.decode()?;
-                    AdminError::check(body.error_code, body.error_message.as_deref())?;
-                    Ok(read(&body))
+                    let mut out = new();
+                    let mut started = start_describe(&broker, filter).await?;
+                    started.finish(&mut |group| add(&mut out, group)).await?;
+                    Ok(out)
                 }
             },
         )
         .await
     }
-
     /// Creates `bindings` (KIP-140 `createAcls`): one result per input position. A binding
     /// that could match more than one ACL (ANY, MATCH, UNKNOWN, a missing name) fails locally
     /// with `Invalid ACL creation: <field>`; duplicates are sent once. Sent to the controller.
@@ -304,5 +336,117 @@ impl Admin {
             Err(err) => vec![Err(err); deduped.unique.len()],
         };
         deduped.spread(&outcomes)
+    }
+}
+
+/// A DescribeAcls answer whose head has arrived ([`Admin::describe_acls_start`]).
+#[must_use = "the answer's resources are read by visit"]
+pub struct DescribeAclsStream {
+    started: StartedDescribe,
+}
+
+impl std::fmt::Debug for DescribeAclsStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DescribeAclsStream")
+    }
+}
+
+impl DescribeAclsStream {
+    /// How many resources the answer holds (its array's count).
+    pub fn resources(&self) -> usize {
+        self.started.decoder.head().map_or(0, |h| h.resources)
+    }
+
+    /// Visits every resource as it arrives, as [`Admin::describe_acls_visit`] does.
+    pub async fn visit<F>(mut self, mut visit: F) -> Result<(), AdminError>
+    where
+        F: FnMut(AclGroupRef<'_>),
+    {
+        self.started.finish(&mut visit).await
+    }
+}
+
+/// A DescribeAcls whose answer has begun to arrive: its head decoded and its error code
+/// checked, the resources still to come.
+struct StartedDescribe {
+    /// Keeps the connection (and so its reader) alive while the answer streams.
+    _broker: Arc<BrokerConnection>,
+    response: StreamedResponse,
+    decoder: DescribeAclsDecoder,
+}
+
+/// Refuses an UNKNOWN filter, sends the request, and reads the answer up to its head: a
+/// broker error (retriable or not) is known before any resource is visited.
+async fn start_describe(
+    broker: &Arc<BrokerConnection>,
+    filter: &AclBindingFilter,
+) -> Result<StartedDescribe, AdminError> {
+    if filter.is_unknown() {
+        return Err(AdminError::InvalidRequest(
+            "The AclBindingFilter must not contain UNKNOWN elements.".into(),
+        ));
+    }
+    let version = broker
+        .versions
+        .pick(ApiKey::DescribeAcls, DescribeAclsRequest::VERSIONS)?;
+    let request = acl_wire::describe_request(filter, version)?;
+    let response = broker.conn.send_streamed(version, &request).await?;
+    let mut started = StartedDescribe {
+        _broker: Arc::clone(broker),
+        response,
+        decoder: DescribeAclsDecoder::new(version, 0),
+    };
+    let mut first = true;
+    while started.decoder.head().is_none() {
+        started.pull(&mut first).await?;
+        started
+            .decoder
+            .advance(true, &mut |_| {})
+            .map_err(|e| decode_error(e, version))?;
+    }
+    let head = started.decoder.head().cloned().unwrap_or_default();
+    AdminError::check(head.error_code, head.error_message.as_deref())?;
+    Ok(started)
+}
+
+fn decode_error(err: kacl_protocol::DecodeError, version: i16) -> AdminError {
+    AdminError::decode(format!(
+        "{} v{version}: {err}",
+        <DescribeAclsResponse as kacl_protocol::wire::Struct>::NAME
+    ))
+}
+
+impl StartedDescribe {
+    /// Takes the next chunk into the decoder (the first also sizes it).
+    async fn pull(&mut self, first: &mut bool) -> Result<(), AdminError> {
+        match self.response.next_chunk().await? {
+            Some(chunk) => {
+                if std::mem::take(first) {
+                    self.decoder =
+                        DescribeAclsDecoder::new(self.response.version(), chunk.frame_len);
+                }
+                self.decoder.push(&chunk.bytes);
+                Ok(())
+            }
+            None => Err(self.response.closed_reason()),
+        }
+    }
+
+    /// Visits every resource, the buffered ones first, as the rest arrives.
+    async fn finish<F>(&mut self, visit: &mut F) -> Result<(), AdminError>
+    where
+        F: FnMut(AclGroupRef<'_>),
+    {
+        let version = self.response.version();
+        let mut first = false;
+        loop {
+            self.decoder
+                .advance(false, visit)
+                .map_err(|e| decode_error(e, version))?;
+            if self.decoder.is_done() {
+                return Ok(());
+            }
+            self.pull(&mut first).await?;
+        }
     }
 }

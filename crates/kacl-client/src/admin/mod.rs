@@ -27,7 +27,8 @@ use crate::error::AdminError;
 use crate::net::{self, BrokerConnection};
 
 pub use acls::{
-    CreateAclsOptions, DeleteAclsOptions, DescribeAclsOptions, DescribeAclsResult, FilterResults,
+    CreateAclsOptions, DeleteAclsOptions, DescribeAclsOptions, DescribeAclsResult,
+    DescribeAclsStream, FilterResults,
 };
 pub use cluster::{BrokerNode, ClusterDescription, DescribeClusterOptions};
 pub use configs::{

@@ -30,16 +30,54 @@ const FIRST_READ_ROOM: usize = 64 * 1024;
 /// How many frames may wait for the writer before `send` waits too.
 const WRITE_QUEUE: usize = 128;
 
+/// Most bytes one chunk of a streamed response carries.
+const CHUNK: usize = 256 * 1024;
+
+/// How many chunks of a streamed response may wait for their reader before the connection
+/// stops reading (4 MiB: the memory a slow consumer can make the connection hold).
+const CHUNK_QUEUE: usize = 16;
+
 /// A byte stream to a broker: TCP, or TLS over TCP.
 pub trait BrokerStream: AsyncRead + AsyncWrite + Unpin + Send + 'static {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send + 'static> BrokerStream for T {}
 
 type Reply = Result<Vec<u8>, AdminError>;
 
+/// One piece of a streamed response frame.
+#[derive(Debug)]
+pub struct Chunk {
+    /// The whole payload's length (response header and body, after the size prefix).
+    pub frame_len: usize,
+    /// The next bytes of the payload; the first chunk starts with the correlation id.
+    pub bytes: Vec<u8>,
+}
+
+type ChunkReply = Result<Chunk, AdminError>;
+
+/// Who waits for a response: the whole frame at once, or its chunks as they arrive.
+enum Waiter {
+    Whole(oneshot::Sender<Reply>),
+    Chunks(mpsc::Sender<ChunkReply>),
+}
+
+impl Waiter {
+    fn fail(self, reason: AdminError) {
+        match self {
+            Waiter::Whole(reply) => {
+                let _ = reply.send(Err(reason));
+            }
+            // Nothing is queued yet while the waiter is registered: there is room.
+            Waiter::Chunks(chunks) => {
+                let _ = chunks.try_send(Err(reason));
+            }
+        }
+    }
+}
+
 /// Requests awaiting their response, and why the connection closed once it has.
 #[derive(Default)]
 struct InFlight {
-    waiting: HashMap<i32, oneshot::Sender<Reply>>,
+    waiting: HashMap<i32, Waiter>,
     closed: Option<AdminError>,
 }
 
@@ -48,7 +86,7 @@ impl InFlight {
     fn close(&mut self, reason: AdminError) {
         let reason = self.closed.get_or_insert(reason).clone();
         for (_, waiter) in self.waiting.drain() {
-            let _ = waiter.send(Err(reason.clone()));
+            waiter.fail(reason.clone());
         }
     }
 }
@@ -56,7 +94,62 @@ impl InFlight {
 struct Outgoing {
     frame: Vec<u8>,
     correlation_id: i32,
-    reply: oneshot::Sender<Reply>,
+    reply: Waiter,
+}
+
+/// A response read as it arrives ([`Connection::send_streamed`]): its payload in chunks.
+pub struct StreamedResponse {
+    chunks: mpsc::Receiver<ChunkReply>,
+    version: i16,
+    deadline: tokio::time::Instant,
+    timeout: Duration,
+    what: String,
+    addr: String,
+    in_flight: Arc<Mutex<InFlight>>,
+}
+
+impl std::fmt::Debug for StreamedResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamedResponse")
+            .field("what", &self.what)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StreamedResponse {
+    /// The version of the request this answers.
+    pub fn version(&self) -> i16 {
+        self.version
+    }
+
+    /// The next chunk, or `None` once the frame has been handed out whole. The whole frame
+    /// must arrive within the request timeout (counted from sending); a timeout closes the
+    /// connection, as [`Connection::send`]'s does.
+    pub async fn next_chunk(&mut self) -> Result<Option<Chunk>, AdminError> {
+        match tokio::time::timeout_at(self.deadline, self.chunks.recv()).await {
+            Ok(Some(Ok(chunk))) => Ok(Some(chunk)),
+            Ok(Some(Err(err))) => Err(err),
+            Ok(None) => Ok(None),
+            Err(_) => {
+                lock(&self.in_flight).close(AdminError::network(
+                    &self.addr,
+                    "connection closed after a request timed out",
+                ));
+                Err(AdminError::Timeout {
+                    what: self.what.clone(),
+                    after: self.timeout,
+                })
+            }
+        }
+    }
+
+    /// Why the connection closed, for a stream that ended early.
+    pub fn closed_reason(&self) -> AdminError {
+        lock(&self.in_flight)
+            .closed
+            .clone()
+            .unwrap_or_else(|| AdminError::network(&self.addr, "connection closed"))
+    }
 }
 
 /// A raw response: its frame payload (response header and body) and the version it answers.
@@ -174,7 +267,7 @@ impl Connection {
         let queued = Outgoing {
             frame,
             correlation_id,
-            reply,
+            reply: Waiter::Whole(reply),
         };
         if self.outgoing.send(queued).await.is_err() {
             return Err(self.closed_reason());
@@ -195,6 +288,42 @@ impl Connection {
                 Err(err)
             }
         }
+    }
+
+    /// Sends `body` at `version` and hands back its response as it arrives, in chunks
+    /// ([`StreamedResponse`]), for answers too large to wait for whole (a DescribeAcls of
+    /// millions of ACLs). The connection reads no further than the chunk queue allows, so a
+    /// slow consumer holds at most `CHUNK_QUEUE` chunks; dropping the stream discards the
+    /// rest of the frame and keeps the connection usable.
+    pub async fn send_streamed<'r, M: Message<'r>>(
+        &self,
+        version: i16,
+        body: &M,
+    ) -> Result<StreamedResponse, AdminError> {
+        let correlation_id = self.next_correlation_id.fetch_add(1, Ordering::Relaxed);
+        let frame = encode_request(&self.client_id, correlation_id, version, body)?;
+        let (chunks_tx, chunks) = mpsc::channel(CHUNK_QUEUE);
+        if let Some(reason) = lock(&self.in_flight).closed.clone() {
+            return Err(reason);
+        }
+        let deadline = tokio::time::Instant::now() + self.request_timeout;
+        let queued = Outgoing {
+            frame,
+            correlation_id,
+            reply: Waiter::Chunks(chunks_tx),
+        };
+        if self.outgoing.send(queued).await.is_err() {
+            return Err(self.closed_reason());
+        }
+        Ok(StreamedResponse {
+            chunks,
+            version,
+            deadline,
+            timeout: self.request_timeout,
+            what: format!("{} request to {}", M::API_KEY, self.addr),
+            addr: self.addr.clone(),
+            in_flight: Arc::clone(&self.in_flight),
+        })
     }
 
     fn closed_reason(&self) -> AdminError {
@@ -240,7 +369,7 @@ async fn write_loop(
         {
             let mut state = lock(&in_flight);
             if let Some(reason) = state.closed.clone() {
-                let _ = request.reply.send(Err(reason));
+                request.reply.fail(reason);
                 continue;
             }
             // Registered before the bytes leave, so the reader always finds its waiter.
@@ -271,38 +400,47 @@ async fn read_loop(
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     loop {
         let frame = tokio::select! {
-            frame = read_frame(&mut reader, &addr) => frame,
+            frame = read_one(&mut reader, &in_flight, &addr) => frame,
             _ = &mut stop => {
                 lock(&in_flight).close(AdminError::network(&addr, "connection closed"));
                 return;
             }
         };
-        match frame {
-            Ok(payload) => {
-                let Some(id) = payload.first_chunk::<4>().map(|b| i32::from_be_bytes(*b)) else {
-                    lock(&in_flight).close(AdminError::decode("response frame without header"));
-                    return;
-                };
-                let waiter = lock(&in_flight).waiting.remove(&id);
-                match waiter {
-                    Some(waiter) => {
-                        let _ = waiter.send(Ok(payload));
-                    }
-                    None => tracing::debug!(%addr, id, "response for an abandoned request"),
-                }
-            }
-            Err(err) => {
-                lock(&in_flight).close(err);
-                return;
-            }
+        if let Err(err) = frame {
+            lock(&in_flight).close(err);
+            return;
         }
     }
 }
 
-async fn read_frame(
+/// Reads one response frame and hands it to its waiter: whole, or in chunks as it arrives.
+async fn read_one(
+    reader: &mut (impl AsyncRead + Unpin),
+    in_flight: &Mutex<InFlight>,
+    addr: &str,
+) -> Result<(), AdminError> {
+    let (len, id) = read_frame_head(reader, addr).await?;
+    let waiter = lock(in_flight).waiting.remove(&id);
+    match waiter {
+        Some(Waiter::Chunks(chunks)) => stream_body(reader, len, id, chunks, addr).await,
+        waiter => {
+            let payload = read_body(reader, len, id, addr).await?;
+            match waiter {
+                Some(Waiter::Whole(reply)) => {
+                    let _ = reply.send(Ok(payload));
+                }
+                _ => tracing::debug!(%addr, id, "response for an abandoned request"),
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The payload length (checked) and correlation id of the next frame.
+async fn read_frame_head(
     reader: &mut (impl AsyncRead + Unpin),
     addr: &str,
-) -> Result<Vec<u8>, AdminError> {
+) -> Result<(usize, i32), AdminError> {
     let mut size = [0u8; 4];
     match reader.read_exact(&mut size).await {
         Ok(_) => {}
@@ -319,21 +457,94 @@ async fn read_frame(
         .ok()
         .filter(|len| *len >= 4 && *len <= MAX_RESPONSE_BYTES)
         .ok_or_else(|| AdminError::decode(format!("response frame size {size} from {addr}")))?;
+    let mut id = [0u8; 4];
+    reader
+        .read_exact(&mut id)
+        .await
+        .map_err(|_| mid_response(addr))?;
+    Ok((len, i32::from_be_bytes(id)))
+}
+
+fn mid_response(addr: &str) -> AdminError {
+    AdminError::network(addr, "the broker closed the connection mid-response")
+}
+
+/// The rest of a frame after its correlation id, returned whole with the id in front.
+async fn read_body(
+    reader: &mut (impl AsyncRead + Unpin),
+    len: usize,
+    id: i32,
+    addr: &str,
+) -> Result<Vec<u8>, AdminError> {
     // The buffer grows with the bytes that arrive (doubling), so a size prefix alone never
     // makes the client allocate more than FIRST_READ_ROOM.
     let mut payload = Vec::with_capacity(len.min(FIRST_READ_ROOM));
+    payload.extend_from_slice(&id.to_be_bytes());
+    let rest = len - 4;
     let read = (&mut *reader)
-        .take(len as u64)
+        .take(rest as u64)
         .read_to_end(&mut payload)
         .await
         .map_err(|e| AdminError::network(addr, e))?;
-    if read < len {
-        return Err(AdminError::network(
-            addr,
-            "the broker closed the connection mid-response",
-        ));
+    if read < rest {
+        return Err(mid_response(addr));
     }
     Ok(payload)
+}
+
+/// The rest of a frame after its correlation id, handed to `chunks` as it arrives (the id
+/// first). A consumer that went away gets nothing more; the frame is still read to its end.
+/// A failure is also sent down `chunks` (if there is room) before it closes the connection.
+async fn stream_body(
+    reader: &mut (impl AsyncRead + Unpin),
+    len: usize,
+    id: i32,
+    chunks: mpsc::Sender<ChunkReply>,
+    addr: &str,
+) -> Result<(), AdminError> {
+    let mut listening = chunks
+        .send(Ok(Chunk {
+            frame_len: len,
+            bytes: id.to_be_bytes().to_vec(),
+        }))
+        .await
+        .is_ok();
+    let mut left = len - 4;
+    while left > 0 {
+        let mut bytes = Vec::with_capacity(left.min(CHUNK));
+        let read = (&mut *reader)
+            .take(left.min(CHUNK) as u64)
+            .read_buf(&mut bytes)
+            .await;
+        let err = match read {
+            Ok(0) => mid_response(addr),
+            Ok(n) => {
+                left -= n;
+                if listening {
+                    let chunk = Chunk {
+                        frame_len: len,
+                        bytes,
+                    };
+                    listening = chunks.send(Ok(chunk)).await.is_ok();
+                }
+                continue;
+            }
+            Err(e) => AdminError::network(addr, e),
+        };
+        let _ = chunks.try_send(Err(err.clone()));
+        return Err(err);
+    }
+    Ok(())
+}
+
+/// One whole frame (tests).
+#[cfg(test)]
+async fn read_frame(
+    reader: &mut (impl AsyncRead + Unpin),
+    addr: &str,
+) -> Result<Vec<u8>, AdminError> {
+    let (len, id) = read_frame_head(reader, addr).await?;
+    read_body(reader, len, id, addr).await
 }
 
 #[cfg(test)]
@@ -366,5 +577,91 @@ mod tests {
                 .contains("closed the connection mid-response"),
             "{short}"
         );
+    }
+
+    /// A fake broker over a duplex pipe: answers each request (read whole) with `answer(id)`,
+    /// written in pieces with a pause between them.
+    fn broker(
+        stream: tokio::io::DuplexStream,
+        pieces: usize,
+        answer: impl Fn(i32) -> Vec<u8> + Send + 'static,
+        gate: tokio::sync::mpsc::Receiver<()>,
+    ) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async move {
+            let mut gate = gate;
+            let (mut rx, mut tx) = tokio::io::split(stream);
+            loop {
+                let mut size = [0u8; 4];
+                if rx.read_exact(&mut size).await.is_err() {
+                    return;
+                }
+                let mut request = vec![0u8; i32::from_be_bytes(size) as usize];
+                rx.read_exact(&mut request).await.unwrap();
+                let id = i32::from_be_bytes(request[4..8].try_into().unwrap());
+                let body = answer(id);
+                let mut frame = ((body.len() + 4) as i32).to_be_bytes().to_vec();
+                frame.extend(id.to_be_bytes());
+                frame.extend(body);
+                let step = frame.len().div_ceil(pieces);
+                for piece in frame.chunks(step) {
+                    tx.write_all(piece).await.unwrap();
+                    tx.flush().await.unwrap();
+                    // Each further piece waits for the test's go-ahead.
+                    if gate.recv().await.is_none() {
+                        return;
+                    }
+                }
+            }
+        })
+    }
+
+    #[tokio::test]
+    async fn streamed_responses_arrive_in_chunks_before_the_frame_is_complete() {
+        let (ours, theirs) = tokio::io::duplex(1 << 20);
+        let body: Vec<u8> = (0..600_000u32).map(|i| (i % 251) as u8).collect();
+        let expected = body.clone();
+        let (go, gate) = tokio::sync::mpsc::channel(64);
+        let _broker = broker(theirs, 4, move |_| body.clone(), gate);
+        let conn = Connection::start(ours, "b:9092", "t", Duration::from_secs(10));
+        let request = kacl_protocol::messages::api_versions::ApiVersionsRequest::default();
+        let mut stream = conn.send_streamed(0, &request).await.unwrap();
+        let mut got = Vec::new();
+        let mut frame_len = 0;
+        // The first quarter arrives while the broker waits for the go-ahead.
+        while got.len() < expected.len() / 8 {
+            let chunk = stream.next_chunk().await.unwrap().unwrap();
+            frame_len = chunk.frame_len;
+            got.extend(chunk.bytes);
+        }
+        assert!(
+            got.len() < frame_len,
+            "only part of the frame has been sent"
+        );
+        for _ in 0..4 {
+            go.send(()).await.unwrap();
+        }
+        while let Some(chunk) = stream.next_chunk().await.unwrap() {
+            got.extend(chunk.bytes);
+        }
+        assert_eq!(got.len(), frame_len);
+        assert_eq!(&got[4..], &expected[..]);
+    }
+
+    #[tokio::test]
+    async fn a_dropped_stream_is_read_to_its_end_and_the_connection_goes_on() {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (go, gate) = tokio::sync::mpsc::channel(64);
+        for _ in 0..64 {
+            go.send(()).await.unwrap();
+        }
+        let _broker = broker(theirs, 8, |id| vec![id as u8; 3_000_000], gate);
+        let conn = Connection::start(ours, "b:9092", "t", Duration::from_secs(10));
+        let request = kacl_protocol::messages::api_versions::ApiVersionsRequest::default();
+        let mut stream = conn.send_streamed(0, &request).await.unwrap();
+        let first = stream.next_chunk().await.unwrap().unwrap();
+        assert_eq!(first.frame_len, 3_000_004);
+        drop(stream);
+        let whole = conn.send(0, &request).await.unwrap();
+        assert_eq!(whole.after_correlation_id(), &vec![1u8; 3_000_000][..]);
     }
 }

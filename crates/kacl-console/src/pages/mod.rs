@@ -5,6 +5,8 @@
 #![allow(clippy::result_large_err)]
 
 mod acls;
+mod acls_stream;
+mod acls_view;
 mod cluster;
 mod plan;
 mod topics;

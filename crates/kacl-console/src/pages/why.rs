@@ -20,7 +20,7 @@ use kacl_client::{
 use maud::{html, Markup};
 use serde::Deserialize;
 
-use super::acls::{operations, resource_types};
+use super::acls_view::{operations, resource_types};
 use super::{AppState, LoggedIn};
 use crate::connect::problem;
 use crate::html::{self, page, respond};

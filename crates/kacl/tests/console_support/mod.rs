@@ -206,13 +206,36 @@ pub(crate) fn http(
         .and_then(|l| l.split(' ').nth(1))
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
-    let headers = lines
+    let headers: Vec<(String, String)> = lines
         .filter_map(|l| l.split_once(':'))
         .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
         .collect();
+    let chunked = headers.iter().any(|(n, v)| {
+        n.eq_ignore_ascii_case("transfer-encoding") && v.eq_ignore_ascii_case("chunked")
+    });
     Response {
         status,
         headers,
-        body: body.to_owned(),
+        body: if chunked {
+            dechunk(body)
+        } else {
+            body.to_owned()
+        },
     }
+}
+
+/// The payload of a `Transfer-Encoding: chunked` body (a page sent while it is made).
+pub(crate) fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if size == 0 || rest.len() < size {
+            break;
+        }
+        out.push_str(&rest[..size]);
+        body = rest[size..].strip_prefix("\r\n").unwrap_or(&rest[size..]);
+    }
+    out
 }

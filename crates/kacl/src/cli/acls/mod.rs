@@ -12,6 +12,7 @@ mod policy;
 mod policy_args;
 #[cfg(test)]
 mod policy_tests;
+mod sorted_text;
 #[cfg(test)]
 mod tests;
 mod why;
@@ -91,12 +92,24 @@ async fn list(
 ) -> anyhow::Result<()> {
     let filters = resource_filters(args, pattern_type, false)?;
     if filters.is_empty() && args.principal.is_empty() && args.output == OutputFormat::Text {
-        // Every ACL, possibly millions: kept grouped, printed as it goes.
-        let groups = admin
-            .describe_acls_grouped(AclBindingFilter::ANY, DescribeAclsOptions::default())
+        // Every ACL, possibly millions: each resource formatted as it arrives, the blocks
+        // sorted at the end; an answer naming a pattern twice is kept grouped and merged.
+        let mut text = sorted_text::SortedText::default();
+        admin
+            .describe_acls_visit(
+                AclBindingFilter::ANY,
+                DescribeAclsOptions::default(),
+                |group| text.visit(group),
+            )
             .await?;
         let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-        output::write_groups(&mut stdout, groups)?;
+        if !text.finish(&mut stdout)? {
+            tracing::debug!("the answer names a pattern twice: describing again to merge it");
+            let groups = admin
+                .describe_acls_grouped(AclBindingFilter::ANY, DescribeAclsOptions::default())
+                .await?;
+            output::write_groups(&mut stdout, groups)?;
+        }
         stdout.flush()?;
         return Ok(());
     }

@@ -105,7 +105,7 @@ pub(super) fn from_json(text: &str) -> anyhow::Result<Vec<AclBinding>> {
 }
 
 /// Groups bindings by resource pattern, sorted.
-pub(super) fn by_resource(
+pub(crate) fn by_resource(
     bindings: impl IntoIterator<Item = AclBinding>,
 ) -> BTreeMap<ResourcePattern, BTreeSet<AccessControlEntry>> {
     let mut map: BTreeMap<ResourcePattern, BTreeSet<AccessControlEntry>> = BTreeMap::new();
@@ -119,7 +119,7 @@ pub(super) fn by_resource(
 
 /// Kafka's `printResourceAcls`: per resource, the heading, one tab-indented entry per line,
 /// and a blank line.
-pub(super) fn write_resource_acls(
+pub(crate) fn write_resource_acls(
     out: &mut String,
     resources: &BTreeMap<ResourcePattern, BTreeSet<AccessControlEntry>>,
 ) {
@@ -140,15 +140,13 @@ pub(super) fn write_groups(
     groups: AclGroups,
 ) -> std::io::Result<()> {
     let mut groups = groups.groups;
-    groups.sort_by(|a, b| a.pattern.cmp(&b.pattern));
-    let key = |e: &SharedEntry| {
-        (
-            e.principal.clone(),
-            e.host.clone(),
-            e.operation,
-            e.permission_type,
-        )
-    };
+    if !groups.is_sorted_by(|a, b| a.pattern <= b.pattern) {
+        groups.sort_by(|a, b| a.pattern.cmp(&b.pattern));
+    }
+    // Compared borrowed: a key of cloned `Arc`s cost a third of a 2M listing's time.
+    fn key(e: &SharedEntry) -> (&str, &str, AclOperation, AclPermissionType) {
+        (&e.principal, &e.host, e.operation, e.permission_type)
+    }
     let mut at = 0;
     while at < groups.len() {
         // A broker may send one pattern in several resources: merged, as a map would.
@@ -160,7 +158,9 @@ pub(super) fn write_groups(
             .iter_mut()
             .flat_map(|g| std::mem::take(&mut g.entries))
             .collect();
-        entries.sort_by_key(key);
+        if !entries.is_sorted_by(|a, b| key(a) <= key(b)) {
+            entries.sort_by(|a, b| key(a).cmp(&key(b)));
+        }
         entries.dedup();
         if !entries.is_empty() {
             writeln!(out, "Current ACLs for resource `{}`:", groups[at].pattern)?;
