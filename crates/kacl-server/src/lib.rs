@@ -138,4 +138,11 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
      from the metadata log on every start.",
     "With the embedded store, CreateAcls requests arriving together are committed in one \
      store transaction and one fsync; each keeps its own result, limit and atomicity.",
+    "Requests a client has pipelined that are already in the connection's read buffer are \
+     all answered before writing, and their responses leave together in one write (at most \
+     64 KiB, in request order); Kafka sends each response by itself. Socket reads still wait \
+     until earlier responses are handed to the kernel, as Kafka's channel muting does.",
+    "`kacl acls --list` prints resources sorted by pattern and entries sorted within each \
+     (kafka-acls.sh prints them in its map's order); when a broker's answer names one \
+     resource pattern in two resources, kacl describes a second time to merge them.",
 ];
