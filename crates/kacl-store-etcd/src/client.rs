@@ -207,8 +207,15 @@ impl EtcdClient {
                             *self.token.write() = None;
                             return self.call_bytes(path, body, false);
                         }
-                        // 14 UNAVAILABLE (no leader, member stopping): another member
-                        // may serve.
+                        // 14 UNAVAILABLE: "request timed out" or "leader changed" after a
+                        // write was proposed means it may still be applied, so a txn is not
+                        // sent again (the caller answers REQUEST_TIMED_OUT, as Kafka does
+                        // when its controller does not answer in time).
+                        if code == 14 && path == TXN && may_have_applied(&message) {
+                            return Err(self.unavailable(message));
+                        }
+                        // Otherwise (no leader, member stopping, unhealthy cluster) it was
+                        // refused before any proposal: another member may serve.
                         if code == 14 {
                             last = message;
                             continue;
@@ -495,9 +502,28 @@ impl EtcdClient {
     }
 }
 
+/// etcd's UNAVAILABLE messages for a request that was proposed to raft and whose outcome is
+/// unknown: it may have been applied (etcd 3.4's ErrTimeout, ErrTimeoutDueToLeaderFail,
+/// ErrTimeoutDueToConnectionLost, ErrLeaderChanged).
+fn may_have_applied(message: &str) -> bool {
+    message.contains("request timed out") || message.contains("leader changed")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_outcome_unknown_unavailables_stop_a_txn_retry() {
+        assert!(may_have_applied("etcdserver: request timed out"));
+        assert!(may_have_applied(
+            "etcdserver: request timed out, possibly due to previous leader failure"
+        ));
+        assert!(may_have_applied("etcdserver: leader changed"));
+        assert!(!may_have_applied("etcdserver: no leader"));
+        assert!(!may_have_applied("etcdserver: server stopped"));
+        assert!(!may_have_applied("etcdserver: unhealthy cluster"));
+    }
 
     #[test]
     fn debug_never_shows_the_password() {
