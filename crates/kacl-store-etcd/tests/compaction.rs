@@ -13,22 +13,11 @@ use std::time::{Duration, Instant};
 
 use kacl_acl::AclBinding;
 use kacl_store::{Change, ChangeSink, MetadataStore, Snapshot};
-use kacl_store_etcd::{ClientOptions, EtcdOptions, EtcdStore};
+use kacl_store_etcd::EtcdStore;
 use parking_lot::Mutex;
 
 fn open(etcd: &etcd_support::Etcd) -> EtcdStore {
-    EtcdStore::open(EtcdOptions {
-        client: ClientOptions {
-            endpoints: vec![("127.0.0.1".to_owned(), etcd.client_port)],
-            timeout: Duration::from_secs(10),
-            credentials: None,
-            tls: None,
-        },
-        prefix: "/kacl/".to_owned(),
-        lease_ttl: Duration::from_secs(5),
-        max_batch: 10_000,
-    })
-    .expect("store opens")
+    etcd.open_store("/kacl/", 10_000).expect("store opens")
 }
 
 /// The ACL set a node would hold, and how it got there.

@@ -6,23 +6,10 @@ mod common;
 #[path = "../../kacl-server/tests/etcd_support/mod.rs"]
 mod etcd_support;
 
-use std::time::Duration;
-
-use kacl_store_etcd::{ClientOptions, EtcdOptions, EtcdStore};
+use kacl_store_etcd::EtcdStore;
 
 fn open(etcd: &etcd_support::Etcd, prefix: &str) -> EtcdStore {
-    EtcdStore::open(EtcdOptions {
-        client: ClientOptions {
-            endpoints: vec![("127.0.0.1".to_owned(), etcd.client_port)],
-            timeout: Duration::from_secs(10),
-            credentials: None,
-            tls: None,
-        },
-        prefix: prefix.to_owned(),
-        lease_ttl: Duration::from_secs(5),
-        max_batch: 10_000,
-    })
-    .expect("store opens")
+    etcd.open_store(prefix, 10_000).expect("store opens")
 }
 
 #[test]

@@ -14,21 +14,11 @@ use std::time::{Duration, Instant};
 
 use kacl_store::{Change, ChangeSink, MetadataStore, Snapshot, StoreError};
 use kacl_store_etcd::client::{op_put, prefix_end};
-use kacl_store_etcd::{ClientOptions, EtcdOptions, EtcdStore};
+use kacl_store_etcd::EtcdStore;
 use parking_lot::Mutex;
 
 fn open(etcd: &etcd_support::Etcd) -> Result<EtcdStore, StoreError> {
-    EtcdStore::open(EtcdOptions {
-        client: ClientOptions {
-            endpoints: vec![("127.0.0.1".to_owned(), etcd.client_port)],
-            timeout: Duration::from_secs(10),
-            credentials: None,
-            tls: None,
-        },
-        prefix: "/kacl/".to_owned(),
-        lease_ttl: Duration::from_secs(5),
-        max_batch: 10_000,
-    })
+    etcd.open_store("/kacl/", 10_000)
 }
 
 #[derive(Default)]

@@ -12,22 +12,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kacl_store::{Change, ChangeSink, MetadataStore, Snapshot};
-use kacl_store_etcd::{ClientOptions, EtcdOptions, EtcdStore};
+use kacl_store_etcd::EtcdStore;
 use parking_lot::Mutex;
 
 fn open(etcd: &etcd_support::Etcd) -> EtcdStore {
-    EtcdStore::open(EtcdOptions {
-        client: ClientOptions {
-            endpoints: vec![("127.0.0.1".to_owned(), etcd.client_port)],
-            timeout: Duration::from_secs(10),
-            credentials: None,
-            tls: None,
-        },
-        prefix: "/kacl/".to_owned(),
-        lease_ttl: Duration::from_secs(5),
-        max_batch: 100,
-    })
-    .expect("store opens")
+    etcd.open_store("/kacl/", 100).expect("store opens")
 }
 
 #[derive(Default)]

@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use kacl_store_etcd::{ClientOptions, EtcdClient, EtcdTls};
+use kacl_store::StoreError;
+use kacl_store_etcd::{ClientOptions, EtcdClient, EtcdOptions, EtcdStore, EtcdTls};
 use tempfile::TempDir;
 
 /// One running etcd member.
@@ -203,6 +204,26 @@ impl Etcd {
             timeout,
             credentials: None,
             tls: None,
+        })
+    }
+
+    /// An etcd store on this member under `prefix` (10 s calls, 5 s leases), for the tests of
+    /// the store itself.
+    pub(crate) fn open_store(
+        &self,
+        prefix: &str,
+        max_batch: usize,
+    ) -> Result<EtcdStore, StoreError> {
+        EtcdStore::open(EtcdOptions {
+            client: ClientOptions {
+                endpoints: vec![("127.0.0.1".to_owned(), self.client_port)],
+                timeout: Duration::from_secs(10),
+                credentials: None,
+                tls: None,
+            },
+            prefix: prefix.to_owned(),
+            lease_ttl: Duration::from_secs(5),
+            max_batch,
         })
     }
 
