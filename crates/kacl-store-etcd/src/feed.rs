@@ -169,7 +169,7 @@ impl Context {
     }
 
     fn relist(&self) -> Option<i64> {
-        match list_all(&self.client, &self.layout, &mut |_| {}) {
+        match list_all(&self.client, &self.layout) {
             Ok(listing) => {
                 self.membership.seed(&listing.nodes, listing.controller);
                 self.sink.replace(listing.snapshot);

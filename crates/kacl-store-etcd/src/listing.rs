@@ -24,27 +24,15 @@ pub(crate) struct Listing {
     pub(crate) controller: Option<i32>,
 }
 
-/// Lists every key under the prefix at one revision. `progress` is called with the number of
-/// ACLs read so far after each page (start-up logs it for large sets).
-pub(crate) fn list_all(
-    client: &EtcdClient,
-    layout: &Layout,
-    progress: &mut dyn FnMut(usize),
-) -> Result<Listing, EtcdError> {
-    let mut listing = list_all_but_acls(client, layout)?;
-    let mut read = 0usize;
-    for shard in 0..ACL_SHARDS {
-        let start = layout.acl_shard_prefix(shard as u8);
-        let end = crate::client::prefix_end(&start);
-        list_range(client, &start, &end, listing.revision, &mut |kvs| {
-            read += kvs.len();
-            for kv in kvs {
-                add_to_listing(layout, &mut listing, kv);
-            }
-            progress(read);
-            Ok(())
-        })?;
-    }
+/// Lists every key under the prefix at one revision: everything but the ACLs, then the ACLs
+/// at that revision, shard by shard ([`list_acls`]).
+pub(crate) fn list_all(client: &EtcdClient, layout: &Layout) -> Result<Listing, StoreError> {
+    let mut listing = list_all_but_acls(client, layout).map_err(etcd_error)?;
+    let acls = &mut listing.snapshot.acls;
+    list_acls(client, layout, listing.revision, &mut |page| {
+        acls.extend(page);
+        Ok(())
+    })?;
     Ok(listing)
 }
 

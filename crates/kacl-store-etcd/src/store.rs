@@ -142,7 +142,7 @@ impl EtcdStore {
     }
 
     fn listing(&self) -> Result<Listing, StoreError> {
-        list_all(&self.client, &self.layout, &mut |_| {}).map_err(etcd_error)
+        list_all(&self.client, &self.layout)
     }
 
     /// Streams every ACL to `sink` in chunks of at most `chunk_len`: at the start-up
