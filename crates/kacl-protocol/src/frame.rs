@@ -11,7 +11,7 @@ use crate::codec::{
     DecodeError, EncodeError, ExactWriter, Reader,
 };
 use crate::header::{RequestHeader, ResponseHeader};
-use crate::wire::{Cx, Message};
+use crate::wire::{Cx, Field, Message};
 
 /// Bytes taken by the size prefix.
 pub const SIZE_PREFIX_LEN: usize = 4;
@@ -165,41 +165,191 @@ pub fn encode_response_frame_with_array<'a, M: Message<'a>>(
     elements_len: usize,
     write_elements: impl FnOnce(&mut ExactWriter<'_>, Cx) -> Result<(), EncodeError>,
 ) -> Result<(), EncodeError> {
-    let flexible = M::FLEXIBLE.contains(version);
-    let mut body = Vec::new();
-    shell.encode(&mut body, version)?;
-    // The shell ends with the empty array's count, then (flexible) an empty tagged section.
-    let tail: &[u8] = if flexible { &[1, 0] } else { &[0, 0, 0, 0] };
-    let prefix = body.strip_suffix(tail);
-    let Some(prefix) = prefix.filter(|_| !shell.has_tagged_fields(Cx::top(version, flexible)))
-    else {
-        return Err(EncodeError::NotStreamable {
-            message: M::NAME,
-            version,
-        });
-    };
-    // Sized once, as in `encode_response_frame`: count, elements, then the tagged section.
-    out.reserve(
-        SIZE_PREFIX_LEN
-            + RESPONSE_HEADER_MAX_LEN
-            + prefix.len()
-            + length_prefix_len(Some(count), flexible, true)
-            + elements_len
-            + usize::from(flexible),
-    );
-    let at = reserve_length_prefix(out);
-    let header_version = M::API_KEY.response_header_version(version);
-    ResponseHeader::new(correlation_id).encode(out, header_version)?;
-    out.extend_from_slice(prefix);
-    put_length(out, M::NAME, Some(count), flexible, true)?;
-    let cx = Cx::top(version, flexible).with_nullable(false);
+    // Sized once, as in `encode_response_frame`: head, elements, then the tagged section.
+    let head = ArrayFrameHead::of(correlation_id, version, shell, count)?;
+    out.reserve(head.len() + elements_len + usize::from(head.flexible));
+    let at = head.write(out)?;
     append_exact(out, elements_len, M::NAME, |writer| {
-        write_elements(writer, cx)
+        write_elements(writer, head.cx)
     })?;
-    if flexible {
+    if head.flexible {
         out.push(0);
     }
     patch_length_prefix(out, at)
+}
+
+/// What precedes the elements in a response frame whose body ends with an array: the response
+/// header and the shell's fields, up to and including the array's count.
+struct ArrayFrameHead {
+    correlation_id: i32,
+    header_version: i16,
+    /// The shell's encoding without its empty array and tagged section.
+    fields: Vec<u8>,
+    count: usize,
+    what: &'static str,
+    flexible: bool,
+    /// The context the elements are encoded at.
+    cx: Cx,
+}
+
+impl ArrayFrameHead {
+    fn of<'a, M: Message<'a>>(
+        correlation_id: i32,
+        version: i16,
+        shell: &M,
+        count: usize,
+    ) -> Result<Self, EncodeError> {
+        let flexible = M::FLEXIBLE.contains(version);
+        let mut fields = Vec::new();
+        shell.encode(&mut fields, version)?;
+        // The shell ends with the empty array's count, then (flexible) an empty tagged section.
+        let tail: &[u8] = if flexible { &[1, 0] } else { &[0, 0, 0, 0] };
+        let streamable = !shell.has_tagged_fields(Cx::top(version, flexible));
+        match fields.strip_suffix(tail) {
+            Some(kept) if streamable => {
+                let kept = kept.len();
+                fields.truncate(kept);
+            }
+            _ => {
+                return Err(EncodeError::NotStreamable {
+                    message: M::NAME,
+                    version,
+                })
+            }
+        }
+        Ok(ArrayFrameHead {
+            correlation_id,
+            header_version: M::API_KEY.response_header_version(version),
+            fields,
+            count,
+            what: M::NAME,
+            flexible,
+            cx: Cx::top(version, flexible).with_nullable(false),
+        })
+    }
+
+    /// At most the bytes [`ArrayFrameHead::write`] appends (the size prefix included).
+    fn len(&self) -> usize {
+        SIZE_PREFIX_LEN
+            + RESPONSE_HEADER_MAX_LEN
+            + self.fields.len()
+            + length_prefix_len(Some(self.count), self.flexible, true)
+    }
+
+    /// Appends a reserved size prefix, the header, the fields and the count; returns where the
+    /// size prefix is.
+    fn write(&self, out: &mut Vec<u8>) -> Result<usize, EncodeError> {
+        let at = reserve_length_prefix(out);
+        ResponseHeader::new(self.correlation_id).encode(out, self.header_version)?;
+        out.extend_from_slice(&self.fields);
+        put_length(out, self.what, Some(self.count), self.flexible, true)?;
+        Ok(at)
+    }
+}
+
+/// A response frame like [`encode_response_frame_with_array`]'s, written in pieces so that its
+/// first bytes can leave before its last are encoded: a DescribeAcls answer of millions of
+/// ACLs takes a tenth of a second to encode, and a client can be decoding it meanwhile.
+///
+/// The frame's size prefix is computed up front from `elements_len`, so the head
+/// ([`StreamedArrayFrame::start`]) is final; the elements are appended one at a time to
+/// whichever buffers the caller sends on; [`StreamedArrayFrame::finish`] appends the tail and
+/// checks that exactly `count` elements of exactly `elements_len` bytes were written. A frame
+/// that fails a check has already been partly sent, so the only safe answer is to close the
+/// connection (as for any response that cannot be encoded). Tests pin the concatenated pieces
+/// to [`encode_response_frame`] of the same message.
+#[derive(Debug)]
+pub struct StreamedArrayFrame {
+    what: &'static str,
+    cx: Cx,
+    flexible: bool,
+    count: usize,
+    elements_len: usize,
+    written_count: usize,
+    written_len: usize,
+}
+
+impl StreamedArrayFrame {
+    /// Appends the frame's head to `out` (size prefix, header, `shell`'s fields, the array's
+    /// count) for a body ending with `count` elements of `elements_len` bytes in all.
+    pub fn start<'a, M: Message<'a>>(
+        out: &mut Vec<u8>,
+        correlation_id: i32,
+        version: i16,
+        shell: &M,
+        count: usize,
+        elements_len: usize,
+    ) -> Result<StreamedArrayFrame, EncodeError> {
+        let head = ArrayFrameHead::of(correlation_id, version, shell, count)?;
+        out.reserve(head.len());
+        let at = head.write(out)?;
+        let total = (out.len() - at - SIZE_PREFIX_LEN)
+            .saturating_add(elements_len)
+            .saturating_add(usize::from(head.flexible));
+        let size = i32::try_from(total).map_err(|_| EncodeError::TooLong {
+            what: "frame",
+            length: total,
+            max: i32::MAX as usize,
+        })?;
+        match out.get_mut(at..at + SIZE_PREFIX_LEN) {
+            Some(slot) => slot.copy_from_slice(&size.to_be_bytes()),
+            None => return Err(EncodeError::LengthPrefixOutOfBounds { at }),
+        }
+        Ok(StreamedArrayFrame {
+            what: head.what,
+            cx: head.cx,
+            flexible: head.flexible,
+            count,
+            elements_len,
+            written_count: 0,
+            written_len: 0,
+        })
+    }
+
+    /// Appends one element to `out` (any buffer: the pieces are the caller's to send in order).
+    pub fn append<'a, F: Field<'a>>(
+        &mut self,
+        out: &mut Vec<u8>,
+        element: &F,
+    ) -> Result<(), EncodeError> {
+        let len = element.field_len(self.cx);
+        self.written_count += 1;
+        self.written_len = self.written_len.saturating_add(len);
+        if self.written_len > self.elements_len || self.written_count > self.count {
+            return Err(self.mismatch(true));
+        }
+        let (cx, what) = (self.cx, self.what);
+        append_exact(out, len, what, |writer| {
+            element.encode_field(writer, cx, what)
+        })
+    }
+
+    /// Appends the frame's tail to `out`, once every element has been appended.
+    pub fn finish(self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        if self.written_count != self.count {
+            return Err(EncodeError::ArrayCountMismatch {
+                what: self.what,
+                declared: self.count,
+                written: self.written_count,
+            });
+        }
+        if self.written_len != self.elements_len {
+            return Err(self.mismatch(false));
+        }
+        if self.flexible {
+            out.push(0);
+        }
+        Ok(())
+    }
+
+    fn mismatch(&self, overflowed: bool) -> EncodeError {
+        EncodeError::SizeMismatch {
+            what: self.what,
+            expected: self.elements_len,
+            written: self.written_len,
+            overflowed,
+        }
+    }
 }
 
 /// Appends a complete request frame for `body` at `version`. The header's API key and version

@@ -38,6 +38,7 @@ use tokio::sync::watch;
 
 use kacl_server_config::ServerConfig;
 use kacl_service::context::Session;
+use kacl_service::outcome::ResponseStream;
 use kacl_service::request_memory::{MemoryLease, RequestMemoryPool};
 use kacl_service::router;
 use kacl_service::{BoundListener, Outcome, ServerState};
@@ -215,6 +216,34 @@ async fn flush<S: AsyncRead + AsyncWrite + Unpin>(
         let _ = connection.write_response(pending, stall, shutdown).await;
         pending.clear();
     }
+}
+
+/// Writes a response that arrives in pieces while it is encoded (after the answers held back
+/// for a batch, which came first). An `Err` is the reason to close: a write failed, or the
+/// frame could not be completed after part of it was sent.
+async fn write_stream<S: AsyncRead + AsyncWrite + Unpin>(
+    connection: &mut Connection<S>,
+    pending: &mut Vec<u8>,
+    mut stream: ResponseStream,
+    stall: Option<Duration>,
+    shutdown: &mut watch::Receiver<bool>,
+) -> Result<(), String> {
+    let closing = |err: ConnectionError| match err {
+        ConnectionError::Io(err) => format!("cannot write the response: {err}"),
+        err => err.to_string(),
+    };
+    if !pending.is_empty() {
+        let written = connection.write_response(pending, stall, shutdown).await;
+        pending.clear();
+        written.map_err(closing)?;
+    }
+    while let Some(piece) = stream.next().await? {
+        connection
+            .write_response(&piece, stall, shutdown)
+            .await
+            .map_err(closing)?;
+    }
+    Ok(())
 }
 
 /// Runs one write step, failing when it makes no progress for `stall`, or for [`CLOSE_LINGER`]
@@ -400,6 +429,13 @@ pub async fn serve_session<S>(
                 }
                 connection.close_after_response().await;
                 break reason;
+            }
+            Outcome::Stream(stream) => {
+                match write_stream(&mut connection, &mut pending, stream, idle, &mut shutdown).await
+                {
+                    Ok(()) => waiting_since = tokio::time::Instant::now(),
+                    Err(reason) => break reason,
+                }
             }
             Outcome::Close { reason } => break reason,
         }

@@ -7,6 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::*;
+use kacl_protocol::messages::describe_acls::DescribeAclsResponse;
 
 #[tokio::test]
 async fn a_describe_of_thousands_of_patterns_returns_exactly_the_stored_set() {
@@ -66,4 +67,150 @@ async fn a_describe_of_thousands_of_patterns_returns_exactly_the_stored_set() {
     let literal_expected = expected.iter().filter(|row| row.2 == LITERAL).count();
     assert_eq!(acl_count(&literal), literal_expected);
     assert!(literal.resources.iter().all(|r| r.pattern_type == LITERAL));
+}
+
+/// An answer larger than the server's streaming threshold (256 KiB of resources) is written
+/// while it is encoded. Stores `patterns` patterns with two long-named ACLs each and returns
+/// them as rows.
+async fn store_streamable_set(client: &mut Client, patterns: usize) -> BTreeSet<AclRow> {
+    let mut expected = BTreeSet::new();
+    let mut batch = Vec::new();
+    for i in 0..patterns {
+        let pattern_type = if i % 5 == 0 { PREFIXED } else { LITERAL };
+        let name = format!("payments.settlement.topic-with-a-long-name-{i:06}");
+        for j in 0..2 {
+            let principal = format!("User:streaming-application-service-account-{j}");
+            batch.push(creation(
+                TOPIC,
+                &name,
+                pattern_type,
+                &principal,
+                "*",
+                READ,
+                ALLOW,
+            ));
+            expected.insert((
+                TOPIC,
+                name.clone(),
+                pattern_type,
+                principal,
+                "*".into(),
+                READ,
+                ALLOW,
+            ));
+        }
+        if batch.len() >= 1_000 {
+            let created = client.create(3, std::mem::take(&mut batch)).await;
+            assert!(created.results.iter().all(|r| r.error_code == 0));
+        }
+    }
+    let created = client.create(3, batch).await;
+    assert!(created.results.iter().all(|r| r.error_code == 0));
+    expected
+}
+
+#[tokio::test]
+async fn a_streamed_describe_returns_exactly_the_stored_set_at_every_version() {
+    let server = start(&[]).await;
+    let mut client = server.client().await;
+    let expected = store_streamable_set(&mut client, 4_000).await;
+    for version in 0..=3 {
+        let filter = if version == 0 {
+            describe_filter(ANY, None, LITERAL, None, ANY, ANY)
+        } else {
+            describe_all()
+        };
+        let payload = client.call(version, &filter).await;
+        assert!(
+            payload.len() > 256 * 1024,
+            "v{version}: {} bytes is not a streamed answer",
+            payload.len()
+        );
+        let all = decode::<DescribeAclsResponse>(&payload, version);
+        assert_eq!(all.error_code, 0);
+        assert_eq!(all.error_message.as_deref(), Some(""));
+        let rows = acl_rows(&all);
+        let got: BTreeSet<AclRow> = rows.iter().cloned().collect();
+        assert_eq!(got.len(), rows.len(), "duplicate ACL at v{version}");
+        let wanted: BTreeSet<AclRow> = expected
+            .iter()
+            .filter(|row| version > 0 || row.2 == LITERAL)
+            .cloned()
+            .collect();
+        assert_eq!(got, wanted, "v{version}");
+    }
+}
+
+/// Small answers before and after a streamed one, sent in one write, come back in request
+/// order, each whole; so does a small one the server holds back for a batch.
+#[tokio::test]
+async fn answers_around_a_streamed_one_keep_their_order() {
+    let server = start(&[]).await;
+    let mut client = server.client().await;
+    let expected = store_streamable_set(&mut client, 4_000).await;
+    let one = describe_filter(
+        TOPIC,
+        Some("payments.settlement.topic-with-a-long-name-000001"),
+        LITERAL,
+        None,
+        ANY,
+        ANY,
+    );
+    let mut burst = Vec::new();
+    let mut order = Vec::new();
+    for i in 0..9i32 {
+        let header = kacl_protocol::RequestHeader {
+            correlation_id: 500 + i,
+            client_id: Some("streamed".into()),
+            ..Default::default()
+        };
+        let large = i % 4 == 2;
+        let body = if large { describe_all() } else { one.clone() };
+        kacl_protocol::frame::encode_request_frame(&mut burst, &header, 2, &body).unwrap();
+        order.push((500 + i, large));
+    }
+    client.send_raw(&burst).await;
+    for (correlation_id, large) in order {
+        let payload = client.read_frame().await.expect("an answer");
+        assert_eq!(
+            i32::from_be_bytes(payload[..4].try_into().unwrap()),
+            correlation_id
+        );
+        let body = decode::<DescribeAclsResponse>(&payload, 2);
+        assert_eq!(acl_count(&body), if large { expected.len() } else { 2 });
+    }
+    // The connection still serves afterwards.
+    assert_eq!(client.describe(3, &one).await.resources.len(), 1);
+}
+
+/// ACLs created while large answers are streamed never tear an answer: each one is the set as
+/// it stood between two CreateAcls batches (the encoder holds one read view throughout).
+#[tokio::test]
+async fn streamed_answers_are_one_view_while_acls_are_written() {
+    let server = start(&[]).await;
+    let mut client = server.client().await;
+    let base = store_streamable_set(&mut client, 3_000).await.len();
+    let mut writer = server.client().await;
+    let writes = tokio::spawn(async move {
+        for round in 0..8 {
+            let batch = (0..500)
+                .map(|i| allow_read(&format!("written-meanwhile-{round}-{i:04}"), "User:w"))
+                .collect();
+            let created = writer.create(3, batch).await;
+            assert!(created.results.iter().all(|r| r.error_code == 0));
+        }
+    });
+    let mut seen = BTreeSet::new();
+    while !writes.is_finished() || seen.is_empty() {
+        let all = client.describe(3, &describe_all()).await;
+        let rows = acl_rows(&all);
+        let distinct: BTreeSet<AclRow> = rows.iter().cloned().collect();
+        assert_eq!(distinct.len(), rows.len(), "a duplicate ACL");
+        let extra = rows.len() - base;
+        assert_eq!(extra % 500, 0, "a torn answer: {} ACLs", rows.len());
+        seen.insert(extra / 500);
+    }
+    writes.await.unwrap();
+    let last = client.describe(3, &describe_all()).await;
+    assert_eq!(acl_count(&last), base + 8 * 500);
 }

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use kacl_protocol::{ApiKey, EncodeError};
+use tokio::sync::mpsc;
 
 /// What the connection does after a request.
 #[derive(Debug)]
@@ -20,6 +21,9 @@ pub enum Outcome {
         /// For the log.
         reason: String,
     },
+    /// Write a response frame whose pieces arrive while it is being encoded (a large
+    /// DescribeAcls answer), then read the next request.
+    Stream(ResponseStream),
     /// Close without answering.
     Close {
         /// For the log.
@@ -58,5 +62,64 @@ impl Outcome {
                 "cannot encode the {api} v{version} response: {err}"
             )),
         }
+    }
+}
+
+/// One response frame in pieces, in order, from the task encoding it: the connection writes
+/// each piece as it comes, so the client reads the first bytes of a large answer while the
+/// rest is still being encoded.
+#[derive(Debug)]
+pub struct ResponseStream(mpsc::UnboundedReceiver<Piece>);
+
+/// The encoding side of a [`ResponseStream`].
+///
+/// Unbounded on purpose: the encoder holds a read view of the ACL index, and waiting on a slow
+/// client while holding it would hold up every ACL write. Its pieces add up to the one frame,
+/// which is what a response built whole holds too.
+#[derive(Debug)]
+pub struct PieceSender(mpsc::UnboundedSender<Piece>);
+
+#[derive(Debug)]
+enum Piece {
+    Bytes(Vec<u8>),
+    Done,
+    Failed(String),
+}
+
+impl ResponseStream {
+    /// A stream and the sender its encoder writes to.
+    pub fn channel() -> (PieceSender, ResponseStream) {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        (PieceSender(sender), ResponseStream(receiver))
+    }
+
+    /// The next piece; `Ok(None)` once the frame is complete. An error means the frame cannot
+    /// be completed (an encoding failure, or the encoder stopped short): part of it may have
+    /// been written already, so the connection must be closed.
+    pub async fn next(&mut self) -> Result<Option<Vec<u8>>, String> {
+        match self.0.recv().await {
+            Some(Piece::Bytes(bytes)) => Ok(Some(bytes)),
+            Some(Piece::Done) => Ok(None),
+            Some(Piece::Failed(reason)) => Err(reason),
+            None => Err("the response's encoder stopped before the end of the frame".into()),
+        }
+    }
+}
+
+impl PieceSender {
+    /// Hands over the next piece; false once the connection has stopped listening (the
+    /// encoder can stop too).
+    pub fn send(&self, bytes: Vec<u8>) -> bool {
+        self.0.send(Piece::Bytes(bytes)).is_ok()
+    }
+
+    /// Marks the frame complete.
+    pub fn finish(self) {
+        let _ = self.0.send(Piece::Done);
+    }
+
+    /// Gives up on the frame; the connection closes with `reason` in its log.
+    pub fn fail(self, reason: impl Into<String>) {
+        let _ = self.0.send(Piece::Failed(reason.into()));
     }
 }

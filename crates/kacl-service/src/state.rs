@@ -59,6 +59,9 @@ pub struct ServerState {
     pub request_memory: Option<Arc<RequestMemoryPool>>,
     /// What the server counts, for `/metrics`.
     pub metrics: Arc<Metrics>,
+    /// Permits for encoding large DescribeAcls answers off the connection tasks, one per
+    /// core: more at once would only share the cores and hold more answers in memory.
+    pub describe_encoders: Arc<tokio::sync::Semaphore>,
 }
 
 impl std::fmt::Debug for ServerState {
@@ -99,7 +102,9 @@ impl ServerState {
         if let Some(pool) = &request_memory {
             metrics.set_request_memory(Arc::clone(pool));
         }
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
         ServerState {
+            describe_encoders: Arc::new(tokio::sync::Semaphore::new(cores)),
             request_memory,
             scram,
             metrics,

@@ -107,6 +107,8 @@ pub struct AclIndex {
     prefix_lengths: [BTreeMap<usize, u32>; TYPE_COUNT],
     by_principal: IdMap<(u32, ResourceType), NameSet>,
     len: usize,
+    /// Batches applied since the set was built (see [`AclIndex::changes`]).
+    changes: u64,
 }
 
 impl Default for AclIndex {
@@ -119,6 +121,7 @@ impl Default for AclIndex {
             prefix_lengths: std::array::from_fn(|_| BTreeMap::new()),
             by_principal: IdMap::default(),
             len: 0,
+            changes: 0,
         }
     }
 }
@@ -165,6 +168,13 @@ impl AclIndex {
     /// True when the set holds no ACL.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// How many batches have been applied to this set since it was built. Two read views
+    /// that see the same count see the same ACLs, so work done under one (a DescribeAcls
+    /// answer's size) can be trusted under the next.
+    pub fn changes(&self) -> u64 {
+        self.changes
     }
 
     /// True if exactly this binding is present.

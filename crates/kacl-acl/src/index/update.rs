@@ -105,6 +105,7 @@ impl AclIndex {
     }
 
     pub(super) fn apply_prepared(&mut self, prepared: &Prepared<'_>) -> ApplyOutcome {
+        self.changes = self.changes.wrapping_add(1);
         ApplyOutcome {
             removed: self.apply_removes(&prepared.removes),
             added: self.apply_adds(&prepared.adds),

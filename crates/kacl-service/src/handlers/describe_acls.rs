@@ -8,17 +8,20 @@
 //!
 //! Read from memory only: the index's grouped view is encoded straight from borrowed strings,
 //! under one read lock, one resource at a time, without an allocation per ACL or per resource.
+//! A large answer is encoded off the connection task and written while it is encoded (see
+//! [`acl_resources`]).
 
 use std::borrow::Cow;
 
 use kacl_acl::{AclBindingFilter, AclGroup, AclOperation, AclPermissionType};
 use kacl_protocol::messages::describe_acls::{
-    AclDescription, DescribeAclsRequest, DescribeAclsResource, DescribeAclsResponse,
+    DescribeAclsRequest, DescribeAclsResource, DescribeAclsResponse,
 };
-use kacl_protocol::wire::{Cx, Field};
-use kacl_protocol::{EncodeError, ErrorCode, Message};
+use kacl_protocol::wire::Field;
+use kacl_protocol::{EncodeError, ErrorCode};
 
 use super::acl_filter::WireFilter;
+use super::acl_resources;
 use crate::context::RequestContext;
 use crate::outcome::Outcome;
 
@@ -44,7 +47,8 @@ pub async fn handle_consistent(
 }
 
 /// Answers one DescribeAcls request. The one handler that encodes its own answer: the resources
-/// are streamed into the frame (see below), so it returns the [`Outcome`] rather than a response.
+/// are written into the frame one at a time, and a large frame is written to the socket while
+/// it is encoded, so it returns the [`Outcome`] rather than a response.
 pub fn handle(ctx: &RequestContext<'_>, request: DescribeAclsRequest<'_>) -> Outcome {
     let wire = WireFilter {
         resource_type: request.resource_type_filter,
@@ -71,36 +75,21 @@ pub fn handle(ctx: &RequestContext<'_>, request: DescribeAclsRequest<'_>) -> Out
             ctx.cluster_denied_message(),
         );
     };
-    let index = ctx.state.acls.read();
-    let shell = DescribeAclsResponse {
-        throttle_time_ms: 0,
-        error_code: 0,
-        error_message: Some(Cow::Borrowed("")),
-        resources: Vec::new(),
-        unknown_tagged_fields: Default::default(),
-    };
     let Some(filter) = filter else {
-        return ctx.respond(&shell);
+        return ctx.respond(&acl_resources::shell());
     };
     // Resources are built one at a time in reused storage and written straight into the
     // frame, which a first walk over the same groups sized: a full describe of millions of
     // ACLs never holds them as message values or even as a list of groups (that was 160 MB
     // of fresh memory per call at 2M ACLs, most of the server's time in it). Both walks see
-    // the same groups in the same order under one read lock.
-    let cx = Cx::top(
-        ctx.version,
-        DescribeAclsResponse::FLEXIBLE.contains(ctx.version),
-    );
+    // the same groups in the same order under one read view.
+    let cx = acl_resources::resource_cx(ctx.version);
+    let index = ctx.state.acls.read();
     // A small answer (most requests: one principal's or one resource's ACLs) keeps its
     // groups from the sizing walk, so the index is searched once, not twice.
-    let mut resource = DescribeAclsResource::default();
-    let (mut count, mut body_len) = (0, 0);
     let mut kept: Vec<AclGroup<'_>> = Vec::new();
     let mut all_kept = true;
-    index.for_each_group(&filter, |group| {
-        fill_resource(&mut resource, &group);
-        count += 1;
-        body_len += resource.field_len(cx);
+    let sized = acl_resources::size(&index, &filter, cx, |group| {
         if all_kept {
             if kept.len() < KEPT_GROUPS {
                 kept.push(group);
@@ -110,54 +99,58 @@ pub fn handle(ctx: &RequestContext<'_>, request: DescribeAclsRequest<'_>) -> Out
             }
         }
     });
-    ctx.respond_with_array(&shell, count, body_len, |out, cx| {
-        const WHAT: &str = "DescribeAclsResponse.resources";
-        let mut written = 0;
-        let mut result = Ok(());
-        let mut encode = |group| {
-            if result.is_ok() {
-                fill_resource(&mut resource, &group);
-                result = resource.encode_field(out, cx, WHAT);
-                written += 1;
+    if sized.len > acl_resources::STREAM_AT {
+        drop(kept);
+        drop(index);
+        ctx.state
+            .metrics
+            .count_errors(ctx.api, &acl_resources::shell());
+        return acl_resources::stream(
+            ctx.state.acls.clone(),
+            ctx.state.describe_encoders.clone(),
+            filter,
+            ctx.version,
+            ctx.correlation_id,
+            sized,
+        );
+    }
+    let mut resource = DescribeAclsResource::default();
+    ctx.respond_with_array(
+        &acl_resources::shell(),
+        sized.count,
+        sized.len,
+        |out, cx| {
+            const WHAT: &str = "DescribeAclsResponse.resources";
+            let mut written = 0;
+            let mut result = Ok(());
+            let mut encode = |group| {
+                if result.is_ok() {
+                    acl_resources::fill_resource(&mut resource, &group);
+                    result = resource.encode_field(out, cx, WHAT);
+                    written += 1;
+                }
+            };
+            if all_kept {
+                kept.into_iter().for_each(&mut encode);
+            } else {
+                index.for_each_group(&filter, &mut encode);
             }
-        };
-        if all_kept {
-            kept.into_iter().for_each(&mut encode);
-        } else {
-            index.for_each_group(&filter, &mut encode);
-        }
-        result?;
-        if written != count {
-            return Err(EncodeError::ArrayCountMismatch {
-                what: WHAT,
-                declared: count,
-                written,
-            });
-        }
-        Ok(())
-    })
+            result?;
+            if written != sized.count {
+                return Err(EncodeError::ArrayCountMismatch {
+                    what: WHAT,
+                    declared: sized.count,
+                    written,
+                });
+            }
+            Ok(())
+        },
+    )
 }
 
 /// Up to this many groups are kept from the sizing walk for the encoding (see [`handle`]);
 /// more are walked again instead, so that a full describe never holds a list of its groups.
 const KEPT_GROUPS: usize = 64;
-
-/// Sets `resource` to `group`, reusing its ACL storage.
-fn fill_resource<'i>(resource: &mut DescribeAclsResource<'i>, group: &AclGroup<'i>) {
-    resource.resource_type = group.pattern.resource_type.code();
-    resource.resource_name = Cow::Borrowed(group.pattern.name);
-    resource.pattern_type = group.pattern.pattern_type.code();
-    resource.acls.clear();
-    resource
-        .acls
-        .extend(group.entries.clone().map(|entry| AclDescription {
-            principal: Cow::Borrowed(entry.principal),
-            host: Cow::Borrowed(entry.host),
-            operation: entry.operation.code(),
-            permission_type: entry.permission_type.code(),
-            unknown_tagged_fields: Default::default(),
-        }));
-}
 
 /// `kacl.describe.self.service.enable` (KIP-4's idea, not in Kafka): a principal without
 /// Cluster:Describe sees only its own ALLOW ACLs that match the filter. `None` when the filter

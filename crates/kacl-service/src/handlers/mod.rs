@@ -7,6 +7,7 @@
 //! are made, and listed together in `kacl_server::DIFFERENCES_FROM_KAFKA`.
 
 pub mod acl_filter;
+mod acl_resources;
 pub mod alter_configs;
 pub mod alter_user_scram_credentials;
 pub mod api_versions;
