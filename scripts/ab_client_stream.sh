@@ -15,6 +15,10 @@
 #     `</table>` of the body) and complete page, as a client sees them, plus the page's own
 #     Server-Timing header / #acl-timing figures.
 # Bounded: at 2M and RUNS=9 about 6-8 minutes after the ~60 s load.
+#
+# VARY=server turns it around (issues 18 and 19, the broker streaming its answer): TWO servers,
+# OLD's and NEW's, each loaded with the same ACLS, and every client (CLI, perf, console) is
+# NEW's, so what changes between the sides is only the broker.
 set -euo pipefail
 : "${OLD:?OLD=path to the before kacl binary}" "${NEW:?NEW=path to the after kacl binary}"
 ACLS=${ACLS:-2000000}
@@ -28,24 +32,45 @@ trap cleanup EXIT
 log() { echo "$*" | tee -a "$OUT/summary.txt"; }
 : >"$OUT/summary.txt"
 
-"$NEW" serve --override "listeners=PLAINTEXT://127.0.0.1:0" --override "metadata.log.dir=$WORK/data" \
-    --override "super.users=User:ANONYMOUS" >"$WORK/serve.out" 2>"$WORK/serve.err" &
-PIDS+=($!)
-for _ in $(seq 200); do grep -q '^listening' "$WORK/serve.out" 2>/dev/null && break; sleep 0.1; done
-A=$(sed -n 's#^listening PLAINTEXT://##p' "$WORK/serve.out" | head -1)
-[ -n "$A" ] || { echo "server did not start" >&2; cat "$WORK/serve.err" >&2; exit 1; }
-log "$(date -u +%H:%M:%S) server $A ($NEW): loading $ACLS ACLs"
-"$NEW" perf acls --bootstrap-server "$A" --workload load --acls "$ACLS" --batch-size 10000 \
-    --connections 2 | tail -1 | tee -a "$OUT/summary.txt"
+VARY=${VARY:-client}
+# serve BINARY NAME: starts a server on a fresh data dir and loads ACLS ACLs; prints its address.
+serve() {
+    "$1" serve --override "listeners=PLAINTEXT://127.0.0.1:0" --override "metadata.log.dir=$WORK/data-$2" \
+        --override "super.users=User:ANONYMOUS" >"$WORK/serve-$2.out" 2>"$WORK/serve-$2.err" &
+    PIDS+=($!)
+    for _ in $(seq 200); do grep -q '^listening' "$WORK/serve-$2.out" 2>/dev/null && break; sleep 0.1; done
+    local addr
+    addr=$(sed -n 's#^listening PLAINTEXT://##p' "$WORK/serve-$2.out" | head -1)
+    [ -n "$addr" ] || { echo "server did not start" >&2; cat "$WORK/serve-$2.err" >&2; exit 1; }
+    log "$(date -u +%H:%M:%S) server $addr ($1): loading $ACLS ACLs"
+    "$NEW" perf acls --bootstrap-server "$addr" --workload load --acls "$ACLS" --batch-size 10000 \
+        --connections 2 | tail -1 | tee -a "$OUT/summary.txt"
+    eval "$3=$addr"
+}
+if [ "$VARY" = server ]; then
+    serve "$OLD" old A_OLD
+    serve "$NEW" new A_NEW
+    CLIENT_OLD=$NEW
+else
+    serve "$NEW" new A_NEW
+    A_OLD=$A_NEW
+    CLIENT_OLD=$OLD
+fi
+A=$A_NEW
+CLIENT_NEW=$NEW
+log "VARY=$VARY: old side = client $CLIENT_OLD against $A_OLD; new side = client $CLIENT_NEW against $A_NEW"
+# side_bin SIDE / side_addr SIDE: the client binary and the server of each side.
+side_bin() { if [ "$1" = new ]; then echo "$CLIENT_NEW"; else echo "$CLIENT_OLD"; fi; }
+side_addr() { if [ "$1" = new ]; then echo "$A_NEW"; else echo "$A_OLD"; fi; }
 sleep 5
 log "load average before the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # 1. kacl acls --list > /dev/null
 for i in $(seq "$RUNS"); do
     for side in old new; do
-        bin=$OLD; [ "$side" = new ] && bin=$NEW
+        bin=$(side_bin "$side")
         s=$(date +%s.%N)
-        "$bin" acls --bootstrap-server "$A" --list >/dev/null
+        "$bin" acls --bootstrap-server "$(side_addr "$side")" --list >/dev/null
         e=$(date +%s.%N)
         echo "$side $(python3 -c "print(f'{($e-$s)*1000:.0f}')")" >>"$OUT/list.txt"
     done
@@ -62,10 +87,10 @@ PY
 ROUNDS=$(( (RUNS + 2) / 3 ))
 for i in $(seq "$ROUNDS"); do
     for side in old new; do
-        bin=$OLD; [ "$side" = new ] && bin=$NEW
+        bin=$(side_bin "$side")
         for mode in bindings grouped; do
             extra=(); [ "$mode" = grouped ] && extra=(--grouped)
-            "$bin" perf acls --bootstrap-server "$A" --workload describe-all --acls "$ACLS" \
+            "$bin" perf acls --bootstrap-server "$(side_addr "$side")" --workload describe-all --acls "$ACLS" \
                 --connections 1 --duration 3s "${extra[@]}" --output json >"$OUT/perf-$side-$mode-$i.json"
             python3 - "$OUT/perf-$side-$mode-$i.json" "$side" "$mode" "$i" <<'PY' | tee -a "$OUT/summary.txt"
 import json, sys
@@ -82,7 +107,7 @@ done
 # 3. The console, one per binary, the same server.
 # Started in this shell (not in a command substitution) so that the exit trap stops them.
 start_console() {
-    "$1" console --bootstrap-server "$A" --listen 127.0.0.1:0 >"$WORK/console-$2.out" 2>/dev/null &
+    "$1" console --bootstrap-server "$(side_addr "$2")" --listen 127.0.0.1:0 >"$WORK/console-$2.out" 2>/dev/null &
     PIDS+=($!)
     for _ in $(seq 100); do grep -q listening "$WORK/console-$2.out" && break; sleep 0.1; done
 }
@@ -95,8 +120,8 @@ login() {
     curl -s -o /dev/null -D - -b "$pre" -X POST -d "mechanism=none&username=&password=&csrf=$token" \
         "http://$1/login" | sed -n 's/^set-cookie: \(kacl_session=[0-9a-f]*\).*/\1/Ip' | tr -d '\r'
 }
-start_console "$OLD" old
-start_console "$NEW" new
+start_console "$CLIENT_OLD" old
+start_console "$CLIENT_NEW" new
 C_OLD=$(console_addr old)
 C_NEW=$(console_addr new)
 K_OLD=$(login "$C_OLD")
@@ -154,7 +179,7 @@ PY
 done
 # 4. Where the time goes for NEW: kacl perf's raw-connection phases (request to the last byte
 #    of the answer, decode, building bindings).
-log "phases (NEW, 5 s):"
+log "phases (NEW client against NEW's server, 5 s):"
 "$NEW" perf acls --bootstrap-server "$A" --workload describe-all --acls "$ACLS" --connections 1 \
     --duration 5s --phases 2>&1 | grep -A1 -E '^  (wire|decode|bindings|drop) ' | tee -a "$OUT/summary.txt"
 log "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -145,4 +145,9 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
     "`kacl acls --list` prints resources sorted by pattern and entries sorted within each \
      (kafka-acls.sh prints them in its map's order); when a broker's answer names one \
      resource pattern in two resources, kacl describes a second time to merge them.",
+    "A DescribeAcls answer whose resources take more than 256 KiB is encoded off the \
+     connection's task and written while it is encoded: the same bytes, from one read view \
+     of the ACLs, the size prefix first. Kafka builds the whole response before sending any \
+     of it. Should the encoding fail part way (a bug, never input), the client sees a \
+     partial frame and then the connection close.",
 ];
