@@ -22,7 +22,8 @@
 #     full describe and describe by principal on one connection;
 #  5. server B: 10,000 idle connections (scripts/perf_probe.py idle), server VmRSS before and
 #     after;
-#  7. with A=<the build before> set: scripts/quiet_issue19.sh, issue 19's A/B figures.
+#  7. with A=<the build before> set: scripts/quiet_issue19.sh, issue 19's A/B figures (with
+#     STREAM=1 also the broker-against-broker client runs of scripts/ab_client_stream.sh).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

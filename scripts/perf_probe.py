@@ -10,6 +10,10 @@
       keeps them open for S seconds (default: until killed). Raise `ulimit -n` first.
   perf_probe.py rss PID
       Prints VmRSS and VmHWM of PID in KiB, from /proc/PID/status.
+  perf_probe.py first-byte HOST:PORT [--runs N]
+      N times, on a fresh connection: one DescribeAcls v1 for every ACL (the ANY filter);
+      prints the milliseconds from sending it to the answer's first byte and to its last, and
+      its size. Shows whether a server writes a large answer while it encodes it (issue 19).
 
 Standard library only.
 """
@@ -99,6 +103,39 @@ def rss(args):
     return 0
 
 
+DESCRIBE_ACLS = 29
+
+
+def describe_all_v1(correlation_id):
+    """A size-prefixed DescribeAcls v1 request with the ANY filter (every ACL)."""
+    client_id = b"kacl-probe"
+    header = struct.pack(">hhih", DESCRIBE_ACLS, 1, correlation_id, len(client_id)) + client_id
+    # resource type ANY, name null, pattern type ANY, principal null, host null, op ANY, perm ANY
+    body = struct.pack(">bhbhhbb", 1, -1, 1, -1, -1, 1, 1)
+    return struct.pack(">i", len(header) + len(body)) + header + body
+
+
+def first_byte(args):
+    host, port = split_addr(args.addr)
+    for run in range(args.runs):
+        with socket.create_connection((host, port), timeout=60) as sock:
+            started = time.perf_counter()
+            sock.sendall(describe_all_v1(run + 1))
+            size_prefix = read_exact(sock, 4)
+            first = time.perf_counter()
+            (size,) = struct.unpack(">i", size_prefix)
+            remaining = size
+            while remaining > 0:
+                chunk = sock.recv(min(remaining, 1 << 20))
+                if not chunk:
+                    raise ConnectionError("connection closed mid-answer")
+                remaining -= len(chunk)
+            last = time.perf_counter()
+        print(f"first byte {(first - started) * 1e3:.1f} ms, last byte {(last - started) * 1e3:.1f} ms, "
+              f"{size + 4} bytes", flush=True)
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -114,6 +151,10 @@ def main():
     p = sub.add_parser("rss")
     p.add_argument("pid", type=int)
     p.set_defaults(run=rss)
+    p = sub.add_parser("first-byte")
+    p.add_argument("addr")
+    p.add_argument("--runs", type=int, default=5)
+    p.set_defaults(run=first_byte)
     args = parser.parse_args()
     return args.run(args)
 

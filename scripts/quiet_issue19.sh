@@ -11,7 +11,11 @@
 #     of a clean stop, A and B alternating;
 #  4. the codec bench binary CODEC_BENCH, if given (built beforehand: `cargo bench -p
 #     kacl-protocol --bench codec --no-run`), for encode_reused v1 and DeleteAcls decode v1;
-#  5. docs/describe-latency.svg redrawn from step 1.
+#  5. docs/describe-latency.svg redrawn from step 1;
+#  6. first and last byte of a full DescribeAcls (scripts/perf_probe.py first-byte), A and B
+#     alternating on the same data, ROUNDS rounds of 5;
+#  7. with STREAM=1: scripts/ab_client_stream.sh VARY=server (each broker loaded afresh; all
+#     clients B's): `kacl acls --list`, `perf describe-all`, the console's first row.
 #
 #   A=/root/bin/kacl-869a300 B=/path/kacl CODEC_BENCH=/path/codec-xxxx scripts/quiet_issue19.sh
 set -euo pipefail
@@ -67,6 +71,30 @@ if [ -n "${CODEC_BENCH:-}" ]; then
     log "codec bench (load $(cut -d' ' -f1 /proc/loadavg))"
     "$CODEC_BENCH" --bench 'encode_reused/.*/v1|delete_acls_request/decode/100/v1' 2>&1 \
         | grep -E '^[a-z_]+/|time:' | tee "$OUT/codec.txt"
+fi
+
+# 6. First and last byte of a full describe, each binary serving the same data in turn.
+log "first byte (load $(cut -d' ' -f1 /proc/loadavg))"
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+for round in $(seq 1 "$ROUNDS"); do
+    for side in A B; do
+        bin=$A; [ "$side" = B ] && bin=$B
+        "$bin" serve --override "listeners=PLAINTEXT://127.0.0.1:$PORT" \
+            --override "metadata.log.dir=$WORK/store" >"$WORK/fb.out" 2>"$WORK/fb.err" &
+        PID=$!
+        python3 scripts/perf_probe.py ready "127.0.0.1:$PORT" --timeout 300 >/dev/null
+        python3 scripts/perf_probe.py first-byte "127.0.0.1:$PORT" --runs 5 \
+            | sed "s/^/round $round, $side: /" | tee -a "$OUT/first_byte.txt"
+        kill "$PID"; wait "$PID" 2>/dev/null || true; PID=
+    done
+done
+
+# 7. The client side of a huge answer, broker against broker.
+if [ "${STREAM:-}" = 1 ]; then
+    log "ab_client_stream VARY=server (load $(cut -d' ' -f1 /proc/loadavg))"
+    VARY=server OLD=$A NEW=$B ACLS=$ACLS RUNS=${STREAM_RUNS:-9} OUT=$OUT/stream \
+        scripts/ab_client_stream.sh >/dev/null
+    cat "$OUT/stream/summary.txt" | tee -a "$OUT/log.txt"
 fi
 
 # 5. The plot.

@@ -67,11 +67,19 @@ fn encode_array<'a, T: Field<'a>>(
 #[inline]
 fn array_len<'a, T: Field<'a>>(items: &[T], cx: Cx) -> usize {
     let elements_cx = cx.with_nullable(false);
-    length_prefix_len(Some(items.len()), cx.flexible, true)
-        + items
-            .iter()
-            .map(|item| item.field_len(elements_cx))
-            .sum::<usize>()
+    array_field_len(
+        items.len(),
+        items.iter().map(|item| item.field_len(elements_cx)).sum(),
+        cx,
+    )
+}
+
+/// Exactly how many bytes a (non-null) array field of `count` elements takes at `cx`, its
+/// elements taking `elements_len` bytes at `cx.with_nullable(false)`: for sizing an array
+/// without building it (a DescribeAcls answer of millions of ACLs is sized before it is sent).
+#[inline]
+pub fn array_field_len(count: usize, elements_len: usize, cx: Cx) -> usize {
+    length_prefix_len(Some(count), cx.flexible, true) + elements_len
 }
 
 impl<'a, T: Field<'a>> Field<'a> for Vec<T> {

@@ -33,6 +33,7 @@ pub use crate::version_range::VersionRange;
 pub use crate::small_array::SmallArray;
 
 mod arrays;
+pub use arrays::array_field_len;
 
 /// Deepest nesting of structs a decoder follows. Kafka's schemas nest at most four levels; the
 /// bound keeps any future recursive schema from turning into unbounded recursion.
