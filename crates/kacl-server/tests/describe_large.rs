@@ -13,40 +13,17 @@ use kacl_protocol::messages::describe_acls::DescribeAclsResponse;
 async fn a_describe_of_thousands_of_patterns_returns_exactly_the_stored_set() {
     let server = start(&[]).await;
     let mut client = server.client().await;
-    let mut expected = BTreeSet::<AclRow>::new();
-    let mut batch = Vec::new();
-    for i in 0..1_500 {
-        // Patterns with 1, 2 or 5 ACLs; every seventh PREFIXED.
+    // Patterns with 1, 2 or 5 ACLs; every seventh PREFIXED.
+    let expected = store_set(&mut client, 1_500, |i| {
         let pattern_type = if i % 7 == 0 { PREFIXED } else { LITERAL };
-        let name = format!("orders.topic-{i:05}");
-        for j in 0..[1, 2, 5][i % 3] {
-            let principal = format!("User:app-{j}");
-            batch.push(creation(
-                TOPIC,
-                &name,
-                pattern_type,
-                &principal,
-                "*",
-                READ,
-                ALLOW,
-            ));
-            expected.insert((
-                TOPIC,
-                name.clone(),
-                pattern_type,
-                principal,
-                "*".into(),
-                READ,
-                ALLOW,
-            ));
-        }
-        if batch.len() >= 1_000 {
-            let created = client.create(3, std::mem::take(&mut batch)).await;
-            assert!(created.results.iter().all(|r| r.error_code == 0));
-        }
-    }
-    let created = client.create(3, batch).await;
-    assert!(created.results.iter().all(|r| r.error_code == 0));
+        let principals = (0..[1, 2, 5][i % 3]).map(|j| format!("User:app-{j}"));
+        (
+            format!("orders.topic-{i:05}"),
+            pattern_type,
+            principals.collect(),
+        )
+    })
+    .await;
 
     for version in 1..=3 {
         let all = client.describe(version, &describe_all()).await;
@@ -69,17 +46,19 @@ async fn a_describe_of_thousands_of_patterns_returns_exactly_the_stored_set() {
     assert!(literal.resources.iter().all(|r| r.pattern_type == LITERAL));
 }
 
-/// An answer larger than the server's streaming threshold (256 KiB of resources) is written
-/// while it is encoded. Stores `patterns` patterns with two long-named ACLs each and returns
-/// them as rows.
-async fn store_streamable_set(client: &mut Client, patterns: usize) -> BTreeSet<AclRow> {
+/// Stores `patterns` topic patterns, pattern `i` being `pattern(i)` = (name, pattern type,
+/// principals each granted READ from any host), in CreateAcls batches of about 1,000; returns
+/// every ACL as a row.
+async fn store_set(
+    client: &mut Client,
+    patterns: usize,
+    pattern: impl Fn(usize) -> (String, i8, Vec<String>),
+) -> BTreeSet<AclRow> {
     let mut expected = BTreeSet::new();
     let mut batch = Vec::new();
     for i in 0..patterns {
-        let pattern_type = if i % 5 == 0 { PREFIXED } else { LITERAL };
-        let name = format!("payments.settlement.topic-with-a-long-name-{i:06}");
-        for j in 0..2 {
-            let principal = format!("User:streaming-application-service-account-{j}");
+        let (name, pattern_type, principals) = pattern(i);
+        for principal in principals {
             batch.push(creation(
                 TOPIC,
                 &name,
@@ -107,6 +86,21 @@ async fn store_streamable_set(client: &mut Client, patterns: usize) -> BTreeSet<
     let created = client.create(3, batch).await;
     assert!(created.results.iter().all(|r| r.error_code == 0));
     expected
+}
+
+/// An answer larger than the server's streaming threshold (256 KiB of resources) is written
+/// while it is encoded: `patterns` patterns with two long-named ACLs each.
+async fn store_streamable_set(client: &mut Client, patterns: usize) -> BTreeSet<AclRow> {
+    store_set(client, patterns, |i| {
+        let pattern_type = if i % 5 == 0 { PREFIXED } else { LITERAL };
+        let principals = (0..2).map(|j| format!("User:streaming-application-service-account-{j}"));
+        (
+            format!("payments.settlement.topic-with-a-long-name-{i:06}"),
+            pattern_type,
+            principals.collect(),
+        )
+    })
+    .await
 }
 
 #[tokio::test]
