@@ -33,6 +33,7 @@ async fn a_describe_of_thousands_of_patterns_returns_exactly_the_stored_set() {
             1_500,
             "one resource per pattern at v{version}"
         );
+        assert_display_order(&all);
         let rows = acl_rows(&all);
         let got: BTreeSet<AclRow> = rows.iter().cloned().collect();
         assert_eq!(got.len(), rows.len(), "duplicate ACL at v{version}");
@@ -44,6 +45,40 @@ async fn a_describe_of_thousands_of_patterns_returns_exactly_the_stored_set() {
     let literal_expected = expected.iter().filter(|row| row.2 == LITERAL).count();
     assert_eq!(acl_count(&literal), literal_expected);
     assert!(literal.resources.iter().all(|r| r.pattern_type == LITERAL));
+}
+
+/// A describe of every ACL lists the resources by (type, name, pattern type) and each one's
+/// ACLs by (principal, host, operation, permission), so that a client can show the first page
+/// of a sorted listing as soon as it arrives.
+fn assert_display_order(answer: &DescribeAclsResponse<'_>) {
+    let key = |r: &kacl_protocol::messages::describe_acls::DescribeAclsResource<'_>| {
+        (r.resource_type, r.resource_name.to_string(), r.pattern_type)
+    };
+    let out_of_order = answer
+        .resources
+        .windows(2)
+        .position(|w| key(&w[0]) >= key(&w[1]));
+    assert_eq!(out_of_order, None, "resources out of display order");
+    for resource in &answer.resources {
+        let sorted = resource.acls.windows(2).all(|w| {
+            (
+                &w[0].principal,
+                &w[0].host,
+                w[0].operation,
+                w[0].permission_type,
+            ) < (
+                &w[1].principal,
+                &w[1].host,
+                w[1].operation,
+                w[1].permission_type,
+            )
+        });
+        assert!(
+            sorted,
+            "ACLs of {} out of display order",
+            resource.resource_name
+        );
+    }
 }
 
 /// Stores `patterns` topic patterns, pattern `i` being `pattern(i)` = (name, pattern type,
@@ -93,7 +128,11 @@ async fn store_set(
 async fn store_streamable_set(client: &mut Client, patterns: usize) -> BTreeSet<AclRow> {
     store_set(client, patterns, |i| {
         let pattern_type = if i % 5 == 0 { PREFIXED } else { LITERAL };
-        let principals = (0..2).map(|j| format!("User:streaming-application-service-account-{j}"));
+        // Interned "-1" first: the index then keeps each pattern's entries in the reverse of
+        // their display order, which the answer must still be in.
+        let principals = (0..2)
+            .rev()
+            .map(|j| format!("User:streaming-application-service-account-{j}"));
         (
             format!("payments.settlement.topic-with-a-long-name-{i:06}"),
             pattern_type,
@@ -122,6 +161,7 @@ async fn a_streamed_describe_returns_exactly_the_stored_set_at_every_version() {
         );
         let all = decode::<DescribeAclsResponse>(&payload, version);
         assert_eq!(all.error_code, 0);
+        assert_display_order(&all);
         assert_eq!(all.error_message.as_deref(), Some(""));
         let rows = acl_rows(&all);
         let got: BTreeSet<AclRow> = rows.iter().cloned().collect();

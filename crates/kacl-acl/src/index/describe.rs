@@ -170,7 +170,9 @@ impl EntryQuery {
 
 impl AclIndex {
     /// Calls `visit` once per pattern with at least one ACL matching `filter`, with
-    /// that pattern's matching entries. Each pattern is visited at most once.
+    /// that pattern's matching entries. Each pattern is visited at most once. A filter with
+    /// neither a resource name nor a principal visits the patterns in display order:
+    /// resource type, name, pattern type.
     pub fn for_each_group<'a>(
         &'a self,
         filter: &AclBindingFilter,
@@ -361,10 +363,9 @@ impl AclIndex {
                 }
             }
         } else {
-            for (id, slot) in self.patterns.iter().enumerate() {
-                if slot.is_some() {
-                    emit(Candidate::Pattern(id as u32));
-                }
+            // Every pattern: in display order (see `order.rs`).
+            for &id in self.display_order().iter() {
+                emit(Candidate::Pattern(id));
             }
         }
     }

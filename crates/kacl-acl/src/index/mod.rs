@@ -24,6 +24,7 @@ mod id_hash;
 mod intern;
 mod lookup;
 mod names;
+mod order;
 mod snapshot;
 mod update;
 
@@ -109,6 +110,9 @@ pub struct AclIndex {
     len: usize,
     /// Batches applied since the set was built (see [`AclIndex::changes`]).
     changes: u64,
+    /// The patterns in display order, computed by the first walk of every pattern after a
+    /// change (see `order.rs`).
+    display_order: order::DisplayOrder,
 }
 
 impl Default for AclIndex {
@@ -122,6 +126,7 @@ impl Default for AclIndex {
             by_principal: IdMap::default(),
             len: 0,
             changes: 0,
+            display_order: order::DisplayOrder::default(),
         }
     }
 }

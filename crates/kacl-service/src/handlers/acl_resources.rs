@@ -1,5 +1,6 @@
-//! The ACL index's groups as DescribeAcls resources: sized by a first walk, then encoded by a
-//! second, either straight into a frame built whole (small answers) or, for a large answer,
+//! The ACL index's groups as DescribeAcls resources, each with its ACLs in display order
+//! (principal, host, operation, permission; a describe of every pattern also lists the
+//! patterns in display order, see kacl-acl): sized by a first walk, then encoded by a second, either straight into a frame built whole (small answers) or, for a large answer,
 //! on a blocking thread into pieces the connection writes while the rest is encoded.
 //!
 //! Why stream: a full describe of 2M ACLs is ~60 MB and takes ~0.1 s to encode. Built whole,
@@ -53,7 +54,8 @@ pub(super) fn resource_cx(version: i16) -> Cx {
     Cx::top(version, DescribeAclsResponse::FLEXIBLE.contains(version))
 }
 
-/// Sets `resource` to `group`, reusing its ACL storage.
+/// Sets `resource` to `group`, reusing its ACL storage, with its ACLs in display order:
+/// principal, host, operation, permission (the index keeps them by interned id).
 pub(super) fn fill_resource<'i>(resource: &mut DescribeAclsResource<'i>, group: &AclGroup<'i>) {
     resource.resource_type = group.pattern.resource_type.code();
     resource.resource_name = Cow::Borrowed(group.pattern.name);
@@ -68,6 +70,18 @@ pub(super) fn fill_resource<'i>(resource: &mut DescribeAclsResource<'i>, group: 
             permission_type: entry.permission_type.code(),
             unknown_tagged_fields: Default::default(),
         }));
+    // Codes order as the enums do (`code == ordinal`).
+    fn key<'a>(acl: &'a AclDescription<'_>) -> (&'a str, &'a str, i8, i8) {
+        (
+            &acl.principal,
+            &acl.host,
+            acl.operation,
+            acl.permission_type,
+        )
+    }
+    if !resource.acls.is_sorted_by(|a, b| key(a) <= key(b)) {
+        resource.acls.sort_unstable_by(|a, b| key(a).cmp(&key(b)));
+    }
 }
 
 /// What a size walk found: how many resources, and their encoded length.
