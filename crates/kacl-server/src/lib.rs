@@ -150,4 +150,9 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
      of the ACLs, the size prefix first. Kafka builds the whole response before sending any \
      of it. Should the encoding fail part way (a bug, never input), the client sees a \
      partial frame and then the connection close.",
+    "A describe with neither a resource name nor a principal lists the resource patterns by \
+     type, name and pattern type, and every DescribeAcls answer lists each resource's ACLs by \
+     principal, host, operation and permission; Kafka lists both in hash order. Any order is \
+     valid on the wire; this one lets a client show the first page of a sorted listing as \
+     soon as it arrives.",
 ];

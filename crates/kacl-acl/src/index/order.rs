@@ -1,8 +1,9 @@
 //! The order a describe of every pattern (no resource name, no principal in the filter) visits
 //! patterns in: by resource type, name, then pattern type, the order `kafka-acls.sh`-style
 //! listings and the console display. A client that shows the first page of a listing can then
-//! show it as soon as its first resources arrive, instead of after the whole answer (Kafka
-//! answers in hash order, so with Kafka it must wait).
+//! show it as soon as its first resources arrive, instead of after the whole answer. Kafka
+//! answers in hash order, so with Kafka it must wait: a deliberate difference from Kafka,
+//! listed in `kacl_server::DIFFERENCES_FROM_KAFKA`.
 //!
 //! Slots are kept in id order, which is insertion order with reuse, so the display order is a
 //! sorted list of ids, computed by the first such walk after a change and shared by the walks

@@ -55,7 +55,8 @@ pub(super) fn resource_cx(version: i16) -> Cx {
 }
 
 /// Sets `resource` to `group`, reusing its ACL storage, with its ACLs in display order:
-/// principal, host, operation, permission (the index keeps them by interned id).
+/// principal, host, operation, permission (the index keeps them by interned id). Deliberate
+/// difference from Kafka, which lists them in hash order (see `DIFFERENCES_FROM_KAFKA`).
 pub(super) fn fill_resource<'i>(resource: &mut DescribeAclsResource<'i>, group: &AclGroup<'i>) {
     resource.resource_type = group.pattern.resource_type.code();
     resource.resource_name = Cow::Borrowed(group.pattern.name);
