@@ -35,7 +35,8 @@ impl EtcdCluster {
     /// read; `None` when etcd is not installed.
     pub(crate) fn start(size: usize) -> Option<EtcdCluster> {
         let binary = etcd_binary()?;
-        let ports: Vec<(u16, u16)> = (0..size).map(|_| (free_port(), free_port())).collect();
+        let free = free_ports(2 * size);
+        let ports: Vec<(u16, u16)> = free.chunks(2).map(|p| (p[0], p[1])).collect();
         let initial_cluster = ports
             .iter()
             .enumerate()
@@ -62,10 +63,17 @@ impl EtcdCluster {
         let client = cluster.client(Duration::from_millis(500));
         let deadline = Instant::now() + Duration::from_secs(30);
         while client.range(b"probe", None, 0, 1).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "the etcd cluster did not come up"
-            );
+            if Instant::now() >= deadline {
+                let logs: Vec<String> = cluster
+                    .members
+                    .iter()
+                    .map(|m| format!("{}: {}", m.name, log_tail(&m.log_path())))
+                    .collect();
+                panic!(
+                    "the etcd cluster did not come up; logs:\n{}",
+                    logs.join("\n")
+                );
+            }
             std::thread::sleep(Duration::from_millis(50));
         }
         Some(cluster)
@@ -110,11 +118,32 @@ impl EtcdCluster {
     }
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
+/// `n` distinct free loopback ports: every listener is held until all are chosen (binding
+/// port 0 again right after closing can hand out the same port twice).
+fn free_ports(n: usize) -> Vec<u16> {
+    let listeners: Vec<TcpListener> = (0..n)
+        .map(|_| TcpListener::bind("127.0.0.1:0").expect("a free port"))
+        .collect();
+    listeners
+        .iter()
+        .map(|l| l.local_addr().expect("a bound port").port())
+        .collect()
+}
+
+/// A member's stderr, appended to.
+fn log_file(path: &std::path::Path) -> Stdio {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_or_else(|_| Stdio::null(), Stdio::from)
+}
+
+/// The last lines of a member's log (its stderr), for a failure message.
+fn log_tail(path: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(15)..].join("\n")
 }
 
 /// The etcd binary, or `None` (after printing why) when the test should be skipped.
@@ -140,20 +169,65 @@ pub(crate) fn etcd_binary() -> Option<PathBuf> {
 
 impl Etcd {
     /// Starts a member, waiting until it answers; `None` when etcd is not installed.
+    /// A member whose ports another process took between their choice and etcd's bind exits
+    /// at once: it is started again on fresh ports, up to three times.
     pub(crate) fn start() -> Option<Etcd> {
         let binary = etcd_binary()?;
-        let mut etcd = Etcd {
-            binary,
-            dir: tempfile::tempdir().expect("tempdir"),
-            client_port: free_port(),
-            peer_port: free_port(),
-            child: None,
-            name: "kacl-test".to_owned(),
-            initial_cluster: String::new(),
-        };
-        etcd.initial_cluster = format!("kacl-test=http://127.0.0.1:{}", etcd.peer_port);
-        etcd.run();
-        Some(etcd)
+        let mut failures = Vec::new();
+        for _ in 0..3 {
+            let ports = free_ports(2);
+            let mut etcd = Etcd {
+                binary: binary.clone(),
+                dir: tempfile::tempdir().expect("tempdir"),
+                client_port: ports[0],
+                peer_port: ports[1],
+                child: None,
+                name: "kacl-test".to_owned(),
+                initial_cluster: format!("kacl-test=http://127.0.0.1:{}", ports[1]),
+            };
+            etcd.spawn();
+            match etcd.wait_until_up() {
+                Ok(()) => return Some(etcd),
+                Err(failure) => failures.push(failure),
+            }
+        }
+        panic!("etcd did not come up: {}", failures.join("\n---\n"));
+    }
+
+    /// Where the member's stderr goes (appended to across restarts).
+    fn log_path(&self) -> PathBuf {
+        self.dir.path().join("etcd.log")
+    }
+
+    /// Waits until the member answers, at most 20 s; why not, with its log, otherwise.
+    fn wait_until_up(&mut self) -> Result<(), String> {
+        let client = self.client(Duration::from_millis(500));
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if client.status().is_ok() {
+                return Ok(());
+            }
+            let exited = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten());
+            if let Some(status) = exited {
+                return Err(format!(
+                    "etcd exited ({status}) on ports {}/{}; its log:\n{}",
+                    self.client_port,
+                    self.peer_port,
+                    log_tail(&self.log_path())
+                ));
+            }
+            if Instant::now() >= deadline {
+                return Err(format!(
+                    "etcd did not answer on port {} within 20 s; its log:\n{}",
+                    self.client_port,
+                    log_tail(&self.log_path())
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     /// `http://127.0.0.1:<port>`.
@@ -163,11 +237,8 @@ impl Etcd {
 
     fn run(&mut self) {
         self.spawn();
-        let client = self.client(Duration::from_millis(500));
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while client.status().is_err() {
-            assert!(Instant::now() < deadline, "etcd did not come up");
-            std::thread::sleep(Duration::from_millis(50));
+        if let Err(failure) = self.wait_until_up() {
+            panic!("etcd did not come up: {failure}");
         }
     }
 
@@ -191,7 +262,7 @@ impl Etcd {
             .arg("--max-request-bytes=10485760")
             .arg("--log-level=error")
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(log_file(&self.log_path()))
             .spawn()
             .expect("etcd starts");
         self.child = Some(child);
@@ -261,12 +332,13 @@ impl CustomEtcd {
     /// installed.
     pub(crate) fn start(extra: Vec<String>, tls: Option<EtcdTls>) -> Option<CustomEtcd> {
         let binary = etcd_binary()?;
+        let ports = free_ports(2);
         let mut custom = CustomEtcd {
             etcd: Etcd {
                 binary,
                 dir: tempfile::tempdir().expect("tempdir"),
-                client_port: free_port(),
-                peer_port: free_port(),
+                client_port: ports[0],
+                peer_port: ports[1],
                 child: None,
                 name: "kacl-test".to_owned(),
                 initial_cluster: String::new(),
@@ -291,14 +363,18 @@ impl CustomEtcd {
             .arg("--log-level=error")
             .args(&extra)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(log_file(&custom.etcd.log_path()))
             .spawn()
             .expect("etcd starts");
         custom.etcd.child = Some(child);
         let client = custom.client(Duration::from_millis(500));
         let deadline = Instant::now() + Duration::from_secs(20);
         while client.status().is_err() {
-            assert!(Instant::now() < deadline, "etcd did not come up");
+            assert!(
+                Instant::now() < deadline,
+                "etcd did not come up; its log:\n{}",
+                log_tail(&custom.etcd.log_path())
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
         Some(custom)
