@@ -8,7 +8,7 @@ use thiserror::Error;
 use crate::api_key::ApiKey;
 use crate::codec::{
     append_exact, length_prefix_len, patch_length_prefix, put_length, reserve_length_prefix,
-    DecodeError, EncodeError, ExactWriter, Reader,
+    set_length_prefix, DecodeError, EncodeError, ExactWriter, Reader,
 };
 use crate::header::{RequestHeader, ResponseHeader};
 use crate::wire::{Cx, Field, Message};
@@ -286,15 +286,7 @@ impl StreamedArrayFrame {
         let total = (out.len() - at - SIZE_PREFIX_LEN)
             .saturating_add(elements_len)
             .saturating_add(usize::from(head.flexible));
-        let size = i32::try_from(total).map_err(|_| EncodeError::TooLong {
-            what: "frame",
-            length: total,
-            max: i32::MAX as usize,
-        })?;
-        match out.get_mut(at..at + SIZE_PREFIX_LEN) {
-            Some(slot) => slot.copy_from_slice(&size.to_be_bytes()),
-            None => return Err(EncodeError::LengthPrefixOutOfBounds { at }),
-        }
+        set_length_prefix(out, at, total)?;
         Ok(StreamedArrayFrame {
             what: head.what,
             cx: head.cx,

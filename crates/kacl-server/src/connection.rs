@@ -228,22 +228,26 @@ async fn write_stream<S: AsyncRead + AsyncWrite + Unpin>(
     stall: Option<Duration>,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Result<(), String> {
-    let closing = |err: ConnectionError| match err {
-        ConnectionError::Io(err) => format!("cannot write the response: {err}"),
-        err => err.to_string(),
-    };
     if !pending.is_empty() {
         let written = connection.write_response(pending, stall, shutdown).await;
         pending.clear();
-        written.map_err(closing)?;
+        written.map_err(write_failure)?;
     }
     while let Some(piece) = stream.next().await? {
         connection
             .write_response(&piece, stall, shutdown)
             .await
-            .map_err(closing)?;
+            .map_err(write_failure)?;
     }
     Ok(())
+}
+
+/// Why a connection closes after a response write failed, for its log line.
+fn write_failure(err: ConnectionError) -> String {
+    match err {
+        ConnectionError::Io(err) => format!("cannot write the response: {err}"),
+        err => err.to_string(),
+    }
 }
 
 /// Runs one write step, failing when it makes no progress for `stall`, or for [`CLOSE_LINGER`]
@@ -408,10 +412,7 @@ pub async fn serve_session<S>(
                 };
                 match written {
                     Ok(()) => waiting_since = tokio::time::Instant::now(),
-                    Err(ConnectionError::Io(err)) => {
-                        break format!("cannot write the response: {err}")
-                    }
-                    Err(err) => break err.to_string(),
+                    Err(err) => break write_failure(err),
                 }
             }
             Outcome::RespondThenClose {

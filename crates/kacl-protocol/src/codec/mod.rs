@@ -18,7 +18,7 @@ pub use sink::{append_exact, ExactWriter, Sink, VecWriter};
 pub use writer::{
     length_prefix_len, patch_length_prefix, put_length, put_nullable_bytes, put_nullable_str,
     put_str, put_uvarint, put_uvarlong, put_varint, put_varlong, reserve_length_prefix,
-    uvarint_len,
+    set_length_prefix, uvarint_len,
 };
 
 /// Kafka never encodes a string longer than `i16::MAX` bytes, in either the classic (int16

@@ -148,6 +148,13 @@ pub fn reserve_length_prefix(out: &mut Vec<u8>) -> usize {
 #[inline]
 pub fn patch_length_prefix(out: &mut [u8], at: usize) -> Result<(), EncodeError> {
     let length = out.len().saturating_sub(at + 4);
+    set_length_prefix(out, at, length)
+}
+
+/// Writes `length` into the prefix reserved at `at`: for a frame whose bytes after the prefix
+/// are not all in `out` (one sent in pieces).
+#[inline]
+pub fn set_length_prefix(out: &mut [u8], at: usize, length: usize) -> Result<(), EncodeError> {
     let value = i32::try_from(length).map_err(|_| EncodeError::TooLong {
         what: "frame",
         length,

@@ -186,7 +186,8 @@ impl Etcd {
                 initial_cluster: format!("kacl-test=http://127.0.0.1:{}", ports[1]),
             };
             etcd.spawn();
-            match etcd.wait_until_up() {
+            let client = etcd.client(Duration::from_millis(500));
+            match etcd.wait_until_up(&client) {
                 Ok(()) => return Some(etcd),
                 Err(failure) => failures.push(failure),
             }
@@ -199,9 +200,9 @@ impl Etcd {
         self.dir.path().join("etcd.log")
     }
 
-    /// Waits until the member answers, at most 20 s; why not, with its log, otherwise.
-    fn wait_until_up(&mut self) -> Result<(), String> {
-        let client = self.client(Duration::from_millis(500));
+    /// Waits until the member answers `client`, at most 20 s; why not, with its log,
+    /// otherwise.
+    fn wait_until_up(&mut self, client: &EtcdClient) -> Result<(), String> {
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             if client.status().is_ok() {
@@ -237,7 +238,8 @@ impl Etcd {
 
     fn run(&mut self) {
         self.spawn();
-        if let Err(failure) = self.wait_until_up() {
+        let client = self.client(Duration::from_millis(500));
+        if let Err(failure) = self.wait_until_up(&client) {
             panic!("etcd did not come up: {failure}");
         }
     }
@@ -368,14 +370,8 @@ impl CustomEtcd {
             .expect("etcd starts");
         custom.etcd.child = Some(child);
         let client = custom.client(Duration::from_millis(500));
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while client.status().is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "etcd did not come up; its log:\n{}",
-                log_tail(&custom.etcd.log_path())
-            );
-            std::thread::sleep(Duration::from_millis(50));
+        if let Err(failure) = custom.etcd.wait_until_up(&client) {
+            panic!("etcd did not come up: {failure}");
         }
         Some(custom)
     }

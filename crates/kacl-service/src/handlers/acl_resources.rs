@@ -1,7 +1,8 @@
 //! The ACL index's groups as DescribeAcls resources, each with its ACLs in display order
 //! (principal, host, operation, permission; a describe of every pattern also lists the
-//! patterns in display order, see kacl-acl): sized by a first walk, then encoded by a second, either straight into a frame built whole (small answers) or, for a large answer,
-//! on a blocking thread into pieces the connection writes while the rest is encoded.
+//! patterns in display order, see kacl-acl): sized by a first walk, then encoded by a second,
+//! either straight into a frame built whole (small answers) or, for a large answer, on a
+//! blocking thread into pieces the connection writes while the rest is encoded.
 //!
 //! Why stream: a full describe of 2M ACLs is ~60 MB and takes ~0.1 s to encode. Built whole,
 //! the client sees nothing until all of it is encoded; streamed, it decodes the first
