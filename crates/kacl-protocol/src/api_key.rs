@@ -4,12 +4,50 @@
 
 use crate::version_range::VersionRange;
 
+/// Who answers an API, by mode: the one table that splits kacl's own APIs from those a gateway
+/// node forwards (an API outside it is never forwarded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApiRole {
+    /// Answered by kacl from its own state in both modes: ApiVersions, SASL, the ACL and SCRAM
+    /// APIs.
+    Own,
+    /// Answered by a standalone node from its own topic and config state; forwarded by a gateway
+    /// node (the topics and configs are the upstream's).
+    AnsweredOrForwarded,
+    /// Forwarded by a gateway node; unknown to a standalone node.
+    ForwardedOnly,
+}
+
 /// A Kafka API kacl knows. The discriminant is the wire API key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(i16)]
 pub enum ApiKey {
+    /// Write record batches to partitions. Forwarded by a gateway node only.
+    Produce = 0,
+    /// Read record batches from partitions. Forwarded by a gateway node only.
+    Fetch = 1,
+    /// Offsets by timestamp (earliest, latest, ...). Forwarded by a gateway node only.
+    ListOffsets = 2,
     /// Cluster metadata: brokers, topics, partitions.
     Metadata = 3,
+    /// Commit a group's consumed offsets. Forwarded by a gateway node only.
+    OffsetCommit = 8,
+    /// Read a group's committed offsets. Forwarded by a gateway node only.
+    OffsetFetch = 9,
+    /// Which broker coordinates a group or transactional id. Forwarded by a gateway node only.
+    FindCoordinator = 10,
+    /// Join a classic consumer group. Forwarded by a gateway node only.
+    JoinGroup = 11,
+    /// Keep a classic group membership alive. Forwarded by a gateway node only.
+    Heartbeat = 12,
+    /// Leave a classic consumer group. Forwarded by a gateway node only.
+    LeaveGroup = 13,
+    /// Receive a classic group's assignment. Forwarded by a gateway node only.
+    SyncGroup = 14,
+    /// Describe consumer groups. Forwarded by a gateway node only.
+    DescribeGroups = 15,
+    /// List consumer groups. Forwarded by a gateway node only.
+    ListGroups = 16,
     /// SASL mechanism negotiation.
     SaslHandshake = 17,
     /// Which APIs and versions the server supports.
@@ -18,6 +56,18 @@ pub enum ApiKey {
     CreateTopics = 19,
     /// Delete topics.
     DeleteTopics = 20,
+    /// Delete records before an offset. Forwarded by a gateway node only.
+    DeleteRecords = 21,
+    /// A producer id and epoch for idempotent or transactional producers. Forwarded by a gateway node only.
+    InitProducerId = 22,
+    /// Add partitions to a transaction. Forwarded by a gateway node only.
+    AddPartitionsToTxn = 24,
+    /// Add a group's offsets to a transaction. Forwarded by a gateway node only.
+    AddOffsetsToTxn = 25,
+    /// Commit or abort a transaction. Forwarded by a gateway node only.
+    EndTxn = 26,
+    /// Commit offsets inside a transaction. Forwarded by a gateway node only.
+    TxnOffsetCommit = 28,
     /// List ACLs matching a filter.
     DescribeAcls = 29,
     /// Create ACLs.
@@ -28,22 +78,39 @@ pub enum ApiKey {
     DescribeConfigs = 32,
     /// Replace resources' whole configs (legacy).
     AlterConfigs = 33,
+    /// Describe the log directories of a broker. Forwarded by a gateway node only.
+    DescribeLogDirs = 35,
     /// SASL exchange carried in Kafka frames (KIP-152).
     SaslAuthenticate = 36,
     /// Add partitions to topics.
     CreatePartitions = 37,
+    /// Delete consumer groups. Forwarded by a gateway node only.
+    DeleteGroups = 42,
     /// Set, delete, append to or subtract from config keys (KIP-339).
     IncrementalAlterConfigs = 44,
+    /// Delete a group's committed offsets. Forwarded by a gateway node only.
+    OffsetDelete = 47,
     /// List SCRAM credentials.
     DescribeUserScramCredentials = 50,
     /// Upsert or delete SCRAM credentials.
     AlterUserScramCredentials = 51,
     /// Cluster id, controller and brokers (KIP-700).
     DescribeCluster = 60,
+    /// Describe the active producers of partitions. Forwarded by a gateway node only.
+    DescribeProducers = 61,
+    /// Describe transactions. Forwarded by a gateway node only.
+    DescribeTransactions = 65,
+    /// List transactions. Forwarded by a gateway node only.
+    ListTransactions = 66,
+    /// The KIP-848 consumer group protocol's heartbeat. Forwarded by a gateway node only.
+    ConsumerGroupHeartbeat = 68,
+    /// Describe KIP-848 consumer groups. Forwarded by a gateway node only.
+    ConsumerGroupDescribe = 69,
 }
 
 impl ApiKey {
-    /// Every API kacl serves, in API key order (the order of the ApiVersions response).
+    /// Every API a standalone node serves, in API key order (the order of its ApiVersions
+    /// response).
     pub const ALL: [ApiKey; 16] = [
         ApiKey::Metadata,
         ApiKey::SaslHandshake,
@@ -63,25 +130,152 @@ impl ApiKey {
         ApiKey::DescribeCluster,
     ];
 
+    /// The APIs only a gateway node serves, by forwarding them to the upstream cluster once
+    /// authorized (the data path: produce, fetch, groups, transactions). A standalone node
+    /// does not know them and closes a connection that sends one, as before.
+    pub const FORWARDED_ONLY: [ApiKey; 26] = [
+        ApiKey::Produce,
+        ApiKey::Fetch,
+        ApiKey::ListOffsets,
+        ApiKey::OffsetCommit,
+        ApiKey::OffsetFetch,
+        ApiKey::FindCoordinator,
+        ApiKey::JoinGroup,
+        ApiKey::Heartbeat,
+        ApiKey::LeaveGroup,
+        ApiKey::SyncGroup,
+        ApiKey::DescribeGroups,
+        ApiKey::ListGroups,
+        ApiKey::DeleteRecords,
+        ApiKey::InitProducerId,
+        ApiKey::AddPartitionsToTxn,
+        ApiKey::AddOffsetsToTxn,
+        ApiKey::EndTxn,
+        ApiKey::TxnOffsetCommit,
+        ApiKey::DescribeLogDirs,
+        ApiKey::DeleteGroups,
+        ApiKey::OffsetDelete,
+        ApiKey::DescribeProducers,
+        ApiKey::DescribeTransactions,
+        ApiKey::ListTransactions,
+        ApiKey::ConsumerGroupHeartbeat,
+        ApiKey::ConsumerGroupDescribe,
+    ];
+
+    /// Every API kacl knows in either mode, in API key order.
+    pub const KNOWN: [ApiKey; 42] = [
+        ApiKey::Produce,
+        ApiKey::Fetch,
+        ApiKey::ListOffsets,
+        ApiKey::Metadata,
+        ApiKey::OffsetCommit,
+        ApiKey::OffsetFetch,
+        ApiKey::FindCoordinator,
+        ApiKey::JoinGroup,
+        ApiKey::Heartbeat,
+        ApiKey::LeaveGroup,
+        ApiKey::SyncGroup,
+        ApiKey::DescribeGroups,
+        ApiKey::ListGroups,
+        ApiKey::SaslHandshake,
+        ApiKey::ApiVersions,
+        ApiKey::CreateTopics,
+        ApiKey::DeleteTopics,
+        ApiKey::DeleteRecords,
+        ApiKey::InitProducerId,
+        ApiKey::AddPartitionsToTxn,
+        ApiKey::AddOffsetsToTxn,
+        ApiKey::EndTxn,
+        ApiKey::TxnOffsetCommit,
+        ApiKey::DescribeAcls,
+        ApiKey::CreateAcls,
+        ApiKey::DeleteAcls,
+        ApiKey::DescribeConfigs,
+        ApiKey::AlterConfigs,
+        ApiKey::DescribeLogDirs,
+        ApiKey::SaslAuthenticate,
+        ApiKey::CreatePartitions,
+        ApiKey::DeleteGroups,
+        ApiKey::IncrementalAlterConfigs,
+        ApiKey::OffsetDelete,
+        ApiKey::DescribeUserScramCredentials,
+        ApiKey::AlterUserScramCredentials,
+        ApiKey::DescribeCluster,
+        ApiKey::DescribeProducers,
+        ApiKey::DescribeTransactions,
+        ApiKey::ListTransactions,
+        ApiKey::ConsumerGroupHeartbeat,
+        ApiKey::ConsumerGroupDescribe,
+    ];
+
+    /// What a node does with this API: see [`ApiRole`].
+    pub const fn role(self) -> ApiRole {
+        match self {
+            ApiKey::ApiVersions
+            | ApiKey::SaslHandshake
+            | ApiKey::SaslAuthenticate
+            | ApiKey::DescribeAcls
+            | ApiKey::CreateAcls
+            | ApiKey::DeleteAcls
+            | ApiKey::DescribeUserScramCredentials
+            | ApiKey::AlterUserScramCredentials => ApiRole::Own,
+            ApiKey::Metadata
+            | ApiKey::CreateTopics
+            | ApiKey::DeleteTopics
+            | ApiKey::CreatePartitions
+            | ApiKey::DescribeConfigs
+            | ApiKey::AlterConfigs
+            | ApiKey::IncrementalAlterConfigs
+            | ApiKey::DescribeCluster => ApiRole::AnsweredOrForwarded,
+            _ => ApiRole::ForwardedOnly,
+        }
+    }
+
     /// The API for a wire key, or `None` for an API kacl does not serve.
     pub const fn from_i16(key: i16) -> Option<ApiKey> {
         Some(match key {
+            0 => ApiKey::Produce,
+            1 => ApiKey::Fetch,
+            2 => ApiKey::ListOffsets,
             3 => ApiKey::Metadata,
+            8 => ApiKey::OffsetCommit,
+            9 => ApiKey::OffsetFetch,
+            10 => ApiKey::FindCoordinator,
+            11 => ApiKey::JoinGroup,
+            12 => ApiKey::Heartbeat,
+            13 => ApiKey::LeaveGroup,
+            14 => ApiKey::SyncGroup,
+            15 => ApiKey::DescribeGroups,
+            16 => ApiKey::ListGroups,
             17 => ApiKey::SaslHandshake,
             18 => ApiKey::ApiVersions,
             19 => ApiKey::CreateTopics,
             20 => ApiKey::DeleteTopics,
+            21 => ApiKey::DeleteRecords,
+            22 => ApiKey::InitProducerId,
+            24 => ApiKey::AddPartitionsToTxn,
+            25 => ApiKey::AddOffsetsToTxn,
+            26 => ApiKey::EndTxn,
+            28 => ApiKey::TxnOffsetCommit,
             29 => ApiKey::DescribeAcls,
             30 => ApiKey::CreateAcls,
             31 => ApiKey::DeleteAcls,
             32 => ApiKey::DescribeConfigs,
             33 => ApiKey::AlterConfigs,
+            35 => ApiKey::DescribeLogDirs,
             36 => ApiKey::SaslAuthenticate,
             37 => ApiKey::CreatePartitions,
+            42 => ApiKey::DeleteGroups,
             44 => ApiKey::IncrementalAlterConfigs,
+            47 => ApiKey::OffsetDelete,
             50 => ApiKey::DescribeUserScramCredentials,
             51 => ApiKey::AlterUserScramCredentials,
             60 => ApiKey::DescribeCluster,
+            61 => ApiKey::DescribeProducers,
+            65 => ApiKey::DescribeTransactions,
+            66 => ApiKey::ListTransactions,
+            68 => ApiKey::ConsumerGroupHeartbeat,
+            69 => ApiKey::ConsumerGroupDescribe,
             _ => return None,
         })
     }
@@ -110,6 +304,32 @@ impl ApiKey {
             ApiKey::DescribeUserScramCredentials => "DescribeUserScramCredentials",
             ApiKey::AlterUserScramCredentials => "AlterUserScramCredentials",
             ApiKey::DescribeCluster => "DescribeCluster",
+            ApiKey::Produce => "Produce",
+            ApiKey::Fetch => "Fetch",
+            ApiKey::ListOffsets => "ListOffsets",
+            ApiKey::OffsetCommit => "OffsetCommit",
+            ApiKey::OffsetFetch => "OffsetFetch",
+            ApiKey::FindCoordinator => "FindCoordinator",
+            ApiKey::JoinGroup => "JoinGroup",
+            ApiKey::Heartbeat => "Heartbeat",
+            ApiKey::LeaveGroup => "LeaveGroup",
+            ApiKey::SyncGroup => "SyncGroup",
+            ApiKey::DescribeGroups => "DescribeGroups",
+            ApiKey::ListGroups => "ListGroups",
+            ApiKey::DeleteRecords => "DeleteRecords",
+            ApiKey::InitProducerId => "InitProducerId",
+            ApiKey::AddPartitionsToTxn => "AddPartitionsToTxn",
+            ApiKey::AddOffsetsToTxn => "AddOffsetsToTxn",
+            ApiKey::EndTxn => "EndTxn",
+            ApiKey::TxnOffsetCommit => "TxnOffsetCommit",
+            ApiKey::DescribeLogDirs => "DescribeLogDirs",
+            ApiKey::DeleteGroups => "DeleteGroups",
+            ApiKey::OffsetDelete => "OffsetDelete",
+            ApiKey::DescribeProducers => "DescribeProducers",
+            ApiKey::DescribeTransactions => "DescribeTransactions",
+            ApiKey::ListTransactions => "ListTransactions",
+            ApiKey::ConsumerGroupHeartbeat => "ConsumerGroupHeartbeat",
+            ApiKey::ConsumerGroupDescribe => "ConsumerGroupDescribe",
         }
     }
 
@@ -130,6 +350,32 @@ impl ApiKey {
             ApiKey::IncrementalAlterConfigs => (0, 1),
             ApiKey::DescribeUserScramCredentials | ApiKey::AlterUserScramCredentials => (0, 0),
             ApiKey::DescribeCluster => (0, 1),
+            ApiKey::Produce => (3, 12),
+            ApiKey::Fetch => (4, 17),
+            ApiKey::ListOffsets => (1, 10),
+            ApiKey::OffsetCommit => (2, 9),
+            ApiKey::OffsetFetch => (1, 9),
+            ApiKey::FindCoordinator => (0, 6),
+            ApiKey::JoinGroup => (0, 9),
+            ApiKey::Heartbeat => (0, 4),
+            ApiKey::LeaveGroup => (0, 5),
+            ApiKey::SyncGroup => (0, 5),
+            ApiKey::DescribeGroups => (0, 6),
+            ApiKey::ListGroups => (0, 5),
+            ApiKey::DeleteRecords => (0, 2),
+            ApiKey::InitProducerId => (0, 5),
+            ApiKey::AddPartitionsToTxn => (0, 5),
+            ApiKey::AddOffsetsToTxn => (0, 4),
+            ApiKey::EndTxn => (0, 5),
+            ApiKey::TxnOffsetCommit => (0, 5),
+            ApiKey::DescribeLogDirs => (1, 4),
+            ApiKey::DeleteGroups => (0, 2),
+            ApiKey::OffsetDelete => (0, 0),
+            ApiKey::DescribeProducers => (0, 0),
+            ApiKey::DescribeTransactions => (0, 0),
+            ApiKey::ListTransactions => (0, 1),
+            ApiKey::ConsumerGroupHeartbeat => (0, 1),
+            ApiKey::ConsumerGroupDescribe => (0, 1),
         };
         VersionRange::between(min, max)
     }
@@ -154,6 +400,32 @@ impl ApiKey {
             ApiKey::DescribeUserScramCredentials
             | ApiKey::AlterUserScramCredentials
             | ApiKey::DescribeCluster => VersionRange::starting_at(0),
+            ApiKey::Produce => VersionRange::starting_at(9),
+            ApiKey::Fetch => VersionRange::starting_at(12),
+            ApiKey::ListOffsets => VersionRange::starting_at(6),
+            ApiKey::OffsetCommit => VersionRange::starting_at(8),
+            ApiKey::OffsetFetch => VersionRange::starting_at(6),
+            ApiKey::FindCoordinator => VersionRange::starting_at(3),
+            ApiKey::JoinGroup => VersionRange::starting_at(6),
+            ApiKey::Heartbeat => VersionRange::starting_at(4),
+            ApiKey::LeaveGroup => VersionRange::starting_at(4),
+            ApiKey::SyncGroup => VersionRange::starting_at(4),
+            ApiKey::DescribeGroups => VersionRange::starting_at(5),
+            ApiKey::ListGroups => VersionRange::starting_at(3),
+            ApiKey::DeleteRecords => VersionRange::starting_at(2),
+            ApiKey::InitProducerId => VersionRange::starting_at(2),
+            ApiKey::AddPartitionsToTxn => VersionRange::starting_at(3),
+            ApiKey::AddOffsetsToTxn => VersionRange::starting_at(3),
+            ApiKey::EndTxn => VersionRange::starting_at(3),
+            ApiKey::TxnOffsetCommit => VersionRange::starting_at(3),
+            ApiKey::DescribeLogDirs => VersionRange::starting_at(2),
+            ApiKey::DeleteGroups => VersionRange::starting_at(2),
+            ApiKey::OffsetDelete => VersionRange::NONE,
+            ApiKey::DescribeProducers => VersionRange::starting_at(0),
+            ApiKey::DescribeTransactions => VersionRange::starting_at(0),
+            ApiKey::ListTransactions => VersionRange::starting_at(0),
+            ApiKey::ConsumerGroupHeartbeat => VersionRange::starting_at(0),
+            ApiKey::ConsumerGroupDescribe => VersionRange::starting_at(0),
         }
     }
 
@@ -196,16 +468,25 @@ mod tests {
 
     #[test]
     fn from_i16_inverts_key_for_every_api() {
-        for api in ApiKey::ALL {
+        for api in ApiKey::KNOWN {
             assert_eq!(ApiKey::from_i16(api.key()), Some(api));
         }
-        assert_eq!(ApiKey::from_i16(0), None);
+        assert_eq!(ApiKey::from_i16(4), None, "LeaderAndIsr is broker-internal");
         assert_eq!(ApiKey::from_i16(-1), None);
     }
 
     #[test]
     fn all_is_sorted_by_key() {
         assert!(ApiKey::ALL.windows(2).all(|w| w[0].key() < w[1].key()));
+        assert!(ApiKey::KNOWN.windows(2).all(|w| w[0].key() < w[1].key()));
+        let standalone = ApiKey::KNOWN
+            .iter()
+            .filter(|api| api.role() != ApiRole::ForwardedOnly);
+        assert!(standalone.eq(ApiKey::ALL.iter()));
+        let forwarded = ApiKey::KNOWN
+            .iter()
+            .filter(|api| api.role() == ApiRole::ForwardedOnly);
+        assert!(forwarded.eq(ApiKey::FORWARDED_ONLY.iter()));
     }
 
     #[test]

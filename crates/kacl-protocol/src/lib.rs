@@ -43,7 +43,7 @@ mod tagged_fields;
 mod version_range;
 pub mod wire;
 
-pub use api_key::ApiKey;
+pub use api_key::{ApiKey, ApiRole};
 pub use codec::{DecodeError, EncodeError, Reader, Uuid};
 pub use error::ErrorCode;
 pub use frame::FrameError;

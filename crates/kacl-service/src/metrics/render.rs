@@ -38,7 +38,7 @@ impl Metrics {
             "counter",
             "Requests answered, by API and version.",
         )?;
-        for (api, versions) in ApiKey::ALL.iter().zip(&self.requests) {
+        for (api, versions) in ApiKey::KNOWN.iter().zip(&self.requests) {
             for (version, counter) in versions.iter().enumerate() {
                 let n = counter.load(Relaxed);
                 if n > 0 {
@@ -56,7 +56,7 @@ impl Metrics {
             "Error codes in responses, by API and code: top-level codes, and per-entry codes \
              for APIs that answer per entry (ACL, topic and SCRAM writes).",
         )?;
-        for (api, codes) in ApiKey::ALL.iter().zip(&self.errors) {
+        for (api, codes) in ApiKey::KNOWN.iter().zip(&self.errors) {
             for (slot, counter) in codes.iter().enumerate() {
                 let n = counter.load(Relaxed);
                 if n == 0 {
@@ -78,7 +78,7 @@ impl Metrics {
             "histogram",
             "Time from reading a request to its encoded response, by API.",
         )?;
-        for (api, histogram) in ApiKey::ALL.iter().zip(&self.latency) {
+        for (api, histogram) in ApiKey::KNOWN.iter().zip(&self.latency) {
             if histogram.count() > 0 {
                 let label = format!("api=\"{api}\"");
                 write_histogram(
