@@ -373,7 +373,7 @@ impl ApiKey {
             ApiKey::OffsetDelete => (0, 0),
             ApiKey::DescribeProducers => (0, 0),
             ApiKey::DescribeTransactions => (0, 0),
-            ApiKey::ListTransactions => (0, 1),
+            ApiKey::ListTransactions => (0, 2),
             ApiKey::ConsumerGroupHeartbeat => (0, 1),
             ApiKey::ConsumerGroupDescribe => (0, 1),
         };
