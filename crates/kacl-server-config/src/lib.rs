@@ -21,6 +21,7 @@ use kacl_sasl::{PlainUsers, SaslMechanism};
 
 mod limits;
 mod listeners;
+pub mod gateway;
 pub mod metadata_store;
 mod sasl;
 pub mod scram_bootstrap;
@@ -198,6 +199,8 @@ pub struct ServerConfig {
     /// `kacl.metadata.store` with its `kacl.etcd.*` keys: the embedded redb store (default) or
     /// etcd shared by several nodes.
     pub metadata_store: MetadataStoreConfig,
+    /// Gateway mode (`kacl.gateway.*`, see [`gateway`]): `None` for a standalone node.
+    pub gateway: Option<gateway::GatewayConfig>,
     /// `kacl.describe.consistent` (default false): DescribeAcls first waits until this node
     /// has applied everything etcd had committed when the request arrived (a linearizable
     /// read across nodes). No effect with the redb store, whose reads are always current.
@@ -266,6 +269,7 @@ impl ServerConfig {
             request_max_decoded_bytes: DEFAULT_REQUEST_MAX_DECODED_BYTES,
             scram_bootstrap: Vec::new(),
             metadata_store: MetadataStoreConfig::Redb,
+            gateway: None,
             describe_consistent: false,
             acl_snapshot_interval: Some(std::time::Duration::from_secs(10)),
             is_development: true,
@@ -435,6 +439,7 @@ impl ServerConfig {
         };
 
         let metadata_store = metadata_store::parse(&mut source, &mut warnings)?;
+        let gateway = gateway::parse(&mut source)?;
         let describe_consistent = source.bool("kacl.describe.consistent", false)?;
         let acl_snapshot_interval =
             match source.int("kacl.acl.snapshot.interval.ms", 10_000, 0, i32::MAX.into())? {
@@ -477,6 +482,7 @@ impl ServerConfig {
             request_max_decoded_bytes,
             scram_bootstrap,
             metadata_store,
+            gateway,
             describe_consistent,
             acl_snapshot_interval,
             is_development,

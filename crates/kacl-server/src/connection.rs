@@ -23,6 +23,7 @@
 //!
 //! Generic over the byte stream, so TLS can wrap the TCP stream without touching this module.
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -38,6 +39,7 @@ use tokio::sync::watch;
 
 use kacl_server_config::ServerConfig;
 use kacl_service::context::Session;
+use kacl_service::forward::PendingOutcome;
 use kacl_service::outcome::ResponseStream;
 use kacl_service::request_memory::{MemoryLease, RequestMemoryPool};
 use kacl_service::router;
@@ -47,6 +49,11 @@ use crate::shutdown::wait_for_shutdown;
 
 /// Longest a connection waits for the client to close after a last response.
 pub const CLOSE_LINGER: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The most forwarded requests (gateway mode) a connection has at the upstream at once; past
+/// it the connection stops reading until the oldest is answered. Kafka clients keep at most
+/// `max.in.flight.requests.per.connection` (5 by default) outstanding anyway.
+pub const MAX_IN_FLIGHT: usize = 32;
 
 /// The least room made in the read buffer for a frame's body per read.
 const MIN_READ_ROOM: usize = 16 * 1024;
@@ -205,6 +212,81 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     }
 }
 
+/// What the connection does after delivering one outcome.
+enum Step {
+    /// Read the next request; `wrote` when something reached the socket.
+    Next { wrote: bool },
+    /// Close, for this reason.
+    Close(String),
+}
+
+/// Acts on one request's outcome: writes its answer (or holds it back to leave with the next
+/// one when that is already buffered), streams it, or closes.
+async fn deliver<S: AsyncRead + AsyncWrite + Unpin>(
+    connection: &mut Connection<S>,
+    pending: &mut Vec<u8>,
+    outcome: Outcome,
+    state: &ServerState,
+    idle: Option<Duration>,
+    shutdown: &mut watch::Receiver<bool>,
+) -> Step {
+    match outcome {
+        Outcome::Respond(response) => {
+            // The next request is already here: answer it first, write both together.
+            if response.len() <= MAX_BATCH
+                && pending.len() + response.len() <= MAX_BATCH
+                && connection.frame_ready()
+            {
+                pending.extend_from_slice(&response);
+                return Step::Next { wrote: false };
+            }
+            let written = if pending.is_empty() {
+                connection.write_response(&response, idle, shutdown).await
+            } else if response.len() <= MAX_BATCH {
+                pending.extend_from_slice(&response);
+                let written = connection.write_response(pending, idle, shutdown).await;
+                pending.clear();
+                written
+            } else {
+                let written = connection.write_response(pending, idle, shutdown).await;
+                pending.clear();
+                match written {
+                    Ok(()) => connection.write_response(&response, idle, shutdown).await,
+                    failed => failed,
+                }
+            };
+            match written {
+                Ok(()) => Step::Next { wrote: true },
+                Err(err) => Step::Close(write_failure(err)),
+            }
+        }
+        Outcome::RespondThenClose {
+            response,
+            delay,
+            reason,
+        } => {
+            flush(connection, pending, idle, shutdown).await;
+            state.metrics.authentication_failed();
+            tokio::time::sleep(delay).await;
+            if !response.is_empty() {
+                let _ = connection.write_response(&response, idle, shutdown).await;
+            }
+            connection.close_after_response().await;
+            Step::Close(reason)
+        }
+        Outcome::Stream(stream) => {
+            match write_stream(connection, pending, stream, idle, shutdown).await {
+                Ok(()) => Step::Next { wrote: true },
+                Err(reason) => Step::Close(reason),
+            }
+        }
+        // Only the router's caller sees a pending outcome (it is queued, never delivered).
+        Outcome::Pending(_) => Step::Close("a pending answer was delivered unresolved".into()),
+        Outcome::NoResponse => Step::Next { wrote: false },
+        Outcome::Close { reason } => Step::Close(reason),
+    }
+}
+
 /// Writes the answers held back for a batch, if any (a failure is the connection's end anyway).
 async fn flush<S: AsyncRead + AsyncWrite + Unpin>(
     connection: &mut Connection<S>,
@@ -341,6 +423,8 @@ pub async fn serve_session<S>(
     let mut waiting_since = tokio::time::Instant::now();
     // Answers to requests that were already buffered, to be written with the next one.
     let mut pending: Vec<u8> = Vec::new();
+    // Forwarded requests (gateway mode) whose answers are still on their way, oldest first.
+    let mut in_flight: VecDeque<PendingOutcome> = VecDeque::new();
     let reason: String = loop {
         // Before authentication frames are bounded by `sasl.server.max.receive.size` instead
         // of `socket.request.max.bytes` (as in Kafka, even where it is the larger), outside the
@@ -352,6 +436,43 @@ pub async fn serve_session<S>(
             max_frame_before_authentication
         };
         connection.charge_memory = authenticated;
+        if !in_flight.is_empty() {
+            // Answers held back for a batch are older than the head: they go out before the
+            // connection waits for it.
+            flush(&mut connection, &mut pending, idle, &mut shutdown).await;
+            let room = in_flight.len() < MAX_IN_FLIGHT;
+            let head = in_flight.front_mut().expect("not empty");
+            let read = tokio::select! {
+                biased;
+                _ = &mut stopped => break "server shutting down".to_owned(),
+                answered = head => {
+                    in_flight.pop_front();
+                    match deliver(&mut connection, &mut pending, answered, &state, idle,
+                        &mut shutdown).await
+                    {
+                        Step::Next { .. } => {
+                            waiting_since = tokio::time::Instant::now();
+                            continue;
+                        }
+                        Step::Close(reason) => break reason,
+                    }
+                }
+                read = connection.read_frame(), if room => read,
+            };
+            let Frame { payload, lease } = match read {
+                Ok(Some(frame)) => frame,
+                Ok(None) => break "closed by the client".to_owned(),
+                Err(err) => break err.to_string(),
+            };
+            let outcome = router::dispatch(&state, &mut session, &payload).await;
+            drop(payload);
+            drop(lease);
+            in_flight.push_back(match outcome {
+                Outcome::Pending(answer) => answer,
+                ready => Box::pin(std::future::ready(ready)),
+            });
+            continue;
+        }
         let read = tokio::select! {
             biased;
             _ = &mut stopped => break "server shutting down".to_owned(),
@@ -375,70 +496,22 @@ pub async fn serve_session<S>(
         // where Kafka releases them too.
         drop(payload);
         drop(lease);
-        match outcome {
-            Outcome::Respond(response) => {
-                // The next request is already here: answer it first, write both together.
-                if response.len() <= MAX_BATCH
-                    && pending.len() + response.len() <= MAX_BATCH
-                    && connection.frame_ready()
-                {
-                    pending.extend_from_slice(&response);
-                    continue;
-                }
-                let written = if pending.is_empty() {
-                    connection
-                        .write_response(&response, idle, &mut shutdown)
-                        .await
-                } else if response.len() <= MAX_BATCH {
-                    pending.extend_from_slice(&response);
-                    let written = connection
-                        .write_response(&pending, idle, &mut shutdown)
-                        .await;
-                    pending.clear();
-                    written
-                } else {
-                    let written = connection
-                        .write_response(&pending, idle, &mut shutdown)
-                        .await;
-                    pending.clear();
-                    match written {
-                        Ok(()) => {
-                            connection
-                                .write_response(&response, idle, &mut shutdown)
-                                .await
-                        }
-                        failed => failed,
-                    }
-                };
-                match written {
-                    Ok(()) => waiting_since = tokio::time::Instant::now(),
-                    Err(err) => break write_failure(err),
+        // A forwarded request's answer is still on its way: queue it, and queue every later
+        // answer behind it so that all leave in request order.
+        if !in_flight.is_empty() || matches!(outcome, Outcome::Pending(_)) {
+            in_flight.push_back(match outcome {
+                Outcome::Pending(answer) => answer,
+                ready => Box::pin(std::future::ready(ready)),
+            });
+            continue;
+        }
+        match deliver(&mut connection, &mut pending, outcome, &state, idle, &mut shutdown).await {
+            Step::Next { wrote } => {
+                if wrote {
+                    waiting_since = tokio::time::Instant::now();
                 }
             }
-            Outcome::RespondThenClose {
-                response,
-                delay,
-                reason,
-            } => {
-                flush(&mut connection, &mut pending, idle, &mut shutdown).await;
-                state.metrics.authentication_failed();
-                tokio::time::sleep(delay).await;
-                if !response.is_empty() {
-                    let _ = connection
-                        .write_response(&response, idle, &mut shutdown)
-                        .await;
-                }
-                connection.close_after_response().await;
-                break reason;
-            }
-            Outcome::Stream(stream) => {
-                match write_stream(&mut connection, &mut pending, stream, idle, &mut shutdown).await
-                {
-                    Ok(()) => waiting_since = tokio::time::Instant::now(),
-                    Err(reason) => break reason,
-                }
-            }
-            Outcome::Close { reason } => break reason,
+            Step::Close(reason) => break reason,
         }
     };
     // Answers held back for a batch still go out (a shutdown or a closing request between

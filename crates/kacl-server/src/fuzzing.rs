@@ -59,6 +59,7 @@ pub fn state_for(
             local_addr: SocketAddr::new(Ipv4Addr::LOCALHOST.into(), l.port),
             advertised_host: Ipv4Addr::LOCALHOST.to_string(),
             advertised_port: l.port,
+            upstream_node: None,
         })
         .collect();
     Ok(Arc::new(ServerState::new(

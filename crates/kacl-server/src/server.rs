@@ -25,6 +25,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use kacl_gateway::{Endpoint, Gateway};
 use kacl_server_config::ServerConfig;
 use kacl_service::metrics::{MeteredStore, Metrics};
 use kacl_service::{BoundListener, ServerState};
@@ -159,6 +160,12 @@ impl Server {
                 .map_err(|e| StartError::Task(e.to_string()))??;
         let scram = load_scram(store.clone(), config.scram_bootstrap.clone()).await?;
 
+        // Gateway mode: the upstream first, so that a node that cannot reach it (or whose
+        // service identity it refuses) never starts listening.
+        let gateway = match &config.gateway {
+            Some(gateway) => Some(Gateway::connect(gateway).await?),
+            None => None,
+        };
         let mut sockets = Vec::new();
         let mut bound = Vec::new();
         for listener in &config.listeners {
@@ -178,6 +185,9 @@ impl Server {
             bound.push(advertise(&config, listener, local_addr));
             sockets.push(socket);
         }
+        if let Some(gateway) = &gateway {
+            bind_broker_ports(&config, gateway, &mut sockets, &mut bound).await?;
+        }
         let metrics_socket = match &config.metrics_listen {
             Some(address) => {
                 Some(
@@ -193,7 +203,7 @@ impl Server {
             None => None,
         };
 
-        let state = Arc::new(ServerState::new(
+        let mut state = ServerState::new(
             config,
             store,
             acls,
@@ -201,7 +211,11 @@ impl Server {
             bound.clone(),
             scram,
             metrics,
-        ));
+        );
+        if let Some(gateway) = gateway {
+            state = state.with_forwarder(Arc::new(gateway));
+        }
+        let state = Arc::new(state);
         join_cluster(&state).await?;
         let shell = Arc::new(Shell {
             limits: ConnectionLimits::new(
@@ -256,6 +270,91 @@ impl Server {
             snapshot_store,
         })
     }
+}
+
+/// Gateway mode: one port per upstream broker on the gateway listener's host (`base + node id`,
+/// the base being `kacl.gateway.broker.port.base` or the listener's port + 1; a listener on
+/// port 0 gets an OS-chosen port per broker), each routing to that broker.
+async fn bind_broker_ports(
+    config: &ServerConfig,
+    gateway: &Gateway,
+    sockets: &mut Vec<TcpListener>,
+    bound: &mut Vec<BoundListener>,
+) -> Result<(), StartError> {
+    let settings = config.gateway.as_ref().expect("gateway mode");
+    let (listener, front) = match &settings.listener {
+        Some(name) => config
+            .listeners
+            .iter()
+            .zip(bound.iter())
+            .find(|(l, _)| l.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| StartError::Task(format!("kacl.gateway.listener={name} is not a listener")))?,
+        None => config
+            .listeners
+            .first()
+            .zip(bound.first())
+            .ok_or_else(|| StartError::Task("gateway mode needs a listener".into()))?,
+    };
+    let (listener, front) = (listener.clone(), front.clone());
+    for node in gateway.upstream_node_ids() {
+        let base = match settings.broker_port_base {
+            Some(base) => Some(base),
+            None if listener.port == 0 => None,
+            None => listener.port.checked_add(1),
+        };
+        let port = match base {
+            None => 0,
+            Some(base) => u16::try_from(i64::from(base) + i64::from(node))
+                .ok()
+                .filter(|p| *p != 0)
+                .ok_or_else(|| {
+                    StartError::Task(format!(
+                        "upstream broker {node} has no port: {} + {node} is not a port",
+                        base
+                    ))
+                })?,
+        };
+        let address = format!("{}:{port}", listener.host);
+        let name = format!("{} (upstream broker {node})", listener.name);
+        let socket = TcpListener::bind(&address)
+            .await
+            .map_err(|source| StartError::Bind {
+                listener: name.clone(),
+                address: address.clone(),
+                source,
+            })?;
+        let local_addr = socket.local_addr().map_err(|source| StartError::Bind {
+            listener: name,
+            address,
+            source,
+        })?;
+        let advertised_port = if base.is_some() && front.advertised_port != listener.port {
+            // An advertised port differing from the bound one (a port mapping) shifts the
+            // broker ports the same way.
+            front
+                .advertised_port
+                .wrapping_add(local_addr.port().wrapping_sub(listener.port))
+        } else {
+            local_addr.port()
+        };
+        gateway.expose(
+            node,
+            Endpoint {
+                host: front.advertised_host.clone(),
+                port: advertised_port,
+            },
+        );
+        tracing::info!(node, upstream = %gateway.upstream_address(node).unwrap_or_default(),
+            gateway = %local_addr, "gateway port for an upstream broker");
+        bound.push(BoundListener {
+            local_addr,
+            advertised_port,
+            upstream_node: Some(node),
+            ..front.clone()
+        });
+        sockets.push(socket);
+    }
+    Ok(())
 }
 
 impl RunningServer {

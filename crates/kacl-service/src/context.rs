@@ -79,6 +79,8 @@ pub struct Session {
     pub session_expires: Option<Instant>,
     /// When the last re-authentication began.
     last_reauthentication: Option<Instant>,
+    /// In gateway mode, this connection's upstream side (made on its first forwarded request).
+    pub link: Option<Box<dyn crate::forward::Link>>,
 }
 
 impl Session {
@@ -100,6 +102,7 @@ impl Session {
             auth,
             session_expires: None,
             last_reauthentication: None,
+            link: None,
         }
     }
 
@@ -340,6 +343,37 @@ impl AuditedSession<'_> {
                         name,
                     )
                     .rule
+            },
+        );
+        result == AuthorizationResult::Allowed
+    }
+
+    /// May the principal perform `operation` on some resource of `resource_type`, as Kafka's
+    /// `authorizeByResourceType` decides (KIP-679: an idempotent producer with WRITE on any
+    /// topic)? Counted and audited like [`AuditedSession::allows`], naming no resource.
+    pub fn allows_any_of_type(
+        &self,
+        operation: AclOperation,
+        resource_type: ResourceType,
+        policy: AuditPolicy,
+    ) -> bool {
+        let result = self
+            .session
+            .authorize_by_resource_type(operation, resource_type)
+            .unwrap_or(AuthorizationResult::Denied);
+        self.metrics.authorization(result);
+        audit::decision(
+            self.requester,
+            operation,
+            resource_type,
+            "*any*",
+            result,
+            policy,
+            || match result {
+                AuthorizationResult::Allowed => kacl_acl::DecidingRule::DefaultAllow,
+                _ => kacl_acl::DecidingRule::DefaultDeny {
+                    resource_has_acls: false,
+                },
             },
         );
         result == AuthorizationResult::Allowed

@@ -12,6 +12,8 @@
 //! - Writers: [`acl_writer`] (serialized, durable ACL changes), [`topic_registry`] (topics),
 //!   [`credentials`] (SCRAM credentials in memory) and [`scram_bootstrap`] (the first admin).
 //! - [`audit`] (the `kacl::authorizer` log) and [`metrics`] (Prometheus counters).
+//! - [`forward`]: the seam a gateway node (`kacl-gateway`) plugs into: the APIs it forwards
+//!   and each connection's upstream side.
 //! - [`request_memory`]: `queued.max.request.bytes`, which the shell leases frames from.
 //!
 //! [`Session`]: context::Session
@@ -24,6 +26,7 @@ pub mod authorized_ops;
 pub mod context;
 pub mod credentials;
 pub mod feed_sink;
+pub mod forward;
 pub mod handlers;
 pub mod metrics;
 pub mod outcome;

@@ -8,7 +8,6 @@ use kacl_protocol::{ApiKey, EncodeError};
 use tokio::sync::mpsc;
 
 /// What the connection does after a request.
-#[derive(Debug)]
 pub enum Outcome {
     /// Write this response frame and read the next request.
     Respond(Vec<u8>),
@@ -24,11 +23,32 @@ pub enum Outcome {
     /// Write a response frame whose pieces arrive while it is being encoded (a large
     /// DescribeAcls answer), then read the next request.
     Stream(ResponseStream),
+    /// A forwarded request whose answer comes from the upstream: the connection keeps reading
+    /// and forwarding while it waits, and writes the answers in request order.
+    Pending(crate::forward::PendingOutcome),
+    /// Nothing to write (a Produce with acks=0, which Kafka never answers); read the next
+    /// request.
+    NoResponse,
     /// Close without answering.
     Close {
         /// For the log.
         reason: String,
     },
+}
+
+impl std::fmt::Debug for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Respond(frame) => f.debug_tuple("Respond").field(&frame.len()).finish(),
+            Outcome::RespondThenClose { reason, .. } => {
+                f.debug_struct("RespondThenClose").field("reason", reason).finish()
+            }
+            Outcome::Stream(_) => f.write_str("Stream"),
+            Outcome::Pending(_) => f.write_str("Pending"),
+            Outcome::NoResponse => f.write_str("NoResponse"),
+            Outcome::Close { reason } => f.debug_struct("Close").field("reason", reason).finish(),
+        }
+    }
 }
 
 impl Outcome {

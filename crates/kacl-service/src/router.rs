@@ -12,6 +12,9 @@
 //! - ApiVersions of a version kacl does not serve: UNSUPPORTED_VERSION in a v0 body with the
 //!   supported ranges (KIP-511), so the client can retry;
 //! - any other API at a version outside kacl's range: close (Kafka's `parseRequestHeader`);
+//! - on a gateway node, every API that is not kacl's own goes to the connection's forwarding
+//!   [`Link`](crate::forward::Link) once authenticated, at the versions the gateway offers;
+//!   a standalone node does not know the data-path APIs at all;
 //! - on a SASL listener before authentication, only ApiVersions, SaslHandshake and
 //!   SaslAuthenticate (anything else is Kafka's IllegalSaslState: close);
 //! - once a session has outlived `connections.max.reauth.ms`, any request but a SaslHandshake
@@ -22,9 +25,10 @@ use std::time::Instant;
 
 use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::header::RequestPrefix;
-use kacl_protocol::ApiKey;
+use kacl_protocol::{ApiKey, ApiRole};
 
 use crate::context::{AuthState, RequestContext, Session};
+use crate::forward;
 use crate::handlers::{self, decode};
 use crate::outcome::Outcome;
 use crate::state::ServerState;
@@ -65,9 +69,14 @@ async fn route(
     prefix: &RequestPrefix,
     payload: &[u8],
 ) -> Outcome {
-    let Some(api) = prefix.api() else {
+    let forwarder = state.forwarder.as_deref();
+    let Some(api) = prefix
+        .api()
+        .filter(|api| api.role() != ApiRole::ForwardedOnly || forwarder.is_some())
+    else {
         return Outcome::close(format!("unsupported API key {}", prefix.api_key));
     };
+    let local = forward::answered_locally(api, forwarder.is_some());
     if session.is_expired()
         && !(api == ApiKey::SaslHandshake && session.may_reauthenticate(Instant::now()))
     {
@@ -77,15 +86,25 @@ async fn route(
              (connections.max.reauth.ms)"
         ));
     }
-    if !api.supports(prefix.api_version) {
+    // A forwarded API is served at the versions both the upstream and the gateway's
+    // authorization know; one the gateway does not offer at all is an unknown API.
+    let served = match (local, forwarder) {
+        (false, Some(forwarder)) => match forwarder.offered_versions(api) {
+            Some(range) => range,
+            None => return Outcome::close(format!("{api} is not offered by this gateway")),
+        },
+        _ => api.versions(),
+    };
+    if !served.contains(prefix.api_version) {
         if api == ApiKey::ApiVersions {
-            return handlers::api_versions::unsupported_version(prefix.correlation_id);
+            return handlers::api_versions::unsupported_version(
+                prefix.correlation_id,
+                forwarder,
+            );
         }
         return Outcome::close(format!(
             "unsupported version {} of {api} (served: {}-{})",
-            prefix.api_version,
-            api.versions().min,
-            api.versions().max
+            prefix.api_version, served.min, served.max
         ));
     }
     let frame = match RequestFrame::parse_within(payload, state.config.request_max_decoded_bytes) {
@@ -123,13 +142,23 @@ async fn route(
             $body
         }};
     }
+    if !local {
+        return with_context!(|ctx| {
+            let link = session.link.get_or_insert_with(|| {
+                forwarder
+                    .expect("a forwarded API implies a forwarder")
+                    .link(&session.listener)
+            });
+            link.forward(&ctx, &frame, payload)
+        });
+    }
     match api {
         ApiKey::ApiVersions => {
             let request = match decode(api, &frame) {
                 Ok(request) => request,
                 Err(outcome) => return outcome,
             };
-            let response = handlers::api_versions::handle(frame.version(), &request);
+            let response = handlers::api_versions::handle(frame.version(), &request, forwarder);
             handlers::respond_to(prefix.correlation_id, frame.version(), &response)
         }
         ApiKey::SaslHandshake => handlers::sasl_handshake::handle(state, session, &frame),
@@ -193,5 +222,7 @@ async fn route(
             let request = decode_or_close!(ctx, frame);
             ctx.respond(&handlers::incremental_alter_configs::handle(&ctx, request).await)
         }),
+        // Forwarded-only APIs returned above (`local` is false for them).
+        _ => Outcome::close(format!("{api} is served only by a gateway node")),
     }
 }

@@ -13,6 +13,7 @@ use kacl_store::{MetadataStore, TopicRecord};
 
 use crate::acl_writer::AclWriter;
 use crate::credentials::ScramCredentials;
+use crate::forward::Forwarder;
 use crate::metrics::Metrics;
 use crate::request_memory::RequestMemoryPool;
 use crate::topic_registry::TopicRegistry;
@@ -32,6 +33,9 @@ pub struct BoundListener {
     pub advertised_host: String,
     /// The port clients are told to connect to.
     pub advertised_port: u16,
+    /// In gateway mode, the upstream broker this listener's connections are forwarded to
+    /// (one port per upstream broker); `None`: the bootstrap listener, or no gateway.
+    pub upstream_node: Option<i32>,
 }
 
 /// The server's shared state, behind an `Arc` for every connection.
@@ -62,6 +66,8 @@ pub struct ServerState {
     /// Permits for encoding large DescribeAcls answers off the connection tasks, one per
     /// core: more at once would only share the cores and hold more answers in memory.
     pub describe_encoders: Arc<tokio::sync::Semaphore>,
+    /// In gateway mode, what forwards the data-path APIs to the upstream cluster.
+    pub forwarder: Option<Arc<dyn Forwarder>>,
 }
 
 impl std::fmt::Debug for ServerState {
@@ -116,7 +122,14 @@ impl ServerState {
             store,
             cluster_id,
             listeners,
+            forwarder: None,
         }
+    }
+
+    /// Makes this a gateway node: the APIs `forwarder` offers are forwarded, not answered.
+    pub fn with_forwarder(mut self, forwarder: Arc<dyn Forwarder>) -> ServerState {
+        self.forwarder = Some(forwarder);
+        self
     }
 
     /// This node's broker id.

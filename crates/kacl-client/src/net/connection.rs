@@ -58,6 +58,8 @@ type ChunkReply = Result<Chunk, AdminError>;
 enum Waiter {
     Whole(oneshot::Sender<Reply>),
     Chunks(mpsc::Sender<ChunkReply>),
+    /// A request that gets no response (a Produce with acks=0).
+    Nobody,
 }
 
 impl Waiter {
@@ -70,6 +72,7 @@ impl Waiter {
             Waiter::Chunks(chunks) => {
                 let _ = chunks.try_send(Err(reason));
             }
+            Waiter::Nobody => {}
         }
     }
 }
@@ -149,6 +152,47 @@ impl StreamedResponse {
             .closed
             .clone()
             .unwrap_or_else(|| AdminError::network(&self.addr, "connection closed"))
+    }
+}
+
+/// The response to a frame sent with [`Connection::send_frame`], still on its way.
+pub struct PendingReply {
+    response: oneshot::Receiver<Reply>,
+    timeout: Duration,
+    addr: String,
+    in_flight: Arc<Mutex<InFlight>>,
+}
+
+impl std::fmt::Debug for PendingReply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingReply")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PendingReply {
+    /// The response payload (the broker's correlation id, the rest of the response header and
+    /// the body), within the request timeout; a timeout closes the connection, as
+    /// [`Connection::send`]'s does.
+    pub async fn wait(self) -> Result<Vec<u8>, AdminError> {
+        match tokio::time::timeout(self.timeout, self.response).await {
+            Ok(Ok(reply)) => reply,
+            Ok(Err(_)) => Err(lock(&self.in_flight)
+                .closed
+                .clone()
+                .unwrap_or_else(|| AdminError::network(&self.addr, "connection closed"))),
+            Err(_) => {
+                lock(&self.in_flight).close(AdminError::network(
+                    &self.addr,
+                    "connection closed after a request timed out",
+                ));
+                Err(AdminError::Timeout {
+                    what: format!("forwarded request to {}", self.addr),
+                    after: self.timeout,
+                })
+            }
+        }
     }
 }
 
@@ -326,6 +370,44 @@ impl Connection {
         })
     }
 
+    /// Sends a request frame encoded elsewhere (a gateway forwarding a client's request):
+    /// `frame` is the whole frame with its size prefix; its correlation id is overwritten with
+    /// this connection's next one. Returns the response's waiter, or `None` when
+    /// `expects_response` is false (a Produce with acks=0, which the broker never answers).
+    pub async fn send_frame(
+        &self,
+        mut frame: Vec<u8>,
+        expects_response: bool,
+    ) -> Result<Option<PendingReply>, AdminError> {
+        let correlation_id = self.next_correlation_id.fetch_add(1, Ordering::Relaxed);
+        let Some(id_field) = frame.get_mut(8..12) else {
+            return Err(AdminError::decode("a request frame shorter than its header"));
+        };
+        id_field.copy_from_slice(&correlation_id.to_be_bytes());
+        if let Some(reason) = lock(&self.in_flight).closed.clone() {
+            return Err(reason);
+        }
+        let (reply, response) = oneshot::channel();
+        let queued = Outgoing {
+            frame,
+            correlation_id,
+            reply: if expects_response {
+                Waiter::Whole(reply)
+            } else {
+                Waiter::Nobody
+            },
+        };
+        if self.outgoing.send(queued).await.is_err() {
+            return Err(self.closed_reason());
+        }
+        Ok(expects_response.then(|| PendingReply {
+            response,
+            timeout: self.request_timeout,
+            addr: self.addr.clone(),
+            in_flight: Arc::clone(&self.in_flight),
+        }))
+    }
+
     fn closed_reason(&self) -> AdminError {
         lock(&self.in_flight)
             .closed
@@ -373,7 +455,9 @@ async fn write_loop(
                 continue;
             }
             // Registered before the bytes leave, so the reader always finds its waiter.
-            state.waiting.insert(request.correlation_id, request.reply);
+            if !matches!(request.reply, Waiter::Nobody) {
+                state.waiting.insert(request.correlation_id, request.reply);
+            }
         }
         let written = async {
             writer.write_all(&request.frame).await?;

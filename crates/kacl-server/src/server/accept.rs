@@ -78,6 +78,7 @@ pub(super) fn advertise(
         local_addr,
         advertised_host: host,
         advertised_port: port,
+        upstream_node: None,
     }
 }
 

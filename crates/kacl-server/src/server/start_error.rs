@@ -36,6 +36,9 @@ pub enum StartError {
     /// The bootstrap SCRAM credentials cannot be created.
     #[error(transparent)]
     Bootstrap(#[from] scram_bootstrap::BootstrapError),
+    /// Gateway mode: the upstream cluster cannot be reached or refused the service identity.
+    #[error(transparent)]
+    Gateway(#[from] kacl_gateway::GatewayError),
     /// A start-up task panicked.
     #[error("start-up task failed: {0}")]
     Task(String),

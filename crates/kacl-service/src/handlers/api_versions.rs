@@ -7,29 +7,40 @@
 //! read the same way).
 
 use kacl_protocol::messages::api_versions::{ApiVersion, ApiVersionsRequest, ApiVersionsResponse};
-use kacl_protocol::{ApiKey, ErrorCode};
+use kacl_protocol::{ApiKey, ApiRole, ErrorCode};
 
 use super::respond_to;
+use crate::forward::{answered_locally, Forwarder};
 use crate::outcome::Outcome;
 
-/// The served APIs and their version ranges.
-fn served_ranges() -> Vec<ApiVersion<'static>> {
-    ApiKey::ALL
+/// The served APIs and their version ranges. On a gateway node: kacl's own APIs at kacl's
+/// ranges, and every forwarded API the gateway offers at the intersection of the upstream's
+/// range and what the gateway can authorize; an upstream API the gateway does not know (a
+/// newer or vendor key) is never listed.
+fn served_ranges(forwarder: Option<&dyn Forwarder>) -> Vec<ApiVersion<'static>> {
+    let range = |api: ApiKey| match forwarder {
+        Some(forwarder) if !answered_locally(api, true) => forwarder.offered_versions(api),
+        _ if api.role() == ApiRole::ForwardedOnly => None,
+        _ => Some(api.versions()),
+    };
+    ApiKey::KNOWN
         .iter()
-        .map(|api| ApiVersion {
-            api_key: api.key(),
-            min_version: api.versions().min,
-            max_version: api.versions().max,
-            unknown_tagged_fields: Default::default(),
+        .filter_map(|api| {
+            range(*api).map(|versions| ApiVersion {
+                api_key: api.key(),
+                min_version: versions.min,
+                max_version: versions.max,
+                unknown_tagged_fields: Default::default(),
+            })
         })
         .collect()
 }
 
 /// The answer to an ApiVersions request of a version kacl does not serve.
-pub fn unsupported_version(correlation_id: i32) -> Outcome {
+pub fn unsupported_version(correlation_id: i32, forwarder: Option<&dyn Forwarder>) -> Outcome {
     let body = ApiVersionsResponse {
         error_code: ErrorCode::UnsupportedVersion.code(),
-        api_keys: served_ranges(),
+        api_keys: served_ranges(forwarder),
         ..Default::default()
     };
     respond_to(correlation_id, 0, &body)
@@ -48,7 +59,11 @@ fn valid_software_field(value: &str) -> bool {
 }
 
 /// Answers a served ApiVersions version.
-pub fn handle(version: i16, request: &ApiVersionsRequest<'_>) -> ApiVersionsResponse<'static> {
+pub fn handle(
+    version: i16,
+    request: &ApiVersionsRequest<'_>,
+    forwarder: Option<&dyn Forwarder>,
+) -> ApiVersionsResponse<'static> {
     if version >= 3
         && !(valid_software_field(&request.client_software_name)
             && valid_software_field(&request.client_software_version))
@@ -61,7 +76,7 @@ pub fn handle(version: i16, request: &ApiVersionsRequest<'_>) -> ApiVersionsResp
     }
     ApiVersionsResponse {
         error_code: 0,
-        api_keys: served_ranges(),
+        api_keys: served_ranges(forwarder),
         throttle_time_ms: 0,
         supported_features: Vec::new(),
         finalized_features_epoch: -1,

@@ -40,7 +40,7 @@ use crate::topic_registry::{TopicChange, TopicCommit, TopicWriteGuard};
 /// checks that the buffer was consumed). Real clients rely on this: librdkafka 2.x sends three
 /// extra bytes after a flexible all-topics Metadata request (librdkafka #5049) and one after
 /// AlterUserScramCredentials.
-pub(crate) fn decode<'a, M: Message<'a>>(
+pub fn decode<'a, M: Message<'a>>(
     ctx_api: kacl_protocol::ApiKey,
     frame: &RequestFrame<'a>,
 ) -> Result<M, Outcome> {

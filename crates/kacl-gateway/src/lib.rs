@@ -1,0 +1,110 @@
+//! Gateway mode of `kacl serve`: an authorizing Kafka proxy. Clients authenticate to kacl as
+//! they always do; every request that is not kacl's own (the ACL, SCRAM, SASL and ApiVersions
+//! APIs) is decoded as far as its authorization and address rewriting need, authorized with
+//! kacl's authorizer through the one audited path, and what is allowed is forwarded to the
+//! upstream cluster as kacl's single service identity. Record batches pass through as bytes.
+//!
+//! - [`Gateway`]: the node's [`Forwarder`]: which APIs and versions are offered (the
+//!   intersection of the upstream's ApiVersions and what [`rules`] can authorize), and one
+//!   [`link`] per client connection.
+//! - `upstream`: the service identity's connections to the upstream brokers.
+//! - `addresses`: upstream broker id → the gateway endpoint that routes to it (one port per
+//!   upstream broker), so a client never learns an upstream address.
+//! - `rules`: one module per API family, each a pure planning step (typed request in:
+//!   forward as is, forward a reduced request, or answer) and the rewrite of the upstream's
+//!   answer.
+//! - `topic_ids`: topic id → name, learnt from the Metadata answers that pass, for the APIs
+//!   that name topics by id.
+
+mod addresses;
+mod link;
+mod plan;
+mod rules;
+mod topic_ids;
+mod upstream;
+
+use std::sync::Arc;
+
+use kacl_protocol::{ApiKey, VersionRange};
+use kacl_server_config::gateway::GatewayConfig;
+use kacl_service::forward::{Forwarder, Link};
+use kacl_service::BoundListener;
+
+pub use addresses::Endpoint;
+pub use upstream::GatewayError;
+
+use addresses::Addresses;
+use topic_ids::TopicIds;
+use upstream::Upstream;
+
+/// A gateway node's forwarding side, shared by all its connections.
+#[derive(Debug, Clone)]
+pub struct Gateway {
+    shared: Arc<Shared>,
+}
+
+/// What every link of a gateway reads.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) upstream: Upstream,
+    pub(crate) addresses: Addresses,
+    pub(crate) topic_ids: TopicIds,
+    /// Offered versions by position in [`ApiKey::KNOWN`].
+    offered: Vec<Option<VersionRange>>,
+}
+
+impl Gateway {
+    /// Connects to the upstream cluster as the service identity, learns its ApiVersions and
+    /// brokers. Fails with a message naming the upstream and the mechanism when the upstream
+    /// cannot be reached or refuses the identity (`kacl serve` exits on it).
+    pub async fn connect(config: &GatewayConfig) -> Result<Gateway, GatewayError> {
+        let upstream = Upstream::connect(config).await?;
+        let offered = ApiKey::KNOWN
+            .iter()
+            .map(|api| {
+                let ours = rules::enforceable(*api)?;
+                let theirs = upstream.versions(*api)?;
+                let min = ours.min.max(theirs.min);
+                let max = ours.max.min(theirs.max);
+                (min <= max).then(|| VersionRange::between(min, max))
+            })
+            .collect();
+        Ok(Gateway {
+            shared: Arc::new(Shared {
+                upstream,
+                addresses: Addresses::default(),
+                topic_ids: TopicIds::default(),
+                offered,
+            }),
+        })
+    }
+
+    /// The upstream brokers known now, by node id: the gateway exposes one port for each.
+    pub fn upstream_node_ids(&self) -> Vec<i32> {
+        self.shared.upstream.node_ids()
+    }
+
+    /// Where clients reach upstream broker `node` through this gateway node.
+    pub fn expose(&self, node: i32, endpoint: Endpoint) {
+        self.shared.addresses.set(node, endpoint);
+    }
+
+    /// The upstream address of broker `node`, for logs and tests.
+    pub fn upstream_address(&self, node: i32) -> Option<String> {
+        self.shared.upstream.address(node)
+    }
+}
+
+impl Forwarder for Gateway {
+    fn offered_versions(&self, api: ApiKey) -> Option<VersionRange> {
+        let slot = ApiKey::KNOWN.iter().position(|known| *known == api)?;
+        self.shared.offered.get(slot).copied().flatten()
+    }
+
+    fn link(&self, listener: &BoundListener) -> Box<dyn Link> {
+        Box::new(link::ClientLink::new(
+            self.shared.clone(),
+            listener.upstream_node,
+        ))
+    }
+}

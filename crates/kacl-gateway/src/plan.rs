@@ -1,0 +1,159 @@
+//! What a rule decides for one request ([`Plan`]) and the owned view of the request a
+//! response rewrite needs after the upstream has answered ([`Asker`]).
+
+use std::sync::Arc;
+
+use kacl_protocol::frame::{encode_request_frame, encode_response_frame, RequestFrame};
+use kacl_protocol::{ApiKey, Message};
+use kacl_service::context::RequestContext;
+use kacl_service::{BoundListener, Outcome, ServerState};
+
+/// Turns the upstream's answer (its frame payload: correlation id, rest of the header, body)
+/// into what the client gets.
+pub(crate) type Finish = Box<dyn FnOnce(&Asker, Vec<u8>) -> Outcome + Send>;
+
+/// The decision for one request.
+pub(crate) enum Plan {
+    /// Answer without the upstream (everything refused, a malformed request, or a refusal
+    /// that closes the connection).
+    Answer(Outcome),
+    /// Send to the upstream.
+    Forward {
+        /// `None`: the client's own bytes, unchanged; `Some`: a reduced request frame (size
+        /// prefix included) with the refused entries taken out.
+        request: Option<Vec<u8>>,
+        /// False for a Produce with acks=0, which the upstream never answers.
+        expects_response: bool,
+        /// What to make of the answer.
+        finish: Finish,
+    },
+}
+
+impl Plan {
+    /// Forward the client's bytes and pass the answer back unchanged.
+    pub(crate) fn pass() -> Plan {
+        Plan::Forward {
+            request: None,
+            expects_response: true,
+            finish: Box::new(|asker, payload| asker.pass_through(payload)),
+        }
+    }
+
+    /// Forward the client's bytes and rewrite the answer with `finish`.
+    pub(crate) fn rewrite(finish: Finish) -> Plan {
+        Plan::Forward {
+            request: None,
+            expects_response: true,
+            finish,
+        }
+    }
+
+    /// Forward `body` in place of the client's request (same header), then `finish`.
+    pub(crate) fn reduced<'m, M: Message<'m>>(
+        ctx: &RequestContext<'_>,
+        frame: &RequestFrame<'_>,
+        body: &M,
+        finish: Finish,
+    ) -> Plan {
+        let mut out = Vec::with_capacity(64 + body.encoded_len(frame.version()));
+        match encode_request_frame(&mut out, &frame.header, frame.version(), body) {
+            Ok(()) => Plan::Forward {
+                request: Some(out),
+                expects_response: true,
+                finish,
+            },
+            Err(err) => Plan::Answer(Outcome::close(format!(
+                "cannot encode the reduced {} v{} request: {err}",
+                ctx.api,
+                frame.version()
+            ))),
+        }
+    }
+
+    /// Answer with `body` (everything refused).
+    pub(crate) fn answer<'m, M: Message<'m>>(ctx: &RequestContext<'_>, body: &M) -> Plan {
+        let mut out = Vec::new();
+        let encoded = encode_response_frame(&mut out, ctx.correlation_id, ctx.version, body);
+        Plan::Answer(Outcome::encoded(ctx.api, ctx.version, out, encoded))
+    }
+}
+
+/// The request a response belongs to, owned so that the rewrite can run after the upstream
+/// answered (the request's context borrows from the connection).
+#[derive(Debug, Clone)]
+pub(crate) struct Asker {
+    pub(crate) state: Arc<ServerState>,
+    pub(crate) principal: String,
+    pub(crate) client_host: String,
+    pub(crate) listener: BoundListener,
+    pub(crate) api: ApiKey,
+    pub(crate) version: i16,
+    pub(crate) correlation_id: i32,
+}
+
+impl Asker {
+    pub(crate) fn of(ctx: &RequestContext<'_>) -> Asker {
+        Asker {
+            state: ctx.state.clone(),
+            principal: ctx.principal.to_owned(),
+            client_host: ctx.client_host.to_owned(),
+            listener: ctx.listener.clone(),
+            api: ctx.api,
+            version: ctx.version,
+            correlation_id: ctx.correlation_id,
+        }
+    }
+
+    /// The request's context again, for authorization and encoding.
+    pub(crate) fn context(&self) -> RequestContext<'_> {
+        RequestContext {
+            state: &self.state,
+            principal: &self.principal,
+            client_host: &self.client_host,
+            listener: &self.listener,
+            api: self.api,
+            version: self.version,
+            correlation_id: self.correlation_id,
+        }
+    }
+
+    /// The upstream's answer with the client's correlation id, as it came otherwise.
+    pub(crate) fn pass_through(&self, mut payload: Vec<u8>) -> Outcome {
+        if payload.len() < 4 {
+            return Outcome::close("the upstream sent a response shorter than its header");
+        }
+        payload[..4].copy_from_slice(&self.correlation_id.to_be_bytes());
+        let mut frame = Vec::with_capacity(4 + payload.len());
+        frame.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+        frame.extend_from_slice(&payload);
+        Outcome::Respond(frame)
+    }
+
+    /// Decodes the upstream's answer as `M`, lets `edit` change it, and encodes it for the
+    /// client. An answer that does not decode closes the client's connection: the gateway
+    /// never passes on what it could not check.
+    pub(crate) fn rewrite<'p, M: Message<'p>>(
+        &self,
+        payload: &'p [u8],
+        edit: impl FnOnce(&Asker, &mut M),
+    ) -> Outcome {
+        match kacl_protocol::frame::decode_response_frame::<M>(payload, self.version) {
+            Ok((_, mut body)) => {
+                edit(self, &mut body);
+                encode_for(self, &body)
+            }
+            Err(err) => Outcome::close(format!(
+                "cannot decode the upstream's {} v{} answer: {err}",
+                self.api, self.version
+            )),
+        }
+    }
+}
+
+/// Encodes `body` as a complete response frame for `asker`, for answers merged from the
+/// upstream's and the gateway's own parts.
+pub(crate) fn encode_for<'m, M: Message<'m>>(asker: &Asker, body: &M) -> Outcome {
+    let mut out = Vec::new();
+    let encoded = encode_response_frame(&mut out, asker.correlation_id, asker.version, body);
+    Outcome::encoded(asker.api, asker.version, out, encoded)
+}
