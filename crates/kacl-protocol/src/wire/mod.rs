@@ -14,6 +14,7 @@
 //! | `[]T` (nullable)              | `Vec<T>` (`Option<Vec<T>>`)           |
 //! | `[]T`, usually one element    | [`SmallArray<T>`]                     |
 //! | nested struct                 | the declared struct, e.g. `Foo<'a>`   |
+//! | nested struct, nullable       | `Option<Foo<'a>>`                     |
 //!
 //! Decoding borrows strings and bytes from the frame (`Cow::Borrowed`); encoders accept either
 //! borrowed or owned values, so a server can answer with strings borrowed from its own state.
@@ -34,6 +35,7 @@ pub use crate::small_array::SmallArray;
 
 mod arrays;
 pub use arrays::array_field_len;
+mod nullable_struct;
 
 /// Deepest nesting of structs a decoder follows. Kafka's schemas nest at most four levels; the
 /// bound keeps any future recursive schema from turning into unbounded recursion.
