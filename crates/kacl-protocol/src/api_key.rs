@@ -350,7 +350,7 @@ impl ApiKey {
             ApiKey::IncrementalAlterConfigs => (0, 1),
             ApiKey::DescribeUserScramCredentials | ApiKey::AlterUserScramCredentials => (0, 0),
             ApiKey::DescribeCluster => (0, 1),
-            ApiKey::Produce => (3, 12),
+            ApiKey::Produce => (3, 13),
             ApiKey::Fetch => (4, 17),
             ApiKey::ListOffsets => (1, 10),
             ApiKey::OffsetCommit => (2, 9),
