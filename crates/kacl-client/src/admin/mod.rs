@@ -212,7 +212,11 @@ impl Admin {
                 | Err(err @ AdminError::UnsupportedVersion { .. })
                 | Err(err @ AdminError::Config(_)) => return Err(err),
                 Err(err) => {
-                    tracing::debug!(%addr, %err, "bootstrap server unreachable");
+                    tracing::debug!(
+                        addr = %kacl_logsafe::safe(&addr.to_string()),
+                        err = %kacl_logsafe::safe(&err.to_string()),
+                        "bootstrap server unreachable"
+                    );
                     last_error = Some(err);
                 }
             }
@@ -293,7 +297,7 @@ impl Admin {
                 return Err(error);
             }
             tries += 1;
-            tracing::debug!(%name, %error, tries, "retrying");
+            log_retry(name, &error, tries);
             self.invalidate(&error).await;
             if Instant::now() + backoff >= deadline {
                 return Err(error);
@@ -301,5 +305,61 @@ impl Admin {
             tokio::time::sleep(backoff).await;
             backoff = (backoff * 2).min(config.retry_backoff_max);
         }
+    }
+}
+
+/// The retry line. The error holds the broker's message (and an address the user gave):
+/// text the other side chose, escaped so that it cannot forge or break log lines.
+fn log_retry(name: &str, error: &AdminError, tries: u32) {
+    tracing::debug!(
+        name = %kacl_logsafe::safe(name),
+        error = %kacl_logsafe::safe(&error.to_string()),
+        tries,
+        "retrying"
+    );
+}
+
+#[cfg(test)]
+mod log_tests {
+    use std::sync::{Arc, Mutex};
+
+    use kacl_protocol::ErrorCode;
+
+    use super::*;
+
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_retry_line_escapes_the_brokers_message() {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::DEBUG)
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        let error = AdminError::Server {
+            code: ErrorCode::NotController,
+            message: "no\nINFO kacl: forged line\u{1b}[2J".to_owned(),
+        };
+        tracing::subscriber::with_default(subscriber, || log_retry("describeAcls", &error, 1));
+        let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(!text.contains('\u{1b}'), "{text}");
+        assert!(
+            text.contains(r"no\nINFO kacl: forged line\u{1b}[2J"),
+            "{text}"
+        );
     }
 }
