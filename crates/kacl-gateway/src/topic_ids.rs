@@ -24,7 +24,10 @@ impl TopicIds {
             return;
         }
         let known = self.0.read();
-        if fresh.iter().all(|(id, name)| known.get(id).is_some_and(|n| n == name)) {
+        if fresh
+            .iter()
+            .all(|(id, name)| known.get(id).is_some_and(|n| n == name))
+        {
             return;
         }
         drop(known);

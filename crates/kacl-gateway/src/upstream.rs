@@ -28,7 +28,9 @@ pub enum GatewayError {
     #[error("kacl.gateway.upstream: {0}")]
     Config(String),
     /// No bootstrap server answered, or the service identity was refused.
-    #[error("cannot connect to the upstream cluster {bootstrap} ({protocol}{mechanism}): {reason}")]
+    #[error(
+        "cannot connect to the upstream cluster {bootstrap} ({protocol}{mechanism}): {reason}"
+    )]
     Connect {
         /// The bootstrap servers tried.
         bootstrap: String,
@@ -61,7 +63,11 @@ impl Upstream {
             tracing::warn!(key = %kacl_logsafe::safe(&key),
                 "kacl.gateway.upstream: unknown client property is ignored");
         }
-        if gateway.upstream_properties.get("request.timeout.ms").is_none() {
+        if gateway
+            .upstream_properties
+            .get("request.timeout.ms")
+            .is_none()
+        {
             config.request_timeout = DEFAULT_UPSTREAM_REQUEST_TIMEOUT;
         }
         if gateway.upstream_properties.get("client.id").is_none() {
@@ -81,7 +87,9 @@ impl Upstream {
         for server in &config.bootstrap_servers {
             match net::open(server, &config).await {
                 Ok(conn) => {
-                    let brokers = list_brokers(&conn).await.map_err(|e| failure(e.to_string()))?;
+                    let brokers = list_brokers(&conn)
+                        .await
+                        .map_err(|e| failure(e.to_string()))?;
                     tracing::info!(upstream = %server, brokers = brokers.len(),
                         "connected to the upstream cluster");
                     return Ok(Upstream {
@@ -127,7 +135,10 @@ impl Upstream {
 
     /// A new authenticated connection to upstream broker `node`, or to the first bootstrap
     /// server that answers when `node` is `None`.
-    pub(crate) async fn open(&self, node: Option<i32>) -> Result<Arc<BrokerConnection>, AdminError> {
+    pub(crate) async fn open(
+        &self,
+        node: Option<i32>,
+    ) -> Result<Arc<BrokerConnection>, AdminError> {
         let addresses = match node {
             Some(node) => vec![self.address(node).ok_or_else(|| AdminError::Network {
                 addr: format!("upstream node {node}"),

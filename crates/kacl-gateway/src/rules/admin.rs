@@ -324,7 +324,11 @@ pub(super) fn describe_configs(
 }
 
 /// The refusal of one resource of an AlterConfigs or IncrementalAlterConfigs request.
-fn alter_refusal(code: ErrorCode, resource_type: i8, name: &str) -> AlterConfigsResourceResponse<'static> {
+fn alter_refusal(
+    code: ErrorCode,
+    resource_type: i8,
+    name: &str,
+) -> AlterConfigsResourceResponse<'static> {
     let (error_code, error_message) = refused(code);
     AlterConfigsResourceResponse {
         error_code,
@@ -344,7 +348,12 @@ pub(super) fn alter_configs(
     let session = ctx.authorizer();
     let mut denied = Vec::new();
     request.resources.retain(|r| {
-        match config_decision(&session, AclOperation::AlterConfigs, r.resource_type, &r.resource_name) {
+        match config_decision(
+            &session,
+            AclOperation::AlterConfigs,
+            r.resource_type,
+            &r.resource_name,
+        ) {
             Ok(()) => true,
             Err(code) => {
                 denied.push(alter_refusal(code, r.resource_type, &r.resource_name));
@@ -377,7 +386,12 @@ pub(super) fn incremental_alter_configs(
     let session = ctx.authorizer();
     let mut denied: Vec<incremental::AlterConfigsResourceResponse<'static>> = Vec::new();
     request.resources.retain(|r| {
-        match config_decision(&session, AclOperation::AlterConfigs, r.resource_type, &r.resource_name) {
+        match config_decision(
+            &session,
+            AclOperation::AlterConfigs,
+            r.resource_type,
+            &r.resource_name,
+        ) {
             Ok(()) => true,
             Err(code) => {
                 let refusal = alter_refusal(code, r.resource_type, &r.resource_name);
@@ -396,8 +410,9 @@ pub(super) fn incremental_alter_configs(
     if denied.is_empty() {
         return Plan::pass();
     }
-    let merge =
-        move |_: &Asker, body: &mut IncrementalAlterConfigsResponse<'_>| body.responses.extend(denied);
+    let merge = move |_: &Asker, body: &mut IncrementalAlterConfigsResponse<'_>| {
+        body.responses.extend(denied)
+    };
     if request.resources.is_empty() {
         let mut body = IncrementalAlterConfigsResponse::default();
         merge(&Asker::of(ctx), &mut body);

@@ -11,9 +11,7 @@ use std::sync::Arc;
 use kacl_acl::{AclOperation, ResourceType, CLUSTER_NAME};
 use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::messages::describe_cluster::{DescribeClusterRequest, DescribeClusterResponse};
-use kacl_protocol::messages::metadata::{
-    MetadataRequest, MetadataResponse, MetadataResponseTopic,
-};
+use kacl_protocol::messages::metadata::{MetadataRequest, MetadataResponse, MetadataResponseTopic};
 use kacl_protocol::ErrorCode;
 use kacl_service::audit::AuditPolicy;
 use kacl_service::context::RequestContext;

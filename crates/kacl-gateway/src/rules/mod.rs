@@ -8,7 +8,13 @@
 //! never offered and never forwarded.
 
 mod admin;
+mod endpoints;
+mod fetch;
+mod groups;
 mod metadata;
+mod partitions;
+mod produce;
+mod txn;
 
 use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::{ApiKey, VersionRange};
@@ -33,7 +39,34 @@ pub(crate) fn enforceable(api: ApiKey) -> Option<VersionRange> {
         | ApiKey::CreatePartitions
         | ApiKey::DescribeConfigs
         | ApiKey::AlterConfigs
-        | ApiKey::IncrementalAlterConfigs => Some(declared),
+        | ApiKey::IncrementalAlterConfigs
+        | ApiKey::Produce
+        | ApiKey::Fetch
+        | ApiKey::ListOffsets
+        | ApiKey::DeleteRecords
+        | ApiKey::DescribeProducers
+        | ApiKey::DescribeLogDirs
+        | ApiKey::OffsetCommit
+        | ApiKey::OffsetFetch
+        | ApiKey::FindCoordinator
+        | ApiKey::JoinGroup
+        | ApiKey::Heartbeat
+        | ApiKey::LeaveGroup
+        | ApiKey::SyncGroup
+        | ApiKey::DescribeGroups
+        | ApiKey::ListGroups
+        | ApiKey::DeleteGroups
+        | ApiKey::OffsetDelete
+        | ApiKey::ConsumerGroupHeartbeat
+        | ApiKey::ConsumerGroupDescribe
+        | ApiKey::InitProducerId
+        | ApiKey::AddOffsetsToTxn
+        | ApiKey::EndTxn
+        | ApiKey::TxnOffsetCommit
+        | ApiKey::DescribeTransactions
+        | ApiKey::ListTransactions => Some(declared),
+        // v4+ batches several transactions and is broker-to-broker (CLUSTER_ACTION).
+        ApiKey::AddPartitionsToTxn => Some(VersionRange::between(declared.min, 3)),
         _ => None,
     }
 }
@@ -49,8 +82,48 @@ macro_rules! typed {
 }
 
 /// The plan for one request of an offered API.
-pub(crate) fn plan(shared: &Arc<Shared>, ctx: &RequestContext<'_>, frame: &RequestFrame<'_>) -> Plan {
+pub(crate) fn plan(
+    shared: &Arc<Shared>,
+    ctx: &RequestContext<'_>,
+    frame: &RequestFrame<'_>,
+) -> Plan {
     match ctx.api {
+        ApiKey::Produce => produce::produce(shared, ctx, typed!(ctx, frame), frame),
+        ApiKey::Fetch => fetch::fetch(shared, ctx, typed!(ctx, frame), frame),
+        ApiKey::ListOffsets => partitions::list_offsets(ctx, typed!(ctx, frame), frame),
+        ApiKey::DeleteRecords => partitions::delete_records(ctx, typed!(ctx, frame), frame),
+        ApiKey::DescribeProducers => partitions::describe_producers(ctx, typed!(ctx, frame), frame),
+        ApiKey::DescribeLogDirs => partitions::describe_log_dirs(ctx),
+        ApiKey::OffsetCommit => groups::offset_commit(ctx, typed!(ctx, frame), frame),
+        ApiKey::OffsetFetch => groups::offset_fetch(ctx, typed!(ctx, frame), frame),
+        ApiKey::FindCoordinator => groups::find_coordinator(shared, ctx, typed!(ctx, frame), frame),
+        ApiKey::JoinGroup => groups::join_group(ctx, typed!(ctx, frame)),
+        ApiKey::Heartbeat => groups::heartbeat(ctx, typed!(ctx, frame)),
+        ApiKey::LeaveGroup => groups::leave_group(ctx, typed!(ctx, frame)),
+        ApiKey::SyncGroup => groups::sync_group(ctx, typed!(ctx, frame)),
+        ApiKey::DescribeGroups => groups::describe_groups(ctx, typed!(ctx, frame), frame),
+        ApiKey::ListGroups => {
+            let _request: kacl_protocol::messages::list_groups::ListGroupsRequest<'_> =
+                typed!(ctx, frame);
+            groups::list_groups(ctx)
+        }
+        ApiKey::DeleteGroups => groups::delete_groups(ctx, typed!(ctx, frame), frame),
+        ApiKey::OffsetDelete => groups::offset_delete(ctx, typed!(ctx, frame), frame),
+        ApiKey::ConsumerGroupHeartbeat => groups::consumer_group_heartbeat(ctx, typed!(ctx, frame)),
+        ApiKey::ConsumerGroupDescribe => {
+            groups::consumer_group_describe(ctx, typed!(ctx, frame), frame)
+        }
+        ApiKey::InitProducerId => txn::init_producer_id(ctx, typed!(ctx, frame)),
+        ApiKey::AddPartitionsToTxn => txn::add_partitions_to_txn(ctx, typed!(ctx, frame)),
+        ApiKey::AddOffsetsToTxn => txn::add_offsets_to_txn(ctx, typed!(ctx, frame)),
+        ApiKey::EndTxn => txn::end_txn(ctx, typed!(ctx, frame)),
+        ApiKey::TxnOffsetCommit => txn::txn_offset_commit(ctx, typed!(ctx, frame), frame),
+        ApiKey::DescribeTransactions => txn::describe_transactions(ctx, typed!(ctx, frame), frame),
+        ApiKey::ListTransactions => {
+            let _request: kacl_protocol::messages::list_transactions::ListTransactionsRequest<'_> =
+                typed!(ctx, frame);
+            txn::list_transactions(ctx)
+        }
         ApiKey::Metadata => metadata::metadata(shared, ctx, typed!(ctx, frame), frame),
         ApiKey::DescribeCluster => metadata::describe_cluster(shared, ctx, typed!(ctx, frame)),
         ApiKey::CreateTopics => admin::create_topics(ctx, typed!(ctx, frame), frame),

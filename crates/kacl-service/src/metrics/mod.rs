@@ -38,8 +38,8 @@ pub use response_errors::ResponseErrors;
 
 /// How many APIs the server serves: one slot per entry of [`ApiKey::KNOWN`].
 const API_SLOTS: usize = ApiKey::KNOWN.len();
-/// Request versions counted per API (0..=17; every known range ends below 18).
-const VERSION_SLOTS: usize = 18;
+/// Request versions counted per API (0..=18; every known range ends below 19).
+const VERSION_SLOTS: usize = 19;
 /// Error codes counted per API: -1 ..= `ERROR_SLOTS - 3`, and one slot for any other code.
 const ERROR_SLOTS: usize = 160;
 
