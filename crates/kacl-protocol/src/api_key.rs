@@ -351,7 +351,7 @@ impl ApiKey {
             ApiKey::DescribeUserScramCredentials | ApiKey::AlterUserScramCredentials => (0, 0),
             ApiKey::DescribeCluster => (0, 1),
             ApiKey::Produce => (3, 13),
-            ApiKey::Fetch => (4, 17),
+            ApiKey::Fetch => (4, 18),
             ApiKey::ListOffsets => (1, 10),
             ApiKey::OffsetCommit => (2, 9),
             ApiKey::OffsetFetch => (1, 9),
