@@ -10,6 +10,7 @@
 //! - [`connection_limits`]: `max.connections` and `max.connections.per.ip`.
 //! - [`metrics_http`]: the `/metrics` endpoint; [`shutdown`]: the signal every loop waits on.
 //! - [`fuzzing`]: the whole connection loop over an in-memory pipe, for the fuzz targets.
+//! - [`store_open`]: the one way the configured store (a data directory or etcd) is opened.
 #![forbid(unsafe_code)]
 
 pub mod connection;
@@ -18,6 +19,7 @@ pub mod fuzzing;
 pub mod metrics_http;
 pub mod server;
 pub mod shutdown;
+pub mod store_open;
 pub mod tls;
 
 pub use server::{RunningServer, Server, ShutdownHandle, StartError, TlsReloader};
@@ -155,4 +157,10 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
      principal, host, operation and permission; Kafka lists both in hash order. Any order is \
      valid on the wire; this one lets a client show the first page of a sorted listing as \
      soon as it arrives.",
+    "Gateway mode: Fetch sessions (KIP-227) are not passed on; every forwarded fetch is a full, sessionless one and the answer says session 0, so each fetch names and authorizes every partition it reads (a revoked READ stops the flow on the next fetch); Kafka authorizes only an incremental fetch's changes against the session.",
+    "Gateway mode: Metadata is offered from v4 (the first version that can say \"do not auto-create\"); one requested topic the principal may not create turns auto-creation off for the whole request, and the others are auto-created only on a later request that asks for them alone. Kafka decides auto-creation per topic.",
+    "Gateway mode: AddPartitionsToTxn is offered at v0-3 only (v4+ is broker-to-broker), share-group (KIP-932) coordinator keys get INVALID_REQUEST, and an API the gateway has no authorization rule for is left out of ApiVersions and closes the connection.",
+    "Gateway mode: when a client's upstream connection fails, the client's connection is closed (a broker gone away, which clients retry); Kafka, being the broker, has no such case.",
+    "Gateway mode: a KIP-848 regex subscription is resolved by the upstream, which does not know kacl's ACLs; the topics it assigns are still authorized for READ on every Fetch. Kafka's coordinator filters a regex's topics by DESCRIBE.",
+    "Gateway mode: an upstream broker that joined after the gateway started has no gateway port until a restart and is left out of the broker lists clients see; a coordinator there is COORDINATOR_NOT_AVAILABLE.",
 ];

@@ -1,0 +1,258 @@
+//! Gateway mode over TCP, with a real upstream: a standalone kacl node (which serves the
+//! Metadata, topic and config APIs, but none of the data path) behind a gateway node whose
+//! clients log in with SASL PLAIN. What the gateway offers, how it shows brokers, what it
+//! refuses and what reaches the upstream; the data path (Produce, Fetch, groups,
+//! transactions) is tested with real clients against Apache Kafka and Tansu in
+//! tests/gateway.
+
+mod common;
+mod security_support;
+
+use std::borrow::Cow;
+use std::net::SocketAddr;
+
+use common::*;
+use kacl_protocol::messages::api_versions::{ApiVersionsRequest, ApiVersionsResponse};
+use kacl_protocol::messages::create_topics::{
+    CreatableTopic, CreateTopicsRequest, CreateTopicsResponse,
+};
+use kacl_protocol::messages::metadata::{MetadataRequest, MetadataRequestTopic, MetadataResponse};
+use kacl_protocol::{ApiKey, ErrorCode};
+use kacl_server::Server;
+use security_support::{sasl_server, JAAS};
+
+const CREATE: i8 = 9;
+
+/// An upstream (standalone kacl, every client a super user) and a gateway in front of it.
+async fn gateway_over_kacl() -> (TestServer, TestServer) {
+    let upstream = start(&[]).await;
+    let bootstrap = upstream.addr().to_string();
+    let gateway = sasl_server(&[("kacl.gateway.upstream.bootstrap.servers", &bootstrap)]).await;
+    (upstream, gateway)
+}
+
+async fn login(addr: SocketAddr, user: &str) -> Client {
+    let mut client = Client::connect(addr).await;
+    client.plain_login(user, &format!("{user}-secret")).await;
+    client
+}
+
+async fn metadata(client: &mut Client, topics: Option<&[&str]>) -> MetadataResponse<'static> {
+    let request = MetadataRequest {
+        topics: topics.map(|names| {
+            names
+                .iter()
+                .map(|n| MetadataRequestTopic {
+                    name: Some(Cow::Owned(n.to_string())),
+                    ..Default::default()
+                })
+                .collect()
+        }),
+        allow_auto_topic_creation: false,
+        ..Default::default()
+    };
+    let payload = client.call(12, &request).await;
+    kacl_protocol::IntoStatic::into_static(decode::<MetadataResponse>(&payload, 12))
+}
+
+async fn create_topic(client: &mut Client, name: &str) -> i16 {
+    let request = CreateTopicsRequest {
+        topics: vec![CreatableTopic {
+            name: Cow::Owned(name.to_owned()),
+            num_partitions: 1,
+            replication_factor: 1,
+            ..Default::default()
+        }],
+        timeout_ms: 10_000,
+        ..Default::default()
+    };
+    let payload = client.call(7, &request).await;
+    let response = decode::<CreateTopicsResponse>(&payload, 7);
+    response.topics[0].error_code
+}
+
+fn topic_names(response: &MetadataResponse<'_>) -> Vec<String> {
+    let mut names: Vec<String> = response
+        .topics
+        .iter()
+        .map(|t| t.name.as_deref().unwrap_or_default().to_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[tokio::test]
+async fn api_versions_offer_only_what_both_sides_serve() {
+    let (_upstream, gateway) = gateway_over_kacl().await;
+    let mut client = Client::connect(gateway.addr()).await;
+    let payload = client.call(3, &ApiVersionsRequest::default()).await;
+    let response = decode::<ApiVersionsResponse>(&payload, 3);
+    let keys: Vec<i16> = response.api_keys.iter().map(|a| a.api_key).collect();
+    // kacl's own APIs, and the upstream's admin APIs the gateway can authorize.
+    for api in [
+        ApiKey::DescribeAcls,
+        ApiKey::CreateAcls,
+        ApiKey::SaslHandshake,
+        ApiKey::Metadata,
+        ApiKey::CreateTopics,
+        ApiKey::DescribeConfigs,
+    ] {
+        assert!(keys.contains(&api.key()), "{api} offered: {keys:?}");
+    }
+    // The upstream (a standalone kacl) serves no data path: nothing of it is offered.
+    for api in [ApiKey::Produce, ApiKey::Fetch, ApiKey::JoinGroup, ApiKey::InitProducerId] {
+        assert!(!keys.contains(&api.key()), "{api} must not be offered: {keys:?}");
+    }
+    let metadata = response
+        .api_keys
+        .iter()
+        .find(|a| a.api_key == ApiKey::Metadata.key())
+        .unwrap();
+    assert_eq!(
+        (metadata.min_version, metadata.max_version),
+        (4, 13),
+        "Metadata from v4 (auto-creation can be refused) to both sides' max"
+    );
+}
+
+#[tokio::test]
+async fn brokers_are_shown_at_gateway_ports_and_topics_are_filtered() {
+    let (upstream, gateway) = gateway_over_kacl().await;
+    let mut direct = upstream.client().await;
+    for topic in ["visible", "hidden"] {
+        assert_eq!(create_topic(&mut direct, topic).await, 0);
+    }
+    let mut admin = login(gateway.addr(), "admin").await;
+    let acl = creation(TOPIC, "visible", LITERAL, "User:alice", "*", DESCRIBE, ALLOW);
+    assert_eq!(admin.create(3, vec![acl]).await.results[0].error_code, 0);
+
+    let mut alice = login(gateway.addr(), "alice").await;
+    let all = metadata(&mut alice, None).await;
+    assert_eq!(topic_names(&all), ["visible"], "an all-topics list is filtered");
+    let node_port = gateway
+        .server
+        .listeners()
+        .iter()
+        .find(|l| l.upstream_node == Some(1))
+        .expect("a port for upstream node 1")
+        .local_addr
+        .port();
+    let brokers: Vec<(i32, i32)> = all.brokers.iter().map(|b| (b.node_id, b.port)).collect();
+    assert_eq!(brokers, [(1, i32::from(node_port))]);
+    assert_ne!(i32::from(upstream.addr().port()), brokers[0].1);
+
+    let named = metadata(&mut alice, Some(&["visible", "hidden", "missing"])).await;
+    let codes: Vec<(String, i16)> = named
+        .topics
+        .iter()
+        .map(|t| (t.name.as_deref().unwrap_or_default().to_owned(), t.error_code))
+        .collect();
+    assert!(codes.contains(&("visible".into(), 0)), "{codes:?}");
+    assert!(
+        codes.contains(&("hidden".into(), ErrorCode::TopicAuthorizationFailed.code())),
+        "{codes:?}"
+    );
+    assert!(
+        codes.contains(&("missing".into(), ErrorCode::TopicAuthorizationFailed.code())),
+        "a topic the principal may not describe is not said to be missing: {codes:?}"
+    );
+
+    // The per-broker port serves the same principal and the same rules.
+    let mut on_node = login(SocketAddr::new(gateway.addr().ip(), node_port), "alice").await;
+    assert_eq!(topic_names(&metadata(&mut on_node, None).await), ["visible"]);
+}
+
+#[tokio::test]
+async fn a_refused_creation_never_reaches_the_upstream() {
+    let (upstream, gateway) = gateway_over_kacl().await;
+    let mut admin = login(gateway.addr(), "admin").await;
+    let acl = creation(TOPIC, "granted", LITERAL, "User:alice", "*", CREATE, ALLOW);
+    assert_eq!(admin.create(3, vec![acl]).await.results[0].error_code, 0);
+    let mut alice = login(gateway.addr(), "alice").await;
+    assert_eq!(
+        create_topic(&mut alice, "refused").await,
+        ErrorCode::TopicAuthorizationFailed.code()
+    );
+    assert_eq!(create_topic(&mut alice, "granted").await, 0);
+    let mut direct = upstream.client().await;
+    assert_eq!(
+        topic_names(&metadata(&mut direct, None).await),
+        ["granted"],
+        "only the granted topic exists upstream"
+    );
+}
+
+#[tokio::test]
+async fn a_revoked_acl_applies_to_the_next_request_of_an_open_connection() {
+    let (upstream, gateway) = gateway_over_kacl().await;
+    assert_eq!(create_topic(&mut upstream.client().await, "orders").await, 0);
+    let mut admin = login(gateway.addr(), "admin").await;
+    let acl = creation(TOPIC, "orders", LITERAL, "User:alice", "*", DESCRIBE, ALLOW);
+    assert_eq!(admin.create(3, vec![acl]).await.results[0].error_code, 0);
+    let mut alice = login(gateway.addr(), "alice").await;
+    assert_eq!(metadata(&mut alice, Some(&["orders"])).await.topics[0].error_code, 0);
+    let removed = admin
+        .delete(
+            3,
+            vec![delete_filter(
+                TOPIC,
+                Some("orders"),
+                LITERAL,
+                Some("User:alice"),
+                DESCRIBE,
+                ALLOW,
+            )],
+        )
+        .await;
+    assert_eq!(removed.filter_results[0].matching_acls.len(), 1);
+    assert_eq!(
+        metadata(&mut alice, Some(&["orders"])).await.topics[0].error_code,
+        ErrorCode::TopicAuthorizationFailed.code(),
+        "the same connection's next request is refused"
+    );
+}
+
+#[tokio::test]
+async fn an_upstream_that_refuses_the_service_identity_stops_the_start() {
+    let upstream = sasl_server(&[]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let bootstrap = upstream.addr().to_string();
+    let config = bare_config(
+        dir.path(),
+        &[
+            ("listeners", "SASL_PLAINTEXT://127.0.0.1:0"),
+            ("sasl.jaas.config", JAAS),
+            ("kacl.gateway.upstream.bootstrap.servers", &bootstrap),
+            ("kacl.gateway.upstream.security.protocol", "SASL_PLAINTEXT"),
+            ("kacl.gateway.upstream.sasl.mechanism", "PLAIN"),
+            (
+                "kacl.gateway.upstream.sasl.jaas.config",
+                "org.apache.kafka.common.security.plain.PlainLoginModule required \
+                 username=\"admin\" password=\"wrong\";",
+            ),
+        ],
+    );
+    let err = Server::start(config).await.expect_err("must not start");
+    let text = err.to_string();
+    assert!(text.contains(&bootstrap), "names the upstream: {text}");
+    assert!(text.contains("PLAIN"), "names the mechanism: {text}");
+    assert!(!text.contains("wrong"), "never the password: {text}");
+}
+
+#[tokio::test]
+async fn a_client_of_a_stopped_upstream_is_disconnected_not_left_hanging() {
+    let (upstream, gateway) = gateway_over_kacl().await;
+    let mut alice = login(gateway.addr(), "admin").await;
+    assert!(metadata(&mut alice, None).await.brokers.len() == 1);
+    upstream.server.shutdown().await;
+    let mut fresh = login(gateway.addr(), "admin").await;
+    let request = MetadataRequest {
+        topics: None,
+        ..Default::default()
+    };
+    fresh.send(12, &request).await;
+    let answer = tokio::time::timeout(std::time::Duration::from_secs(20), fresh.read_frame())
+        .await
+        .expect("an answer or a close within the connect timeout");
+    assert!(answer.is_none(), "the connection is closed, as a broker gone away");
+}
