@@ -20,9 +20,9 @@ mod names;
 mod placement;
 
 pub use configs::{
-    broker_synonyms, documentation, effective_topic_configs, topic_config, validate_topic_configs,
-    BrokerSynonym, ConfigSource, ConfigType, EffectiveTopicConfig, TopicConfigDef, Unit,
-    TOPIC_CONFIGS,
+    broker_synonyms, documentation, effective_topic_configs, is_sensitive_broker_key, topic_config,
+    validate_topic_configs, BrokerSynonym, ConfigSource, ConfigType, EffectiveTopicConfig,
+    TopicConfigDef, Unit, KAFKA_PASSWORD_CONFIGS, TOPIC_CONFIGS,
 };
 pub use names::{
     check_new_topic_name, find_collision, has_collision, has_collision_chars, is_internal,

@@ -3,14 +3,17 @@
 //! preprocessing (`ConfigAdminManager.preprocess`), the broker rules and the durable commit of
 //! a topic's new config set.
 //!
-//! Order per resource, as Kafka's broker then controller take it: a resource named twice
-//! (INVALID_REQUEST for every occurrence), a key named twice, a null value (INVALID_REQUEST);
-//! BROKER: the id (INVALID_REQUEST), then every key set is refused as Kafka refuses a config it
-//! cannot update dynamically (kacl has no dynamic broker configs: INVALID_REQUEST `Cannot
-//! update these configs dynamically: Set(...)`); TOPIC: ALTER_CONFIGS on the topic
-//! (TOPIC_AUTHORIZATION_FAILED), the new set validated as CreateTopics validates (INVALID_CONFIG),
-//! the topic's existence (UNKNOWN_TOPIC_OR_PARTITION), then, unless `validate_only`, one durable
-//! write of the topic's configs before the response. Results in request order.
+//! Order per resource: a resource named twice (INVALID_REQUEST for every occurrence); then
+//! authorization, before anything else about the resource is looked at (ALTER_CONFIGS on the
+//! cluster for BROKER, CLUSTER_AUTHORIZATION_FAILED; on the topic for TOPIC,
+//! TOPIC_AUTHORIZATION_FAILED; see README, differences from Kafka); a key named twice, a null
+//! value (INVALID_REQUEST); BROKER: the id (INVALID_REQUEST), then every key set is refused as
+//! Kafka refuses a config it cannot update dynamically (kacl has no dynamic broker configs:
+//! INVALID_REQUEST `Cannot update these configs dynamically: Set(...)`); TOPIC: the new set
+//! validated as CreateTopics validates (INVALID_CONFIG), the topic's existence
+//! (UNKNOWN_TOPIC_OR_PARTITION), then, unless `validate_only`, one durable write of the
+//! topic's configs before the response, so a resource is changed whole or not at all.
+//! Results in request order.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -22,7 +25,7 @@ use kacl_protocol::messages::alter_configs::{
 use kacl_protocol::ErrorCode;
 use kacl_topics::validate_topic_configs;
 
-use super::describe_configs::{BROKER, TOPIC};
+use super::describe_configs::{BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, TOPIC};
 use crate::context::RequestContext;
 use crate::topic_registry::{TopicChange, TopicCommit};
 
@@ -103,24 +106,37 @@ pub(crate) fn check_broker_change(
             ),
         ));
     }
-    if !ctx.cluster_allows(AclOperation::AlterConfigs) {
-        return Err(refusal(
-            ErrorCode::ClusterAuthorizationFailed,
-            ErrorCode::ClusterAuthorizationFailed.default_message(),
-        ));
-    }
     Ok(())
 }
 
-/// ALTER_CONFIGS on the topic.
-pub(crate) fn check_topic_authorized(ctx: &RequestContext<'_>, name: &str) -> Result<(), Refusal> {
-    if ctx.authorize(AclOperation::AlterConfigs, ResourceType::Topic, name) {
+/// ALTER_CONFIGS on what the resource type answers to, decided before anything about the
+/// resource's name, keys or values is checked, so that a principal without it learns only
+/// that it lacks it: the cluster for BROKER, BROKER_LOGGER and CLIENT_METRICS, the topic or
+/// the group itself. `None`: a type no ACL covers (refused as unknown afterwards).
+pub(crate) fn check_alter_authorized(
+    ctx: &RequestContext<'_>,
+    resource_type: i8,
+    name: &str,
+) -> Result<(), Refusal> {
+    let (allowed, code) = match resource_type {
+        BROKER | BROKER_LOGGER | CLIENT_METRICS => (
+            ctx.cluster_allows(AclOperation::AlterConfigs),
+            ErrorCode::ClusterAuthorizationFailed,
+        ),
+        TOPIC => (
+            ctx.authorize(AclOperation::AlterConfigs, ResourceType::Topic, name),
+            ErrorCode::TopicAuthorizationFailed,
+        ),
+        GROUP => (
+            ctx.authorize(AclOperation::AlterConfigs, ResourceType::Group, name),
+            ErrorCode::GroupAuthorizationFailed,
+        ),
+        _ => return Ok(()),
+    };
+    if allowed {
         Ok(())
     } else {
-        Err(refusal(
-            ErrorCode::TopicAuthorizationFailed,
-            ErrorCode::TopicAuthorizationFailed.default_message(),
-        ))
+        Err(refusal(code, code.default_message()))
     }
 }
 
@@ -227,20 +243,20 @@ async fn alter_one(
     resource: &kacl_protocol::messages::alter_configs::AlterConfigsResource<'_>,
     validate_only: bool,
 ) -> Result<(), Refusal> {
+    let name: &str = &resource.resource_name;
+    check_alter_authorized(ctx, resource.resource_type, name)?;
     check_keys(
         resource
             .configs
             .iter()
             .map(|c| (&*c.name, c.value.is_none())),
     )?;
-    let name: &str = &resource.resource_name;
     match resource.resource_type {
         BROKER => {
             let keys: Vec<&str> = resource.configs.iter().map(|c| &*c.name).collect();
             check_broker_change(ctx, name, &keys)
         }
         TOPIC => {
-            check_topic_authorized(ctx, name)?;
             let new: BTreeMap<String, String> = resource
                 .configs
                 .iter()
@@ -262,7 +278,10 @@ pub(crate) fn response_entry(
 ) -> AlterConfigsResourceResponse<'static> {
     let (code, message) = match outcome {
         Ok(()) => (ErrorCode::None, None),
-        Err((code, message)) => (code, (!message.is_empty()).then_some(message)),
+        Err((code, message)) => (
+            code,
+            (!message.is_empty()).then(|| super::bounded_message(message)),
+        ),
     };
     AlterConfigsResourceResponse {
         error_code: code.code(),

@@ -359,7 +359,7 @@ fn error_result(name: &str, code: i16, message: Option<String>) -> CreatableTopi
     CreatableTopicResult {
         name: Cow::Owned(name.to_owned()),
         error_code: code,
-        error_message: message.map(Cow::Owned),
+        error_message: message.map(|m| Cow::Owned(super::bounded_message(m))),
         ..Default::default()
     }
 }

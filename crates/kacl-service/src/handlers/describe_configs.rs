@@ -33,6 +33,8 @@ use crate::context::RequestContext;
 pub(crate) const TOPIC: i8 = 2;
 pub(crate) const BROKER: i8 = 4;
 pub(crate) const BROKER_LOGGER: i8 = 8;
+pub(crate) const CLIENT_METRICS: i8 = 16;
+pub(crate) const GROUP: i8 = 32;
 
 /// Config sources (`DescribeConfigsResponse.ConfigSource`).
 const TOPIC_CONFIG: i8 = 1;
@@ -55,18 +57,9 @@ const BROKER_DEFAULTS: &[(&str, &str)] = &[
     ("sasl.server.max.receive.size", "524288"),
 ];
 
-/// Whether a broker key holds a secret (Kafka's PASSWORD-typed configs, JAAS configs, key
-/// material, and kacl's SCRAM bootstrap credentials): its value is never sent.
-pub fn is_sensitive_broker_key(key: &str) -> bool {
-    let key = key.to_ascii_lowercase();
-    key.contains("password")
-        || key.contains("secret")
-        || key.ends_with("sasl.jaas.config")
-        || key.ends_with("ssl.keystore.key")
-        || key.ends_with("ssl.keystore.certificate.chain")
-        || key.ends_with("ssl.truststore.certificates")
-        || key == "kacl.scram.bootstrap.credentials"
-}
+/// Whether a broker key holds a secret (every PASSWORD-typed key of Kafka's broker config,
+/// listener overrides included, and kacl's SCRAM bootstrap credentials).
+pub use kacl_topics::is_sensitive_broker_key;
 
 /// Answers one DescribeConfigs request.
 pub fn handle(
@@ -82,10 +75,17 @@ pub fn handle(
     let mut refused = Vec::new();
     for resource in &request.resources {
         let allowed = match resource.resource_type {
-            BROKER | BROKER_LOGGER => ctx.cluster_allows(AclOperation::DescribeConfigs),
+            BROKER | BROKER_LOGGER | CLIENT_METRICS => {
+                ctx.cluster_allows(AclOperation::DescribeConfigs)
+            }
             TOPIC => ctx.authorize(
                 AclOperation::DescribeConfigs,
                 ResourceType::Topic,
+                &resource.resource_name,
+            ),
+            GROUP => ctx.authorize(
+                AclOperation::DescribeConfigs,
+                ResourceType::Group,
                 &resource.resource_name,
             ),
             _ => true,
@@ -93,10 +93,10 @@ pub fn handle(
         if allowed {
             authorized.push(describe(ctx, resource, flags));
         } else {
-            let code = if resource.resource_type == TOPIC {
-                ErrorCode::TopicAuthorizationFailed
-            } else {
-                ErrorCode::ClusterAuthorizationFailed
+            let code = match resource.resource_type {
+                TOPIC => ErrorCode::TopicAuthorizationFailed,
+                GROUP => ErrorCode::GroupAuthorizationFailed,
+                _ => ErrorCode::ClusterAuthorizationFailed,
             };
             refused.push(failed(resource, code, code.default_message().to_owned()));
         }
@@ -126,7 +126,7 @@ fn failed(
 ) -> DescribeConfigsResult<'static> {
     DescribeConfigsResult {
         error_code: code.code(),
-        error_message: Some(Cow::Owned(message)),
+        error_message: Some(Cow::Owned(super::bounded_message(message))),
         resource_type: resource.resource_type,
         resource_name: Cow::Owned(resource.resource_name.to_string()),
         ..Default::default()
@@ -174,8 +174,8 @@ pub(crate) fn type_name(code: i8) -> &'static str {
         TOPIC => "TOPIC",
         BROKER => "BROKER",
         BROKER_LOGGER => "BROKER_LOGGER",
-        16 => "CLIENT_METRICS",
-        32 => "GROUP",
+        CLIENT_METRICS => "CLIENT_METRICS",
+        GROUP => "GROUP",
         _ => "UNKNOWN",
     }
 }

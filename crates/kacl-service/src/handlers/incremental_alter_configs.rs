@@ -10,7 +10,6 @@
 
 use std::collections::BTreeMap;
 
-use kacl_acl::AclOperation;
 use kacl_protocol::messages::incremental_alter_configs::{
     AlterConfigsResource, AlterConfigsResourceResponse, IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
@@ -19,7 +18,7 @@ use kacl_protocol::ErrorCode;
 use kacl_topics::topic_config;
 
 use super::alter_configs::{
-    check_broker_change, check_keys, check_topic_authorized, commit_topic_configs, refusal,
+    check_alter_authorized, check_broker_change, check_keys, commit_topic_configs, refusal,
     repeated, response_entry, Refusal, REPEATED_RESOURCE,
 };
 use super::describe_configs::{BROKER, BROKER_LOGGER, TOPIC};
@@ -68,6 +67,8 @@ async fn alter_one(
     resource: &AlterConfigsResource<'_>,
     validate_only: bool,
 ) -> Result<(), Refusal> {
+    let name: &str = &resource.resource_name;
+    check_alter_authorized(ctx, resource.resource_type, name)?;
     check_keys(
         resource
             .configs
@@ -84,7 +85,6 @@ async fn alter_one(
             format!("Unknown operations type {}", op.config_operation),
         ));
     }
-    let name: &str = &resource.resource_name;
     match resource.resource_type {
         BROKER => {
             let set: Vec<&str> = resource
@@ -96,12 +96,6 @@ async fn alter_one(
             check_broker_change(ctx, name, &set)
         }
         BROKER_LOGGER => {
-            if !ctx.cluster_allows(AclOperation::AlterConfigs) {
-                return Err(refusal(
-                    ErrorCode::ClusterAuthorizationFailed,
-                    ErrorCode::ClusterAuthorizationFailed.default_message(),
-                ));
-            }
             match resource.configs.first() {
                 // Deliberate difference from Kafka: kacl has no log4j loggers, so every
                 // logger named is one that does not exist.
@@ -113,7 +107,6 @@ async fn alter_one(
             }
         }
         TOPIC => {
-            check_topic_authorized(ctx, name)?;
             commit_topic_configs(ctx, name, validate_only, |current| {
                 apply_ops(current, resource)
             })

@@ -256,3 +256,38 @@ pub(crate) fn live_brokers(state: &ServerState) -> Vec<i32> {
     brokers.sort_unstable();
     brokers
 }
+
+/// The longest error message a handler sends: well under the 32,767 bytes a protocol string
+/// may hold, so that a message echoing client input (a value, a list of key names) can never
+/// make the whole response unencodable and the connection close with every other result.
+pub(crate) const MAX_ERROR_MESSAGE_BYTES: usize = 4_096;
+
+/// `message`, cut at a character boundary to [`MAX_ERROR_MESSAGE_BYTES`] with a marker saying
+/// how much was left out.
+pub(crate) fn bounded_message(mut message: String) -> String {
+    if message.len() <= MAX_ERROR_MESSAGE_BYTES {
+        return message;
+    }
+    let total = message.len();
+    let mut end = MAX_ERROR_MESSAGE_BYTES - 64;
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    message.truncate(end);
+    message.push_str(&format!("... ({} more bytes)", total - end));
+    message
+}
+
+#[cfg(test)]
+mod message_tests {
+    use super::*;
+
+    #[test]
+    fn long_messages_are_cut_at_a_character_boundary() {
+        assert_eq!(bounded_message("short".into()), "short");
+        let long = "é".repeat(40_000);
+        let cut = bounded_message(long);
+        assert!(cut.len() <= MAX_ERROR_MESSAGE_BYTES, "{}", cut.len());
+        assert!(cut.ends_with("more bytes)"), "{cut}");
+    }
+}

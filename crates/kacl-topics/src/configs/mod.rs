@@ -3,9 +3,11 @@
 //! INVALID_CONFIG messages, and the effective configs CreateTopics v5+ returns.
 
 mod docs;
+mod secrets;
 mod synonyms;
 
 pub use docs::documentation;
+pub use secrets::{is_sensitive_broker_key, KAFKA_PASSWORD_CONFIGS};
 pub use synonyms::{broker_synonyms, BrokerSynonym, Unit};
 
 use super::{java, TopicError};
