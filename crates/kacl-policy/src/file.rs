@@ -31,6 +31,7 @@ use kacl_acl::{
 };
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::limits::{self, MAX_ACLS, MAX_FILE_BYTES};
 use crate::located::{Check, Checked};
 use crate::scope::Scope;
 use crate::values::is_literal;
@@ -61,6 +62,14 @@ pub enum FileError {
         column: Option<usize>,
         /// What is wrong.
         message: String,
+    },
+    /// The file is larger than [`crate::MAX_FILE_BYTES`]: refused before it is parsed.
+    #[error("{}: {}", path.display(), crate::limits::too_large(*bytes))]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        bytes: u64,
     },
 }
 
@@ -332,6 +341,9 @@ fn blocks<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PrincipalBlock>, D::Err
                             )));
                         }
                     }
+                    if seen.len() > MAX_ACLS {
+                        return Err(serde::de::Error::custom(too_many_acls()));
+                    }
                     Ok(block)
                 }
             }
@@ -366,7 +378,13 @@ impl PrincipalBlock {
         let mut push = |pattern: &ResourcePattern,
                         hosts: &[String],
                         ops: &[AclOperation],
-                        permission: AclPermissionType| {
+                        permission: AclPermissionType|
+         -> Result<(), String> {
+            // Counted before anything is built: hosts × operations can be far more ACLs
+            // than the file has bytes.
+            if hosts.len().saturating_mul(ops.len()) > MAX_ACLS - out.len() {
+                return Err(too_many_acls());
+            }
             for host in hosts {
                 for op in ops {
                     out.push(AclBinding::new(
@@ -375,6 +393,7 @@ impl PrincipalBlock {
                     ));
                 }
             }
+            Ok(())
         };
         for (rules, permission) in [
             (&self.allow, AclPermissionType::Allow),
@@ -388,7 +407,7 @@ impl PrincipalBlock {
                     rule.hosts.as_ref().unwrap_or(block_hosts),
                     &ops,
                     permission,
-                );
+                )?;
             }
         }
         use AclOperation::*;
@@ -397,29 +416,29 @@ impl PrincipalBlock {
             for topic in &p.topics {
                 let pattern =
                     ResourcePattern::new(ResourceType::Topic, topic.as_str(), p.pattern.0);
-                push(&pattern, block_hosts, &[Write, Describe, Create], allow);
+                push(&pattern, block_hosts, &[Write, Describe, Create], allow)?;
             }
             for id in &p.transactional_ids {
                 let pattern =
                     ResourcePattern::new(ResourceType::TransactionalId, id.as_str(), p.pattern.0);
-                push(&pattern, block_hosts, &[Write, Describe], allow);
+                push(&pattern, block_hosts, &[Write, Describe], allow)?;
             }
             if p.idempotent {
                 let pattern =
                     ResourcePattern::new(ResourceType::Cluster, CLUSTER_NAME, PatternType::Literal);
-                push(&pattern, block_hosts, &[IdempotentWrite], allow);
+                push(&pattern, block_hosts, &[IdempotentWrite], allow)?;
             }
         }
         if let Some(c) = &self.consumer {
             for topic in &c.topics {
                 let pattern =
                     ResourcePattern::new(ResourceType::Topic, topic.as_str(), c.pattern.0);
-                push(&pattern, block_hosts, &[Read, Describe], allow);
+                push(&pattern, block_hosts, &[Read, Describe], allow)?;
             }
             for group in &c.groups {
                 let pattern =
                     ResourcePattern::new(ResourceType::Group, group.as_str(), c.pattern.0);
-                push(&pattern, block_hosts, &[Read], allow);
+                push(&pattern, block_hosts, &[Read], allow)?;
             }
         }
         // A shortcut may repeat what a rule says (kafka-acls.sh merges them too).
@@ -440,7 +459,8 @@ impl Document {
         out.into_iter().collect()
     }
 
-    /// Reads and validates `text`, naming `path` in errors.
+    /// Reads and validates `text`, naming `path` in errors. The limits of [`crate::limits`]
+    /// are checked first, so a hostile text costs bounded time and memory.
     pub fn parse(path: &Path, text: &str, format: Format) -> Result<Document, FileError> {
         let invalid = |line, column, message: String| FileError::Invalid {
             path: path.to_owned(),
@@ -448,19 +468,35 @@ impl Document {
             column,
             message,
         };
+        if text.len() > MAX_FILE_BYTES {
+            return Err(FileError::TooLarge {
+                path: path.to_owned(),
+                bytes: text.len() as u64,
+            });
+        }
+        let json_error = |e: serde_json::Error| {
+            let message = strip_position(&e.to_string());
+            invalid(Some(e.line()), Some(e.column()), message)
+        };
+        let yaml_error = |e: serde_norway::Error| {
+            let location = e.location();
+            invalid(
+                location.as_ref().map(|l| l.line()),
+                location.as_ref().map(|l| l.column()),
+                strip_position(&e.to_string()),
+            )
+        };
         let doc: Document = match format {
-            Format::Json => serde_json::from_str(text).map_err(|e| {
-                let message = strip_position(&e.to_string());
-                invalid(Some(e.line()), Some(e.column()), message)
-            })?,
-            Format::Yaml => serde_norway::from_str(text).map_err(|e| {
-                let location = e.location();
-                invalid(
-                    location.as_ref().map(|l| l.line()),
-                    location.as_ref().map(|l| l.column()),
-                    strip_position(&e.to_string()),
-                )
-            })?,
+            Format::Json => {
+                limits::walk(&mut serde_json::Deserializer::from_str(text), text.len())
+                    .map_err(json_error)?;
+                serde_json::from_str(text).map_err(json_error)?
+            }
+            Format::Yaml => {
+                limits::walk(serde_norway::Deserializer::from_str(text), text.len())
+                    .map_err(yaml_error)?;
+                serde_norway::from_str(text).map_err(yaml_error)?
+            }
         };
         doc.scope
             .check()
@@ -483,12 +519,27 @@ impl Document {
         Ok(doc)
     }
 
-    /// Reads the file at `path` (YAML, or JSON for `.json`).
+    /// Reads the file at `path` (YAML, or JSON for `.json`); never more than
+    /// [`MAX_FILE_BYTES`] of it.
     pub fn load(path: &Path) -> Result<Document, FileError> {
-        let text = std::fs::read_to_string(path).map_err(|e| FileError::Io {
+        use std::io::Read as _;
+        let io = |e: std::io::Error| FileError::Io {
             path: path.to_owned(),
             message: e.to_string(),
-        })?;
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let bytes = file.metadata().map_err(io)?.len();
+        let too_large = |bytes| FileError::TooLarge {
+            path: path.to_owned(),
+            bytes,
+        };
+        if bytes > MAX_FILE_BYTES as u64 {
+            return Err(too_large(bytes));
+        }
+        let mut text = String::new();
+        file.take(MAX_FILE_BYTES as u64 + 1)
+            .read_to_string(&mut text)
+            .map_err(io)?;
         Document::parse(path, &text, Format::of(path))
     }
 
@@ -570,6 +621,13 @@ impl Document {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
+}
+
+fn too_many_acls() -> String {
+    format!(
+        "the file declares more than {} ACLs; split it by scope",
+        crate::thousands(MAX_ACLS)
+    )
 }
 
 /// The parsers append ` at line L column C` (and serde_norway a path prefix); the

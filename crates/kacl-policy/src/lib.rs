@@ -14,6 +14,8 @@ mod candidates;
 mod explain;
 pub use candidates::{Candidates, Listing};
 mod file;
+mod limits;
+pub use limits::{MAX_ACLS, MAX_DEPTH, MAX_FILE_BYTES};
 mod located;
 pub use located::{Check, Checked};
 mod plan;
