@@ -58,7 +58,21 @@ impl Gateway {
     /// brokers. Fails with a message naming the upstream and the mechanism when the upstream
     /// cannot be reached or refuses the identity (`kacl serve` exits on it).
     pub async fn connect(config: &GatewayConfig) -> Result<Gateway, GatewayError> {
-        let upstream = Upstream::connect(config).await?;
+        Ok(Gateway::over(Upstream::connect(config).await?))
+    }
+
+    /// A gateway whose upstream cannot be reached and claims every API kacl knows at its full
+    /// range, with brokers `brokers`: everything the gateway can authorize is offered, every
+    /// request is decoded and planned as it would be, and every forward fails (the client's
+    /// connection closes). For the fuzzer and for tests of the request path.
+    pub fn offline(brokers: &[i32]) -> Gateway {
+        let versions = kacl_client::net::ApiVersionsTable::from_ranges(
+            ApiKey::KNOWN.iter().map(|api| (*api, api.versions())),
+        );
+        Gateway::over(Upstream::offline(versions, brokers))
+    }
+
+    fn over(upstream: Upstream) -> Gateway {
         let offered = ApiKey::KNOWN
             .iter()
             .map(|api| {
@@ -69,14 +83,14 @@ impl Gateway {
                 (min <= max).then(|| VersionRange::between(min, max))
             })
             .collect();
-        Ok(Gateway {
+        Gateway {
             shared: Arc::new(Shared {
                 upstream,
                 addresses: Addresses::default(),
                 topic_ids: TopicIds::default(),
                 offered,
             }),
-        })
+        }
     }
 
     /// The upstream brokers known now, by node id: the gateway exposes one port for each.

@@ -104,6 +104,23 @@ impl Upstream {
         Err(failure(last))
     }
 
+    /// An upstream that cannot be reached, serving every API at `versions`: for the fuzzer and
+    /// tests of the planning step, where every forwarded request fails at the upstream.
+    pub(crate) fn offline(versions: ApiVersionsTable, brokers: &[i32]) -> Upstream {
+        let mut config = AdminConfig::new(Vec::<String>::new());
+        config.connect_timeout = Duration::from_millis(1);
+        Upstream {
+            config,
+            versions,
+            brokers: RwLock::new(
+                brokers
+                    .iter()
+                    .map(|id| (*id, format!("offline-broker-{id}.invalid:9")))
+                    .collect(),
+            ),
+        }
+    }
+
     /// The upstream's range for `api`, if it serves it.
     pub(crate) fn versions(&self, api: ApiKey) -> Option<VersionRange> {
         self.versions.broker_range(api)

@@ -62,7 +62,7 @@ pub fn state_for(
             upstream_node: None,
         })
         .collect();
-    Ok(Arc::new(ServerState::new(
+    let state = Arc::new(ServerState::new(
         config,
         store,
         SharedAclIndex::from_index(index),
@@ -70,7 +70,23 @@ pub fn state_for(
         listeners,
         scram,
         metrics,
-    )))
+    ));
+    // The store's commits reach the state through its feed, as in a started server.
+    let sink = kacl_service::feed_sink::StateSink::new(&state);
+    state.store.start_feed(sink).map_err(StartError::Load)?;
+    Ok(state)
+}
+
+/// [`state_for`] as a gateway node: the data-path APIs go to `forwarder` (for the fuzzer, an
+/// offline [`kacl_gateway::Gateway`], whose every forward fails after planning).
+pub fn gateway_state_for(
+    config: ServerConfig,
+    store: Arc<dyn MetadataStore>,
+    forwarder: Arc<dyn kacl_service::forward::Forwarder>,
+) -> Result<Arc<ServerState>, StartError> {
+    let state = state_for(config, store)?;
+    let state = Arc::try_unwrap(state).map_err(|_| StartError::Task("state shared".into()))?;
+    Ok(Arc::new(state.with_forwarder(forwarder)))
 }
 
 /// Serves `input` as one client connection on the listener named `listener`: the bytes are
