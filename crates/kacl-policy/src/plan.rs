@@ -124,6 +124,18 @@ impl Plan {
     pub fn drifted_in_scope<'a>(&self, in_scope: impl Iterator<Item = &'a AclBinding>) -> bool {
         fingerprint(in_scope) != self.fingerprint
     }
+
+    /// The fingerprint the scope has once this plan is applied to `before` (the scope's ACLs
+    /// it was checked against): what an apply compares the cluster with afterwards, to tell
+    /// that no other change ran alongside it.
+    pub fn fingerprint_after<'a>(&'a self, before: impl Iterator<Item = &'a AclBinding>) -> String {
+        let removed: HashSet<&AclBinding> = self.removals.iter().collect();
+        fingerprint(
+            before
+                .filter(|b| !removed.contains(b))
+                .chain(self.additions.iter()),
+        )
+    }
 }
 
 /// `40112` → `40,112`.

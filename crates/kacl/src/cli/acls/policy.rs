@@ -132,7 +132,28 @@ pub(super) fn apply(args: ApplyArgs) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::FAILURE);
             }
         }
-        let outcome = send(&admin, &plan, args.batch_size).await;
+        // The plan may have waited for an answer: another apply of this scope may have run
+        // meanwhile. Its change is seen here and this now-stale plan refused, nothing sent.
+        let (before, _) = cluster::acls_in_scope(&admin, &plan.scope).await?;
+        if plan.drifted_in_scope(before.iter()) {
+            bail!(
+                "the cluster's ACLs changed within the plan's scope since the plan was made \
+                 (another apply?); nothing was sent; run `kacl acls plan` again"
+            );
+        }
+        let expected = plan.fingerprint_after(before.iter());
+        drop(before);
+        let mut outcome = send(&admin, &plan, args.batch_size).await;
+        // Kafka has no compare-and-set for ACLs: a change that slipped in while this one was
+        // being sent shows as a scope that matches neither, and is reported as a failure.
+        let (after, _) = cluster::acls_in_scope(&admin, &plan.scope).await?;
+        if outcome.errors.is_empty() && kacl_policy::fingerprint(after.iter()) != expected {
+            outcome.errors.push(
+                "the scope changed while the plan was applied (another apply?): the cluster \
+                 matches neither; run `kacl acls plan` again"
+                    .to_owned(),
+            );
+        }
         for error in &outcome.errors {
             eprintln!("Error: {error}");
         }
@@ -146,7 +167,12 @@ pub(super) fn apply(args: ApplyArgs) -> anyhow::Result<ExitCode> {
                 }))?
             ))?,
             OutputFormat::Text => write_out(&format!(
-                "Apply complete: {} added, {} removed{}.\n",
+                "Apply {}: {} added, {} removed{}.\n",
+                if outcome.errors.is_empty() {
+                    "complete"
+                } else {
+                    "failed"
+                },
                 thousands(outcome.added),
                 thousands(outcome.removed),
                 if outcome.errors.is_empty() {
