@@ -6,10 +6,12 @@
 //! value. The assertions here are the fuzzer's oracle, which is why
 //! this crate (unlike the library) panics on purpose.
 //!
+//! [`gateway_path`] holds the oracle of the `gateway_path` target, the same for a gateway node.
 //! [`request_path`] holds the oracle of the `request_path` target, which runs whole client
 //! connections through the server rather than a single decoder.
 #![forbid(unsafe_code)]
 
+pub mod gateway_path;
 pub mod request_path;
 
 pub use kacl_protocol;
@@ -27,6 +29,33 @@ use kacl_protocol::messages::{
     incremental_alter_configs::IncrementalAlterConfigsRequest, metadata::MetadataRequest,
     sasl_authenticate::SaslAuthenticateRequest, sasl_handshake::SaslHandshakeRequest,
 };
+use kacl_protocol::messages as m;
+use m::produce::ProduceRequest;
+use m::fetch::FetchRequest;
+use m::list_offsets::ListOffsetsRequest;
+use m::offset_commit::OffsetCommitRequest;
+use m::offset_fetch::OffsetFetchRequest;
+use m::find_coordinator::FindCoordinatorRequest;
+use m::join_group::JoinGroupRequest;
+use m::heartbeat::HeartbeatRequest;
+use m::leave_group::LeaveGroupRequest;
+use m::sync_group::SyncGroupRequest;
+use m::describe_groups::DescribeGroupsRequest;
+use m::list_groups::ListGroupsRequest;
+use m::delete_records::DeleteRecordsRequest;
+use m::init_producer_id::InitProducerIdRequest;
+use m::add_partitions_to_txn::AddPartitionsToTxnRequest;
+use m::add_offsets_to_txn::AddOffsetsToTxnRequest;
+use m::end_txn::EndTxnRequest;
+use m::txn_offset_commit::TxnOffsetCommitRequest;
+use m::describe_log_dirs::DescribeLogDirsRequest;
+use m::delete_groups::DeleteGroupsRequest;
+use m::offset_delete::OffsetDeleteRequest;
+use m::describe_producers::DescribeProducersRequest;
+use m::describe_transactions::DescribeTransactionsRequest;
+use m::list_transactions::ListTransactionsRequest;
+use m::consumer_group_heartbeat::ConsumerGroupHeartbeatRequest;
+use m::consumer_group_describe::ConsumerGroupDescribeRequest;
 use kacl_protocol::ApiKey;
 
 /// Largest frame the frame target accepts, as a server's `socket.request.max.bytes` would.
@@ -114,6 +143,32 @@ pub fn check_request_frame(data: &[u8]) {
             check_body_at!(AlterUserScramCredentialsRequest, body, version)
         }
         ApiKey::DescribeCluster => check_body_at!(DescribeClusterRequest, body, version),
+        ApiKey::Produce => check_body_at!(ProduceRequest, body, version),
+        ApiKey::Fetch => check_body_at!(FetchRequest, body, version),
+        ApiKey::ListOffsets => check_body_at!(ListOffsetsRequest, body, version),
+        ApiKey::OffsetCommit => check_body_at!(OffsetCommitRequest, body, version),
+        ApiKey::OffsetFetch => check_body_at!(OffsetFetchRequest, body, version),
+        ApiKey::FindCoordinator => check_body_at!(FindCoordinatorRequest, body, version),
+        ApiKey::JoinGroup => check_body_at!(JoinGroupRequest, body, version),
+        ApiKey::Heartbeat => check_body_at!(HeartbeatRequest, body, version),
+        ApiKey::LeaveGroup => check_body_at!(LeaveGroupRequest, body, version),
+        ApiKey::SyncGroup => check_body_at!(SyncGroupRequest, body, version),
+        ApiKey::DescribeGroups => check_body_at!(DescribeGroupsRequest, body, version),
+        ApiKey::ListGroups => check_body_at!(ListGroupsRequest, body, version),
+        ApiKey::DeleteRecords => check_body_at!(DeleteRecordsRequest, body, version),
+        ApiKey::InitProducerId => check_body_at!(InitProducerIdRequest, body, version),
+        ApiKey::AddPartitionsToTxn => check_body_at!(AddPartitionsToTxnRequest, body, version),
+        ApiKey::AddOffsetsToTxn => check_body_at!(AddOffsetsToTxnRequest, body, version),
+        ApiKey::EndTxn => check_body_at!(EndTxnRequest, body, version),
+        ApiKey::TxnOffsetCommit => check_body_at!(TxnOffsetCommitRequest, body, version),
+        ApiKey::DescribeLogDirs => check_body_at!(DescribeLogDirsRequest, body, version),
+        ApiKey::DeleteGroups => check_body_at!(DeleteGroupsRequest, body, version),
+        ApiKey::OffsetDelete => check_body_at!(OffsetDeleteRequest, body, version),
+        ApiKey::DescribeProducers => check_body_at!(DescribeProducersRequest, body, version),
+        ApiKey::DescribeTransactions => check_body_at!(DescribeTransactionsRequest, body, version),
+        ApiKey::ListTransactions => check_body_at!(ListTransactionsRequest, body, version),
+        ApiKey::ConsumerGroupHeartbeat => check_body_at!(ConsumerGroupHeartbeatRequest, body, version),
+        ApiKey::ConsumerGroupDescribe => check_body_at!(ConsumerGroupDescribeRequest, body, version),
     }
 }
 

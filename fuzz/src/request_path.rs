@@ -69,7 +69,7 @@ pub fn check_request_path(data: &[u8]) {
 }
 
 /// Everything the server wrote splits into whole `[size][payload]` frames.
-fn assert_whole_frames(mut out: &[u8]) {
+pub(crate) fn assert_whole_frames(mut out: &[u8]) {
     while !out.is_empty() {
         let (size, rest) = out.split_at_checked(4).expect("a whole size prefix");
         let size = i32::from_be_bytes(size.try_into().expect("4 bytes"));
@@ -123,6 +123,16 @@ fn config(setup: u8) -> ServerConfig {
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect();
     ServerConfig::from_properties("", &pairs).expect("a valid fuzzing config")
+}
+
+/// The configuration a setup byte selects (parsed once).
+pub(crate) fn config_for(setup: u8) -> ServerConfig {
+    configs()[usize::from(setup & 0x1f)].clone()
+}
+
+/// [`seed`], for the gateway target.
+pub(crate) fn seed_store(store: &dyn MetadataStore) {
+    seed(store)
 }
 
 /// A few ACLs of different shapes and one topic with two partitions.
@@ -185,7 +195,7 @@ fn seed(store: &dyn MetadataStore) {
 }
 
 /// One single-threaded runtime for every input (ACL writes use its blocking pool).
-fn runtime() -> &'static tokio::runtime::Runtime {
+pub(crate) fn runtime() -> &'static tokio::runtime::Runtime {
     static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
     RUNTIME.get_or_init(|| {
         tokio::runtime::Builder::new_current_thread()

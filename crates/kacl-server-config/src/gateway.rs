@@ -40,11 +40,11 @@ pub struct GatewayConfig {
 /// Reads the gateway keys; `None` unless the bootstrap key is set.
 pub(crate) fn parse(source: &mut Source) -> Result<Option<GatewayConfig>, ConfigError> {
     let Some(bootstrap) = source.take(UPSTREAM_BOOTSTRAP_KEY) else {
-        for key in source.keys_with_prefix("kacl.gateway.") {
-            // Read so that they are not reported twice; they mean nothing without upstream.
-            source.take(&key);
+        // The other gateway keys mean nothing without an upstream: a forgotten bootstrap key
+        // must not silently start a standalone node.
+        if let Some(key) = source.keys_with_prefix("kacl.gateway.").first() {
             return Err(ConfigError::invalid(
-                &key,
+                key,
                 format!("gateway keys need {UPSTREAM_BOOTSTRAP_KEY}"),
             ));
         }

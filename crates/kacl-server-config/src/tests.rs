@@ -792,3 +792,33 @@ fn listener_prefixed_ssl_keys_override_the_global_ones() {
         Some(&KeyStore::File(PathBuf::from("/own.pem")))
     );
 }
+
+#[test]
+fn gateway_keys_turn_gateway_mode_on_and_need_the_bootstrap_key() {
+    let c = parse(
+        "kacl.gateway.upstream.bootstrap.servers=10.0.0.1:9092, up2:9093\n\
+         kacl.gateway.upstream.security.protocol=SASL_PLAINTEXT\n\
+         kacl.gateway.broker.port.base=30000",
+    );
+    let gateway = c.gateway.expect("gateway mode");
+    assert_eq!(gateway.upstream_bootstrap, ["10.0.0.1:9092", "up2:9093"]);
+    assert_eq!(
+        gateway.upstream_properties.get("security.protocol"),
+        Some("SASL_PLAINTEXT")
+    );
+    assert_eq!(gateway.broker_port_base, Some(30000));
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    assert!(parse("node.id=1").gateway.is_none());
+    refused_for(
+        "kacl.gateway.broker.port.base=30000",
+        "kacl.gateway.broker.port.base",
+    );
+    refused_for(
+        "kacl.gateway.upstream.bootstrap.servers=nohost",
+        "kacl.gateway.upstream.bootstrap.servers",
+    );
+    refused_for(
+        "kacl.gateway.upstream.bootstrap.servers=a:1\nkacl.gateway.broker.port.base=x",
+        "kacl.gateway.broker.port.base",
+    );
+}

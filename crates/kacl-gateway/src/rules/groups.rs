@@ -78,7 +78,7 @@ pub(super) fn join_group(ctx: &RequestContext<'_>, request: JoinGroupRequest<'_>
     group_read_or(ctx, &request.group_id, || JoinGroupResponse {
         error_code: GROUP_DENIED,
         generation_id: -1,
-        protocol_name: (ctx.version < 7).then(|| Cow::Borrowed("")),
+        protocol_name: (ctx.version < 7).then_some(Cow::Borrowed("")),
         ..Default::default()
     })
 }
