@@ -29,18 +29,19 @@ use kacl_gateway::{Endpoint, Gateway};
 use kacl_server_config::ServerConfig;
 use kacl_service::metrics::{MeteredStore, Metrics};
 use kacl_service::{BoundListener, ServerState};
-use kacl_store::{MetadataStore, RedbStore, StoreOptions};
+use kacl_store::MetadataStore;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 pub use self::accept::SHUTDOWN_GRACE;
 use self::accept::{accept_loop, advertise, tls_acceptors, Shell};
-use self::load::{load, load_scram};
+use self::load::{bootstrap_scram, load, load_scram};
 pub use self::start_error::StartError;
 use crate::connection_limits::ConnectionLimits;
 use crate::metrics_http;
 use crate::shutdown::wait_for_shutdown;
+use crate::store_open::StoreLocation;
 use crate::tls::{self, TlsAcceptor};
 
 /// Reloads the key and trust store files of every TLS listener; cheap to clone.
@@ -80,9 +81,6 @@ pub struct RunningServer {
     tls: Arc<HashMap<String, TlsAcceptor>>,
     shutdown: Arc<watch::Sender<bool>>,
     accept_loops: Vec<JoinHandle<()>>,
-    /// The redb store, when the server opened it: the ACL snapshot is written beside it at a
-    /// clean stop.
-    snapshot_store: Option<Arc<RedbStore>>,
 }
 
 /// Asks a running server to shut down; cheap to clone (a signal handler keeps one).
@@ -97,43 +95,17 @@ impl ShutdownHandle {
 }
 
 impl Server {
-    /// Opens the redb store in the configured data directory (its page cache bounded by
-    /// `kacl.store.cache.bytes`) and starts serving.
+    /// Opens the configured store (the data directory, its page cache bounded by
+    /// `kacl.store.cache.bytes`, or etcd) and starts serving.
     pub async fn start(config: ServerConfig) -> Result<RunningServer, StartError> {
-        if let kacl_server_config::MetadataStoreConfig::Etcd(etcd) = &config.metadata_store {
-            let options = etcd_options(etcd, config.acl_max_batch)
-                .map_err(|e| StartError::Task(e.to_string()))?;
-            let endpoints = etcd
-                .endpoints
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(",");
-            let opened =
-                tokio::task::spawn_blocking(move || kacl_store_etcd::EtcdStore::open(options))
-                    .await
-                    .map_err(|e| StartError::Task(e.to_string()))?;
-            let store = opened.map_err(|source| StartError::Store {
-                dir: format!("etcd {endpoints}"),
-                source,
-            })?;
-            return Server::start_with_store(config, Arc::new(store)).await;
-        }
-        let (dir, options) = (config.data_dir.clone(), store_options(&config));
-        let opened =
-            tokio::task::spawn_blocking(move || RedbStore::open_with_options(&dir, options))
-                .await
-                .map_err(|e| StartError::Task(e.to_string()))?;
-        let store = opened.map_err(|source| StartError::Store {
-            dir: config.data_dir.display().to_string(),
-            source,
-        })?;
-        tracing::debug!(
-            cache_bytes = store.options().cache_bytes,
-            "opened the store"
-        );
-        let store = Arc::new(store);
-        Server::start_on(config, store.clone(), Some(store)).await
+        let location =
+            StoreLocation::configured(&config).map_err(|e| StartError::Task(e.to_string()))?;
+        let dir = location.describe();
+        let opened = tokio::task::spawn_blocking(move || location.open())
+            .await
+            .map_err(|e| StartError::Task(e.to_string()))?;
+        let store = opened.map_err(|source| StartError::Store { dir, source })?;
+        Server::start_with_store(config, store).await
     }
 
     /// Starts serving on an already opened store (tests use [`kacl_store::MemoryStore`]).
@@ -141,24 +113,22 @@ impl Server {
         config: ServerConfig,
         store: Arc<dyn MetadataStore>,
     ) -> Result<RunningServer, StartError> {
-        Server::start_on(config, store, None).await
+        Server::start_on(config, store).await
     }
 
     async fn start_on(
         config: ServerConfig,
         store: Arc<dyn MetadataStore>,
-        snapshot_store: Option<Arc<RedbStore>>,
     ) -> Result<RunningServer, StartError> {
         let tls = tls_acceptors(&config)?;
         let metrics = Arc::new(Metrics::new());
         let store = MeteredStore::wrap(store, metrics.clone());
         let loader = store.clone();
-        let snapshot = snapshot_store.clone();
         let (acls, topics, snapshot_version) =
-            tokio::task::spawn_blocking(move || load(loader.as_ref(), snapshot.as_deref()))
+            tokio::task::spawn_blocking(move || load(loader.as_ref()))
                 .await
                 .map_err(|e| StartError::Task(e.to_string()))??;
-        let scram = load_scram(store.clone(), config.scram_bootstrap.clone()).await?;
+        let scram = load_scram(store.clone()).await?;
 
         // Gateway mode: the upstream first, so that a node that cannot reach it (or whose
         // service identity it refuses) never starts listening.
@@ -244,10 +214,11 @@ impl Server {
                 ))
             })
             .collect();
-        if let (Some(store), Some(interval)) = (&snapshot_store, state.config.acl_snapshot_interval)
-        {
+        if let (Some(_), Some(interval)) = (
+            state.store.acl_snapshots(),
+            state.config.acl_snapshot_interval,
+        ) {
             accept_loops.push(tokio::spawn(acl_snapshot::keep_fresh(
-                store.clone(),
                 state.clone(),
                 interval,
                 snapshot_version,
@@ -267,7 +238,6 @@ impl Server {
             tls: shell.tls.clone(),
             shutdown,
             accept_loops,
-            snapshot_store,
         })
     }
 }
@@ -413,11 +383,14 @@ impl RunningServer {
         while Arc::strong_count(&self.state) > 1 && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        let (state, snapshot_store) = (self.state, self.snapshot_store);
+        let state = self.state;
         tokio::task::spawn_blocking(move || {
-            // Only when nothing else holds the state: no ACL commit can be running.
-            if let Some(store) = snapshot_store.filter(|_| Arc::strong_count(&state) == 1) {
-                acl_snapshot::save(&store, &state.acls);
+            // Only when nothing else holds the state: no ACL commit can be running. (The ACL
+            // snapshot is written beside a store that keeps one.)
+            if Arc::strong_count(&state) == 1 {
+                if let Some(store) = state.store.acl_snapshots() {
+                    acl_snapshot::save(store, &state.acls);
+                }
             }
             drop(state)
         })
@@ -427,14 +400,16 @@ impl RunningServer {
     }
 }
 
-/// With a shared store (etcd): starts its change feed into the state, then registers this
-/// node (its advertised listeners and rack) under a lease, before any client is served. A
-/// live node holding the same `node.id` stops the start here, naming both.
+/// Starts the store's change feed into the state (every store's commits reach memory through
+/// it), applies `kacl.scram.bootstrap.credentials` through it, then, with a shared store
+/// (etcd), registers this node (its advertised listeners and rack) under a lease, before any
+/// client is served. A live node holding the same `node.id` stops the start here, naming both.
 async fn join_cluster(state: &Arc<ServerState>) -> Result<(), StartError> {
     let state = Arc::clone(state);
     tokio::task::spawn_blocking(move || {
         let sink = kacl_service::feed_sink::StateSink::new(&state);
         state.store.start_feed(sink).map_err(StartError::Load)?;
+        bootstrap_scram(&state)?;
         if let Some(cluster) = state.store.cluster() {
             let node = kacl_store::NodeInfo {
                 node_id: state.node_id(),
@@ -459,24 +434,10 @@ async fn join_cluster(state: &Arc<ServerState>) -> Result<(), StartError> {
     .map_err(|e| StartError::Task(e.to_string()))?
 }
 
-/// How `kacl.etcd.*` becomes the etcd store's options.
-fn etcd_options(
-    etcd: &kacl_server_config::EtcdConfig,
-    max_batch: usize,
-) -> Result<kacl_store_etcd::EtcdOptions, kacl_store_etcd::TlsFileError> {
-    kacl_store_etcd::EtcdOptions::from_config(etcd, max_batch)
-}
-
-/// How the configured store is opened.
-fn store_options(config: &ServerConfig) -> StoreOptions {
-    StoreOptions {
-        cache_bytes: config.store_cache_bytes,
-        node_id: Some(config.node_id),
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use kacl_store::{RedbStore, StoreOptions};
+
     use super::*;
 
     #[test]
@@ -489,17 +450,23 @@ mod tests {
                 dir.path().display().to_string(),
             )],
         )?;
-        let store = RedbStore::open_with_options(&config.data_dir, store_options(&config))?;
+        let StoreLocation::Dir { dir, options } = StoreLocation::configured(&config)? else {
+            panic!("a data directory is configured");
+        };
+        let store = RedbStore::open_with_options(&dir, options)?;
         assert_eq!(store.options().cache_bytes, 1 << 20);
         drop(store);
 
         let defaults = ServerConfig::from_properties("", &[])?;
+        let StoreLocation::Dir { options, .. } = StoreLocation::configured(&defaults)? else {
+            panic!("a data directory is configured");
+        };
         assert_eq!(
-            store_options(&defaults).cache_bytes,
+            options.cache_bytes,
             StoreOptions::default().cache_bytes,
             "no key: the store's own default"
         );
-        assert_eq!(store_options(&defaults).node_id, Some(1));
+        assert_eq!(options.node_id, Some(1));
         Ok(())
     }
 }

@@ -1,19 +1,22 @@
 //! The single path by which ACL changes are made: validate (done by the handler) → decide
-//! what changes under the writer lock → commit durably to the store → apply to the in-memory
-//! index → let the handler respond. Holding one lock across the whole sequence means writes are
-//! serialized, the index always equals the last committed store state, and a response is sent
-//! only for a change that is already on disk.
+//! what changes under the writer lock → commit durably to the store, which hands the change to
+//! the in-memory index through its feed before it returns (whatever the backend: nothing is
+//! applied here) → answer with what the store says it committed. Holding one lock across the
+//! sequence serializes this node's writes, and a response is sent only for a change that is
+//! already durable and in memory. The answer (and so the audit line) lists what the commit
+//! really changed, not the plan: two nodes racing to create one ACL both plan it, and only the
+//! one whose commit stored it reports it added.
 //!
-//! CreateAcls requests are committed in groups (an embedded store only): a request queues
-//! itself, then takes the writer lock; whoever holds it commits every request queued by then
-//! in one store transaction and one fsync, and hands each its own result. One fsync per
-//! request capped durable creates at ~1/fsync-latency requests a second whatever the number of
-//! connections; a group costs one. Each request is planned in arrival order as if alone
-//! (duplicates of an earlier request of the group are not new for a later one), so its limit,
-//! its "new ACLs" list and its atomicity are what they would be alone; a request refused
-//! (above `kacl.acl.max.batch`) is left out of the group's commit, and a commit the store
-//! refuses without a storage failure is retried request by request, so one request never fails
-//! another. Nothing is answered before the group's fsync returns.
+//! CreateAcls requests are committed in groups: a request queues itself, then takes the writer
+//! lock; whoever holds it commits every request queued by then in one store transaction and
+//! one fsync (at most what one commit of the store may carry), and hands each its own result.
+//! One fsync per request capped durable creates at ~1/fsync-latency requests a second whatever
+//! the number of connections; a group costs one. Each request is planned in arrival order as
+//! if alone (duplicates of an earlier request of the group are not new for a later one), so
+//! its limit, its "new ACLs" list and its atomicity are what they would be alone; a request
+//! refused (above `kacl.acl.max.batch`) is left out of the group's commit, and a commit the
+//! store refuses without a storage failure is retried request by request, so one request never
+//! fails another. Nothing is answered before the group's fsync returns.
 //!
 //! Every method blocks (the store fsyncs); call them from a blocking-capable thread
 //! (`tokio::task::spawn_blocking`).
@@ -23,7 +26,7 @@ use std::sync::mpsc;
 use std::sync::Arc;
 
 use kacl_acl::{AclBinding, AclBindingFilter, AclChanges, SharedAclIndex};
-use kacl_store::{MetadataStore, StoreError};
+use kacl_store::{AclCommit, MetadataStore, StoreError};
 use parking_lot::Mutex;
 use thiserror::Error;
 
@@ -73,7 +76,7 @@ pub fn match_bytes(strings: usize) -> usize {
     24 + strings
 }
 
-/// Serializes ACL writes and keeps the index equal to the store.
+/// Serializes ACL writes and answers with what the store committed.
 pub struct AclWriter {
     store: Arc<dyn MetadataStore>,
     acls: SharedAclIndex,
@@ -114,7 +117,7 @@ fn take(bindings: Vec<AclBinding>, positions: &[usize]) -> Vec<AclBinding> {
 }
 
 impl AclWriter {
-    /// A writer for `store` and the index loaded from it.
+    /// A writer for `store` and the index loaded from it (and kept by the store's feed).
     pub fn new(store: Arc<dyn MetadataStore>, acls: SharedAclIndex) -> AclWriter {
         AclWriter {
             store,
@@ -128,20 +131,14 @@ impl AclWriter {
     /// Creates the given (validated, storable) bindings atomically. Bindings already present
     /// or repeated are not written again: creation is idempotent, as in Kafka. The limit
     /// counts the ACLs that would really be written, as Kafka counts records.
-    /// Returns the ACLs that were new (for the audit log). Committed together with the other
-    /// requests waiting at the same time (see the module documentation).
+    /// Returns the ACLs the store's commit stored (for the audit log). Committed together with
+    /// the other requests waiting at the same time (see the module documentation).
     pub fn create(&self, bindings: &[AclBinding], max_batch: usize) -> CreateResult {
         self.create_owned(bindings.to_vec(), max_batch)
     }
 
     /// [`AclWriter::create`] of bindings the caller gives up (no copy to queue them).
     pub fn create_owned(&self, bindings: Vec<AclBinding>, max_batch: usize) -> CreateResult {
-        if self.store.feeds_changes() {
-            // A shared store (etcd) commits each request as its own transaction, bounded by
-            // the batch limit; groups would exceed the cluster's transaction size.
-            let _serialized = self.lock.lock();
-            return self.create_alone(&bindings, max_batch);
-        }
         let (reply, answer) = mpsc::channel();
         self.queue.lock().push(QueuedCreate {
             bindings,
@@ -174,15 +171,19 @@ impl AclWriter {
         f()
     }
 
-    /// The oldest queued requests, up to [`GROUP_MAX_ACLS`] ACLs (at least one request).
+    /// The oldest queued requests, up to [`GROUP_MAX_ACLS`] ACLs or what one commit of the
+    /// store may carry (at least one request).
     fn take_group(&self) -> Vec<QueuedCreate> {
+        let max = self
+            .group_max_acls
+            .min(self.store.max_acl_changes_per_commit());
         let mut queue = self.queue.lock();
         let mut acls = 0;
         let take = queue
             .iter()
             .position(|q| {
                 acls += q.bindings.len();
-                acls > self.group_max_acls
+                acls > max
             })
             .map_or(queue.len(), |over| over.max(1));
         queue.drain(..take).collect()
@@ -244,8 +245,9 @@ impl AclWriter {
                     .filter_map(|&i| queued.bindings.get(i).cloned())
             })
             .collect();
+        let planned = adds.len();
         let committed = if adds.is_empty() {
-            Ok(0)
+            Ok(AclCommit::default())
         } else {
             self.commit(&AclChanges {
                 adds,
@@ -253,11 +255,21 @@ impl AclWriter {
             })
         };
         match committed {
-            Ok(_) => {
+            Ok(commit) => {
+                // What the commit stored: every planned ACL, unless another node stored some
+                // first (a shared store); then each request reports only what it stored.
+                let stored: Option<HashSet<AclBinding>> =
+                    (commit.added.len() != planned).then(|| commit.added.into_iter().collect());
                 for (queued, plan) in group.into_iter().zip(plans) {
                     let result = match plan.decided {
                         Some(result) => result,
-                        None => Ok(take(queued.bindings, &plan.new)),
+                        None => {
+                            let mut new = take(queued.bindings, &plan.new);
+                            if let Some(stored) = &stored {
+                                new.retain(|b| stored.contains(b));
+                            }
+                            Ok(new)
+                        }
                     };
                     let _ = queued.reply.send(result);
                 }
@@ -311,9 +323,10 @@ impl AclWriter {
             adds: new,
             removes: Vec::new(),
         };
-        self.commit(&changes)
+        let commit = self
+            .commit(&changes)
             .map_err(|err| CreateError::Store(Arc::new(err)))?;
-        Ok(changes.adds)
+        Ok(commit.added)
     }
 
     /// Deletes what the filters match, atomically. Filters are taken in order; a filter whose
@@ -390,71 +403,34 @@ impl AclWriter {
                 outcomes.push(FilterDeletion::Deleted(matched));
             }
         }
-        if !removals.is_empty() {
-            self.commit(&AclChanges {
-                adds: Vec::new(),
-                removes: removals,
-            })?;
+        if removals.is_empty() {
+            return Ok(outcomes);
+        }
+        let planned = removals.len();
+        let commit = self.commit(&AclChanges {
+            adds: Vec::new(),
+            removes: removals,
+        })?;
+        if commit.removed.len() != planned {
+            // Another node deleted some first (a shared store): each filter lists only what
+            // this commit deleted.
+            let removed: HashSet<AclBinding> = commit.removed.into_iter().collect();
+            for outcome in &mut outcomes {
+                if let FilterDeletion::Deleted(matched) = outcome {
+                    matched.retain(|b| removed.contains(b));
+                }
+            }
         }
         Ok(outcomes)
     }
 
-    /// Commits to the store, then applies to the index. Called with the lock held. Returns
-    /// how many ACLs the store added or removed. A store with a change feed (etcd) has
-    /// already delivered the change to the index through the feed when it returns, together
-    /// with other nodes' changes in commit order, so nothing is applied here.
-    fn commit(&self, changes: &AclChanges) -> Result<usize, StoreError> {
-        if self.store.feeds_changes() {
-            let commit = self
-                .store
-                .commit_acl_changes(&changes.adds, &changes.removes)?;
-            return Ok(commit.added.len() + commit.removed.len());
-        }
-        match self
-            .store
+    /// Commits to the store, which has delivered the change to the index through its feed
+    /// when it returns (after a storage failure, the state it reads back). Called with the
+    /// lock held.
+    fn commit(&self, changes: &AclChanges) -> Result<AclCommit, StoreError> {
+        self.store
             .commit_acl_changes(&changes.adds, &changes.removes)
-        {
-            Ok(commit) => {
-                if let Err(err) = self.acls.apply(changes) {
-                    // Unreachable for validated bindings; keep memory equal to disk anyway.
-                    tracing::error!(%err, "committed ACL batch refused by the index; reloading");
-                    self.resync();
-                }
-                Ok(commit.added.len() + commit.removed.len())
-            }
-            Err(err) => {
-                // A failure at the final fsync leaves it unknown whether the batch survived:
-                // read back what the store really holds.
-                tracing::error!(%err, "ACL commit failed; reloading the ACLs from the store");
-                self.resync();
-                Err(err)
-            }
-        }
-    }
-
-    /// Makes the index equal to what the store holds. Called with the lock held.
-    fn resync(&self) {
-        let stored = match self.store.load_acls() {
-            Ok(stored) => stored,
-            Err(err) => {
-                tracing::error!(%err, "cannot read the ACLs back from the store");
-                return;
-            }
-        };
-        let stored: HashSet<AclBinding> = stored.into_iter().collect();
-        let in_memory: HashSet<AclBinding> = self
-            .acls
-            .read()
-            .describe(&AclBindingFilter::ANY)
-            .into_iter()
-            .collect();
-        let changes = AclChanges {
-            removes: in_memory.difference(&stored).cloned().collect(),
-            adds: stored.difference(&in_memory).cloned().collect(),
-        };
-        if let Err(err) = self.acls.apply(&changes) {
-            tracing::error!(%err, "cannot apply the stored ACLs to the index");
-        }
+            .inspect_err(|err| tracing::error!(%err, "ACL commit failed"))
     }
 }
 

@@ -44,6 +44,12 @@ fn fixture_with_groups_of(group_max_acls: usize) -> Fixture {
     let metrics = Arc::new(Metrics::new());
     let store = MeteredStore::wrap(redb, metrics.clone());
     let acls = SharedAclIndex::new();
+    store
+        .start_feed(Arc::new(crate::feed_sink::PartsSink {
+            acls: Some(acls.clone()),
+            ..Default::default()
+        }))
+        .expect("feed");
     let mut writer = AclWriter::new(store.clone(), acls.clone());
     writer.group_max_acls = group_max_acls;
     let writer = Arc::new(writer);
@@ -190,4 +196,49 @@ fn a_large_queue_is_committed_in_bounded_groups_in_order() {
     // Each request is just over half the bound: no two fit one group.
     assert_eq!(f.metrics.store_commits(StoreOperation::Acls), 3);
     assert_eq!(f.acls.len(), total);
+}
+
+#[test]
+fn two_writers_racing_on_one_store_each_report_what_their_commit_stored() {
+    let f = fixture();
+    // A second node's writer on the same store, whose index the store's feed does not reach
+    // (its feed has not delivered the first node's commit yet): it plans the ACL as new.
+    let behind = AclWriter::new(f.store.clone(), SharedAclIndex::new());
+    let orders = acl("orders");
+    let deleted = |outcomes: Vec<FilterDeletion>| match outcomes.as_slice() {
+        [FilterDeletion::Deleted(list)] => list.clone(),
+        other => panic!("one filter's outcome: {other:?}"),
+    };
+
+    assert_eq!(
+        f.writer.create(std::slice::from_ref(&orders), 10).unwrap(),
+        vec![orders.clone()]
+    );
+    assert_eq!(
+        behind.create(std::slice::from_ref(&orders), 10).unwrap(),
+        Vec::<AclBinding>::new(),
+        "the store already held it: not added by this commit"
+    );
+    assert_eq!(stored(&f.store).len(), 1);
+
+    // The same for deletions: the node that is behind matches the ACL, but the first node's
+    // commit deleted it.
+    behind
+        .acls
+        .apply(&AclChanges {
+            adds: vec![orders.clone()],
+            removes: Vec::new(),
+        })
+        .unwrap();
+    let filter = Some(orders.to_filter());
+    assert_eq!(
+        deleted(f.writer.delete(std::slice::from_ref(&filter), 10).unwrap()),
+        vec![orders.clone()]
+    );
+    assert_eq!(
+        deleted(behind.delete(std::slice::from_ref(&filter), 10).unwrap()),
+        Vec::<AclBinding>::new(),
+        "deleted by the other node's commit"
+    );
+    assert!(stored(&f.store).is_empty());
 }

@@ -2,9 +2,9 @@
 //!
 //! Authentication reads only memory (a SCRAM login must not wait for the disk, and a slow disk
 //! must not become a way to slow logins down). Changes — AlterUserScramCredentials and the
-//! start-up bootstrap — run under one writer lock: plan against the current credentials,
-//! commit each change to the store, and apply to memory only what the store accepted, so memory
-//! never holds a credential the store lost.
+//! start-up bootstrap — run under one writer lock: plan against the current credentials, then
+//! commit each change to the store, whose feed applies to memory what it committed before the
+//! commit returns (nothing is applied here), so memory never holds a credential the store lost.
 //!
 //! Only salted credentials (salt, iterations, StoredKey, ServerKey) are held, never passwords.
 
@@ -161,10 +161,10 @@ impl ScramCredentials {
         self.by_user.read().len()
     }
 
-    /// Plans and applies a change with the writer lock held: `plan` sees the current
+    /// Plans and commits a change with the writer lock held: `plan` sees the current
     /// credentials and returns the changes to make (plus anything the caller wants back); each
-    /// change is then committed to the store and, if that succeeded, applied to memory. The
-    /// result of each change is returned in the order planned. Blocking (the store fsyncs).
+    /// change is then committed to the store (whose feed applies it to memory). The result of
+    /// each change is returned in the order planned. Blocking (the store fsyncs).
     ///
     /// Deliberate difference from Kafka: each change is its own store transaction, so a store
     /// failure part-way leaves the earlier changes of the request in place (each user's result
@@ -187,21 +187,14 @@ impl ScramCredentials {
     }
 
     /// The store's one SCRAM bootstrap (see [`MetadataStore::bootstrap_scram_credentials`]),
-    /// under the writer lock: the credentials reach memory only if the store stored them.
-    /// True if they were stored. Blocking (the store fsyncs).
+    /// under the writer lock: the credentials reach memory (through the store's feed) only if
+    /// the store stored them. True if they were stored. Blocking (the store fsyncs).
     pub fn bootstrap(
         &self,
         entries: Vec<(String, ScramMechanism, ScramCredential)>,
     ) -> Result<bool, StoreError> {
         let _serialized = self.writer.lock();
-        if !self.store.bootstrap_scram_credentials(&entries)? {
-            return Ok(false);
-        }
-        let mut by_user = self.by_user.write();
-        for (user, mechanism, credential) in entries {
-            by_user.entry(user).or_default()[slot(mechanism)] = Some(credential);
-        }
-        Ok(true)
+        self.store.bootstrap_scram_credentials(&entries)
     }
 
     /// True once the store's SCRAM bootstrap happened.
@@ -240,47 +233,21 @@ impl ScramCredentials {
         *self.by_user.write() = fresh;
     }
 
-    /// Commits one change to the store, then to memory (a store with a change feed has
-    /// applied it through the feed when it returns).
+    /// Commits one change to the store (whose feed has applied it when it returns).
     fn commit(&self, change: &CredentialChange) -> Result<(), StoreError> {
-        if self.store.feeds_changes() {
-            return match change {
-                CredentialChange::Delete { user, mechanism } => self
-                    .store
-                    .delete_scram_credential(user, *mechanism)
-                    .map(drop),
-                CredentialChange::Upsert {
-                    user,
-                    mechanism,
-                    credential,
-                } => self
-                    .store
-                    .upsert_scram_credential(user, *mechanism, credential),
-            };
-        }
         match change {
-            CredentialChange::Delete { user, mechanism } => {
-                self.store.delete_scram_credential(user, *mechanism)?;
-                let mut by_user = self.by_user.write();
-                if let Some(slots) = by_user.get_mut(user) {
-                    slots[slot(*mechanism)] = None;
-                    if slots.iter().all(Option::is_none) {
-                        by_user.remove(user);
-                    }
-                }
-            }
+            CredentialChange::Delete { user, mechanism } => self
+                .store
+                .delete_scram_credential(user, *mechanism)
+                .map(drop),
             CredentialChange::Upsert {
                 user,
                 mechanism,
                 credential,
-            } => {
-                self.store
-                    .upsert_scram_credential(user, *mechanism, credential)?;
-                self.by_user.write().entry(user.clone()).or_default()[slot(*mechanism)] =
-                    Some(credential.clone());
-            }
+            } => self
+                .store
+                .upsert_scram_credential(user, *mechanism, credential),
         }
-        Ok(())
     }
 }
 
@@ -297,7 +264,7 @@ mod tests {
     #[test]
     fn changes_reach_memory_and_store() {
         let store: Arc<dyn MetadataStore> = Arc::new(MemoryStore::new());
-        let creds = ScramCredentials::load(store.clone()).unwrap();
+        let creds = crate::feed_sink::fed_credentials(&store);
         let (outcomes, ()) = creds.write(|view| {
             assert!(view.is_empty());
             (

@@ -10,7 +10,9 @@
 //!   of a connection, the [`RequestContext`] of a request, with the one audited authorization
 //!   path).
 //! - Writers: [`acl_writer`] (serialized, durable ACL changes), [`topic_registry`] (topics),
-//!   [`credentials`] (SCRAM credentials in memory) and [`scram_bootstrap`] (the first admin).
+//!   [`credentials`] (SCRAM credentials in memory) and [`scram_bootstrap`] (the first admin):
+//!   they commit and answer with what the store committed; the store's feed lands in
+//!   [`feed_sink`], the one path from any backend's commit to memory.
 //! - [`audit`] (the `kacl::authorizer` log) and [`metrics`] (Prometheus counters).
 //! - [`forward`]: the seam a gateway node (`kacl-gateway`) plugs into: the APIs it forwards
 //!   and each connection's upstream side.

@@ -90,7 +90,7 @@ mod tests {
         ))
         .unwrap();
         let store: Arc<dyn kacl_store::MetadataStore> = Arc::new(MemoryStore::new());
-        let creds = ScramCredentials::load(store.clone()).unwrap();
+        let creds = crate::feed_sink::fed_credentials(&store);
         assert_eq!(apply(&creds, &entries).unwrap(), 2);
         let stored = creds.get("admin", ScramMechanism::Sha256).unwrap();
         let expected =
@@ -110,7 +110,7 @@ mod tests {
     fn a_deleted_last_credential_is_not_bootstrapped_again() {
         let entries = parse("SCRAM-SHA-512=[name=admin,password=pw]").unwrap();
         let store: Arc<dyn kacl_store::MetadataStore> = Arc::new(MemoryStore::new());
-        let creds = ScramCredentials::load(store.clone()).unwrap();
+        let creds = crate::feed_sink::fed_credentials(&store);
         assert_eq!(apply(&creds, &entries).unwrap(), 1);
         let (outcomes, ()) = creds.write(|_| {
             (

@@ -2,10 +2,10 @@
 //! disk, and the one path by which topic changes reach the store.
 //!
 //! A write is: take the writer lock → plan against the current [`TopicTable`] (the handler
-//! applies Kafka's rules) → [`TopicRegistry::commit`]: commit to the store, then update the
-//! table. Holding one lock from planning to the update means two requests never both plan
-//! against the same state (two creations of one name cannot both pass), and the table always
-//! equals the last committed store state. The commit runs on a blocking thread and finishes
+//! applies Kafka's rules) → [`TopicRegistry::commit`]: commit to the store, which updates the
+//! table through its feed before it returns (nothing is applied here). Holding one lock from
+//! planning to the commit means two requests never both plan against the same state (two
+//! creations of one name cannot both pass). The commit runs on a blocking thread and finishes
 //! even if the request that started it goes away, so memory never falls behind the disk.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -186,69 +186,18 @@ impl TopicRegistry {
         TopicWriteGuard(self.writer.clone().lock_owned().await)
     }
 
-    /// Commits `change` to the store, then applies it to the table, and releases the writer
-    /// lock. Blocks (the store fsyncs): call it on a blocking-capable thread. After a store
-    /// failure the table is reloaded from the store, so it shows what the disk really holds.
+    /// Commits `change` to the store and releases the writer lock; the store's feed has
+    /// applied it to the table when this returns (after a storage failure, the state it read
+    /// back). Blocks (the store fsyncs): call it on a blocking-capable thread.
     pub fn commit(
         &self,
         guard: TopicWriteGuard,
         store: &dyn MetadataStore,
         change: TopicChange,
     ) -> Result<TopicCommit, StoreError> {
-        if store.feeds_changes() {
-            let result = commit_through_feed(store, change);
-            drop(guard);
-            return result;
-        }
-        let result = match change {
-            TopicChange::Create(records) => store.create_topics(&records).map(|stored| {
-                let mut table = self.table.write();
-                for record in &stored {
-                    table.insert(record.clone());
-                }
-                TopicCommit::Created(stored)
-            }),
-            TopicChange::Delete(names) => store.delete_topics(&names).map(|deleted| {
-                let mut table = self.table.write();
-                for name in &deleted {
-                    table.remove(name);
-                }
-                TopicCommit::Deleted(deleted)
-            }),
-            TopicChange::SetConfigs(name, configs) => {
-                store.set_topic_configs(&name, &configs).map(|record| {
-                    self.table.write().insert(record.clone());
-                    TopicCommit::ConfigsSet(record)
-                })
-            }
-            TopicChange::AddPartitions(increases) => {
-                let mut outcomes = Vec::with_capacity(increases.len());
-                let mut failed = false;
-                for (name, partitions) in increases {
-                    if failed {
-                        outcomes.push(PartitionsOutcome::NotAttempted);
-                        continue;
-                    }
-                    match store.add_partitions(&name, &partitions) {
-                        Ok(record) => {
-                            self.table.write().insert(record.clone());
-                            outcomes.push(PartitionsOutcome::Added(record));
-                        }
-                        Err(err) => {
-                            failed = true;
-                            outcomes.push(PartitionsOutcome::Failed(err));
-                        }
-                    }
-                }
-                if failed {
-                    self.resync(store);
-                }
-                Ok(TopicCommit::PartitionsAdded(outcomes))
-            }
-        };
+        let result = commit_to(store, change);
         if let Err(err) = &result {
-            tracing::error!(%err, "topic commit failed; reloading the topics from the store");
-            self.resync(store);
+            tracing::error!(%err, "topic commit failed");
         }
         drop(guard);
         result
@@ -271,22 +220,10 @@ impl TopicRegistry {
     pub fn replace(&self, records: Vec<TopicRecord>) {
         *self.table.write() = TopicTable::from_records(records);
     }
-
-    /// Makes the table equal to what the store holds. Called with the writer lock held.
-    fn resync(&self, store: &dyn MetadataStore) {
-        match store.load_topics() {
-            Ok(records) => *self.table.write() = TopicTable::from_records(records),
-            Err(err) => tracing::error!(%err, "cannot read the topics back from the store"),
-        }
-    }
 }
 
-/// A commit to a store with a change feed: the store returns once the feed has applied the
-/// change to the table, so nothing is applied (or resynchronized) here.
-fn commit_through_feed(
-    store: &dyn MetadataStore,
-    change: TopicChange,
-) -> Result<TopicCommit, StoreError> {
+/// The store calls of a change; each returns once the feed has applied it to the table.
+fn commit_to(store: &dyn MetadataStore, change: TopicChange) -> Result<TopicCommit, StoreError> {
     Ok(match change {
         TopicChange::Create(records) => TopicCommit::Created(store.create_topics(&records)?),
         TopicChange::Delete(names) => TopicCommit::Deleted(store.delete_topics(&names)?),
@@ -364,7 +301,13 @@ mod tests {
     #[tokio::test]
     async fn commits_reach_the_store_and_the_table() {
         let store = MemoryStore::new();
-        let registry = TopicRegistry::new(Vec::new());
+        let registry = Arc::new(TopicRegistry::new(Vec::new()));
+        store
+            .start_feed(Arc::new(crate::feed_sink::PartsSink {
+                topics: Some(Arc::downgrade(&registry)),
+                ..Default::default()
+            }))
+            .unwrap();
         let guard = registry.begin_write().await;
         let created = registry
             .commit(

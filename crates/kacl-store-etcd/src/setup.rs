@@ -1,42 +1,7 @@
-//! From `kacl.etcd.*` (kacl-server-config's [`EtcdConfig`]) to the store's options, for the
-//! server and for `kacl store copy` alike; and the cluster id of a store that `kacl store copy`
-//! fills, which must be the source's.
+//! The cluster id of a store that `kacl store copy` fills, which must be the source's.
 
-use kacl_server_config::EtcdConfig;
-
-use crate::client::{cmp_absent, op_get, op_put, ClientOptions, EtcdClient, EtcdError};
+use crate::client::{cmp_absent, op_get, op_put, EtcdClient, EtcdError};
 use crate::layout::{Layout, CLUSTER_ID, LAYOUT, LAYOUT_VERSION};
-use crate::store::EtcdOptions;
-use crate::tls::{EtcdTls, TlsFileError, TlsFiles};
-
-impl EtcdOptions {
-    /// The options for `config`; the TLS files are read now (the config refuses `https://`
-    /// without a CA and mixed schemes, so TLS is all or nothing).
-    pub fn from_config(config: &EtcdConfig, max_batch: usize) -> Result<EtcdOptions, TlsFileError> {
-        let tls = match (&config.tls_ca, config.endpoints.iter().any(|e| e.tls)) {
-            (Some(ca), true) => Some(EtcdTls::load(&TlsFiles {
-                ca: ca.clone(),
-                client: config.tls_certificate.clone().zip(config.tls_key.clone()),
-            })?),
-            _ => None,
-        };
-        Ok(EtcdOptions {
-            client: ClientOptions {
-                endpoints: config
-                    .endpoints
-                    .iter()
-                    .map(|e| (e.host.clone(), e.port))
-                    .collect(),
-                timeout: config.request_timeout,
-                credentials: config.username.clone().zip(config.password.clone()),
-                tls,
-            },
-            prefix: config.prefix.clone(),
-            lease_ttl: config.lease_ttl,
-            max_batch,
-        })
-    }
-}
 
 /// The cluster id stored under `prefix`, if any.
 pub fn stored_cluster_id(client: &EtcdClient, prefix: &str) -> Result<Option<String>, EtcdError> {

@@ -4,14 +4,16 @@
 //! (see each method); it also touches `meta/last-write`, so every change has an event and a
 //! consistent read has a revision to wait for. A write returns only once this node's watch
 //! has applied its revision (read-your-writes); the caller never applies anything itself.
+//! The store's rules (partition numbering, what a commit really changed) are kacl-store's
+//! [`rules`]; what is here is the key layout, the transactions and the feed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kacl_acl::AclBinding;
 use kacl_sasl::scram::{ScramCredential, ScramMechanism};
-use kacl_store::encoding;
+use kacl_store::{encoding, rules};
 use kacl_store::{
     AclChunkSink, AclCommit, ChangeSink, ClusterMembership, MetadataStore, PartitionRecord,
     ScramEntry, Snapshot, StoreError, TopicRecord,
@@ -70,6 +72,8 @@ pub struct EtcdStore {
     membership: Arc<Membership>,
     metrics: Arc<EtcdMetrics>,
     timeout: Duration,
+    /// `kacl.acl.max.batch`: the most ACL changes one txn carries.
+    max_batch: usize,
 }
 
 impl std::fmt::Debug for EtcdStore {
@@ -128,6 +132,7 @@ impl EtcdStore {
             membership,
             metrics: Arc::new(EtcdMetrics::default()),
             timeout,
+            max_batch: options.max_batch.max(1),
         })
     }
 
@@ -307,6 +312,29 @@ fn delete_removed(response: &crate::client::ResponseOp) -> bool {
     response.deleted() > 0
 }
 
+/// The ACL keys of a txn as they were before it (from its answer), changed as the rule of
+/// [`rules::commit_acls`] walks the request.
+struct AnsweredPresence<'a> {
+    layout: &'a Layout,
+    stored: HashMap<Vec<u8>, bool>,
+}
+
+impl rules::AclPresence for AnsweredPresence<'_> {
+    fn remove(&mut self, binding: &AclBinding) -> Result<bool, StoreError> {
+        Ok(self
+            .stored
+            .get_mut(&self.layout.acl(binding))
+            .is_some_and(|stored| std::mem::replace(stored, false)))
+    }
+
+    fn add(&mut self, binding: &AclBinding) -> Result<bool, StoreError> {
+        Ok(self
+            .stored
+            .get_mut(&self.layout.acl(binding))
+            .is_some_and(|stored| !std::mem::replace(stored, true)))
+    }
+}
+
 impl Drop for EtcdStore {
     fn drop(&mut self) {
         if let Some(feed) = self.feed.lock().take() {
@@ -347,14 +375,7 @@ impl MetadataStore for EtcdStore {
         adds: &[AclBinding],
         removes: &[AclBinding],
     ) -> Result<AclCommit, StoreError> {
-        for binding in adds {
-            if let Some(reason) = encoding::non_concrete_field(binding) {
-                return Err(StoreError::InvalidAcl {
-                    binding: binding.to_string(),
-                    reason,
-                });
-            }
-        }
+        rules::check_storable(adds)?;
         // etcd refuses a txn touching one key twice: net each binding out (removes, then adds).
         let mut net: BTreeMap<Vec<u8>, bool> = BTreeMap::new();
         for binding in removes {
@@ -376,36 +397,29 @@ impl MetadataStore for EtcdStore {
             }
         }
         let txn = self.txn(Vec::new(), ops, Vec::new())?;
-        // What really changed, by key, from etcd's answer (responses follow `net`'s order).
-        let mut changed = std::collections::HashSet::new();
-        let mut replaced = std::collections::HashSet::new();
-        for ((key, add), response) in net.iter().zip(&txn.responses) {
-            if *add && put_replaced(response) {
-                replaced.insert(key.clone());
-            } else if *add || delete_removed(response) {
-                changed.insert(key.clone());
-            }
-        }
-        let removed_too: std::collections::HashSet<Vec<u8>> =
-            removes.iter().map(|b| self.layout.acl(b)).collect();
-        // Reported in request order, each once.
-        let mut commit = AclCommit::default();
-        let mut reported = std::collections::HashSet::new();
-        for (bindings, add) in [(removes, false), (adds, true)] {
-            for binding in bindings {
-                let key = self.layout.acl(binding);
-                // A stored binding both removed and added was removed, then added again.
-                let both = replaced.contains(&key) && removed_too.contains(&key);
-                let counts = (net.get(&key) == Some(&add) && changed.contains(&key)) || both;
-                if counts && reported.insert((key, add)) {
-                    if add {
-                        commit.added.push(binding.clone());
-                    } else {
-                        commit.removed.push(binding.clone());
-                    }
-                }
-            }
-        }
+        // Which keys were stored before the txn, from etcd's answer (responses follow `net`'s
+        // order: a put that replaced a value, a delete that deleted one); then the rule of
+        // what really changed, as every backend applies it.
+        let stored: HashMap<Vec<u8>, bool> = net
+            .iter()
+            .zip(&txn.responses)
+            .map(|((key, add), response)| {
+                let was = if *add {
+                    put_replaced(response)
+                } else {
+                    delete_removed(response)
+                };
+                (key.clone(), was)
+            })
+            .collect();
+        let commit = rules::commit_acls(
+            adds,
+            removes,
+            &mut AnsweredPresence {
+                layout: &self.layout,
+                stored,
+            },
+        )?;
         self.wait_applied(txn.revision)?;
         Ok(commit)
     }
@@ -434,17 +448,7 @@ impl MetadataStore for EtcdStore {
                 created_seq: position as u64,
                 ..topic.clone()
             };
-            for (expected, partition) in topic.partitions.iter().enumerate() {
-                if partition.partition_index != expected as i32 {
-                    return Err(StoreError::InvalidPartitions {
-                        topic: topic.name.clone(),
-                        reason: format!(
-                            "partition {} where {expected} was expected",
-                            partition.partition_index
-                        ),
-                    });
-                }
-            }
+            rules::check_partition_numbering(&topic.name, 0, &topic.partitions)?;
             let name_key = self.layout.topic_name(&topic.name);
             if !groups.insert(name_key.clone()) {
                 return Err(StoreError::TopicAlreadyExists {
@@ -544,18 +548,7 @@ impl MetadataStore for EtcdStore {
         new_partitions: &[PartitionRecord],
     ) -> Result<TopicRecord, StoreError> {
         self.update_topic(name, |mut topic| {
-            for (offset, partition) in new_partitions.iter().enumerate() {
-                let expected = (topic.partitions.len() + offset) as i32;
-                if partition.partition_index != expected {
-                    return Err(StoreError::InvalidPartitions {
-                        topic: name.to_owned(),
-                        reason: format!(
-                            "partition {} where {expected} was expected",
-                            partition.partition_index
-                        ),
-                    });
-                }
-            }
+            rules::check_partition_numbering(name, topic.partitions.len(), new_partitions)?;
             topic.partitions.extend_from_slice(new_partitions);
             Ok(topic)
         })
@@ -652,10 +645,12 @@ impl MetadataStore for EtcdStore {
         Ok(false)
     }
 
-    fn start_feed(&self, sink: Arc<dyn ChangeSink>) -> Result<bool, StoreError> {
+    /// Lists, then watches: every node's commits reach `sink` from the watch, in revision
+    /// order; a second call keeps the first sink.
+    fn start_feed(&self, sink: Arc<dyn ChangeSink>) -> Result<(), StoreError> {
         let mut feed = self.feed.lock();
         if feed.is_some() {
-            return Ok(true);
+            return Ok(());
         }
         let from = self
             .initial
@@ -675,12 +670,13 @@ impl MetadataStore for EtcdStore {
         drop(feed);
         // Whatever was written since the listing (the SCRAM bootstrap) is in memory before
         // the first client is served.
-        self.catch_up()?;
-        Ok(true)
+        self.catch_up()
     }
 
-    fn feeds_changes(&self) -> bool {
-        self.progress.state.lock().feeding
+    /// A request's changes are one txn: at most `kacl.acl.max.batch` operations, the size
+    /// the start checked etcd takes.
+    fn max_acl_changes_per_commit(&self) -> usize {
+        self.max_batch
     }
 
     /// Reads `meta/last-write` (a linearizable read: etcd answers it through its leader) and

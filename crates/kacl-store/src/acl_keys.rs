@@ -7,8 +7,7 @@ use kacl_acl::AclRef;
 
 use crate::encoding::{decode_acl_id, decode_acl_key_ref};
 use crate::error::StoreError;
-use crate::kv::Table;
-use crate::redb_store::RedbStore;
+use crate::kv::{KvScan, Table};
 
 /// Stored ACL keys, as read, in key order (each pattern's ACLs together).
 #[derive(Debug, Default)]
@@ -43,39 +42,34 @@ impl AclKeyChunk {
 /// Receives one chunk; an error stops the load and is returned by it.
 pub type AclKeySink<'a> = dyn FnMut(AclKeyChunk) -> Result<(), StoreError> + 'a;
 
-impl RedbStore {
-    /// Every stored ACL's key, in key order, in chunks of at most `chunk_len` keys, from one
-    /// consistent read (checksums, ids and the table's count checked as in
-    /// [`MetadataStore::load_acls_chunked`](crate::MetadataStore::load_acls_chunked)).
-    pub fn load_acl_keys_chunked(
-        &self,
-        chunk_len: usize,
-        sink: &mut AclKeySink<'_>,
-    ) -> Result<(), StoreError> {
-        let chunk_len = chunk_len.max(1);
-        self.read(|t| {
-            let mut chunk = AclKeyChunk::default();
-            crate::ops::scan(t, Table::Acls, &mut |key, value| {
-                decode_acl_id(value)
-                    .map_err(|e| StoreError::corrupt(Table::Acls.name(), key, e))?;
-                chunk.bytes.extend_from_slice(key);
-                chunk.ends.push(chunk.bytes.len());
-                if chunk.ends.len() >= chunk_len {
-                    let full = std::mem::replace(
-                        &mut chunk,
-                        AclKeyChunk {
-                            bytes: Vec::with_capacity(chunk_len * 48),
-                            ends: Vec::with_capacity(chunk_len),
-                        },
-                    );
-                    sink(full)?;
-                }
-                Ok(())
-            })?;
-            if !chunk.is_empty() {
-                sink(chunk)?;
-            }
-            Ok(())
-        })
+/// Every stored ACL's key, in key order, in chunks of at most `chunk_len` keys (checksums, ids
+/// and the table's count checked as in
+/// [`MetadataStore::load_acls_chunked`](crate::MetadataStore::load_acls_chunked)).
+pub(crate) fn load_acl_keys_chunked(
+    t: &impl KvScan,
+    chunk_len: usize,
+    sink: &mut AclKeySink<'_>,
+) -> Result<(), StoreError> {
+    let chunk_len = chunk_len.max(1);
+    let mut chunk = AclKeyChunk::default();
+    crate::ops::scan(t, Table::Acls, &mut |key, value| {
+        decode_acl_id(value).map_err(|e| StoreError::corrupt(Table::Acls.name(), key, e))?;
+        chunk.bytes.extend_from_slice(key);
+        chunk.ends.push(chunk.bytes.len());
+        if chunk.ends.len() >= chunk_len {
+            let full = std::mem::replace(
+                &mut chunk,
+                AclKeyChunk {
+                    bytes: Vec::with_capacity(chunk_len * 48),
+                    ends: Vec::with_capacity(chunk_len),
+                },
+            );
+            sink(full)?;
+        }
+        Ok(())
+    })?;
+    if !chunk.is_empty() {
+        sink(chunk)?;
     }
+    Ok(())
 }

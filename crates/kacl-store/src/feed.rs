@@ -1,15 +1,20 @@
-//! The change feed of a shared store: how changes committed anywhere (by this node or by
-//! another node of the cluster) reach the in-memory state, in commit order.
+//! The change feed: the one path by which committed changes reach the in-memory state, in
+//! commit order, whatever the backend.
 //!
-//! The embedded store has no feed: its single writer commits, then applies to memory itself.
-//! A shared store (etcd) delivers every committed change, this node's own too, through one
-//! [`ChangeSink`]; its write methods return only once their change has been delivered
-//! (read-your-writes), and the writers must not apply anything themselves.
+//! Every store delivers every committed change through the one [`ChangeSink`] attached with
+//! [`MetadataStore::start_feed`](crate::MetadataStore::start_feed), and its write methods
+//! return only once their change has been delivered (read-your-writes): the embedded stores
+//! synchronously, inside the commit; a shared store (etcd) from its watch, this node's own
+//! changes and other nodes' alike. Writers never apply anything themselves.
+
+use std::sync::Arc;
 
 use kacl_acl::AclBinding;
 use kacl_sasl::scram::{ScramCredential, ScramMechanism};
+use parking_lot::{Mutex, MutexGuard, RwLock};
 
-use crate::records::TopicRecord;
+use crate::error::StoreError;
+use crate::records::{AclCommit, TopicRecord};
 
 /// One committed change to the metadata.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,13 +45,15 @@ pub struct Snapshot {
     pub scram: Vec<(String, ScramMechanism, ScramCredential)>,
 }
 
-/// Where a shared store delivers its changes. Implementations apply each call atomically
+/// Where a store delivers its committed changes. Implementations apply each call atomically
 /// (readers see all of a call's changes or none), so a committed batch is never seen in part.
+/// An embedded store calls it inside its commit: it must not call back into the store.
 pub trait ChangeSink: Send + Sync {
     /// Applies the changes of one or more whole commits, in order.
     fn apply(&self, changes: Vec<Change>);
 
-    /// Replaces the whole state with `snapshot` in one step (after a re-list).
+    /// Replaces the whole state with `snapshot` in one step (after a re-list, or after a
+    /// failed commit that may or may not have reached the disk).
     fn replace(&self, snapshot: Snapshot);
 }
 
@@ -71,4 +78,109 @@ pub struct FeedStats {
     pub request_errors: u64,
     /// Their total time, in microseconds.
     pub request_micros: u64,
+}
+
+impl Change {
+    /// The changes of an ACL commit, removals first (the order the commit made them).
+    pub fn of_acl_commit(commit: &AclCommit) -> Vec<Change> {
+        let removed = commit.removed.iter().cloned().map(Change::AclRemoved);
+        let added = commit.added.iter().cloned().map(Change::AclAdded);
+        removed.chain(added).collect()
+    }
+}
+
+/// The changes of a SCRAM bootstrap: its credentials, if it stored them.
+pub(crate) fn bootstrap_changes(stored: bool, credentials: &[crate::ScramEntry]) -> Vec<Change> {
+    if !stored {
+        return Vec::new();
+    }
+    credentials
+        .iter()
+        .map(|(user, mechanism, credential)| {
+            Change::ScramPut(user.clone(), *mechanism, credential.clone())
+        })
+        .collect()
+}
+
+/// Which part of the state a commit changes: commits of one part reach the sink in commit
+/// order, and parts do not wait for each other's delivery.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Part {
+    Acls = 0,
+    Topics = 1,
+    Scram = 2,
+}
+
+/// How an embedded store hands its commits to the sink, synchronously: each part's commits
+/// are serialized from the transaction to the end of the delivery, so the sink sees them in
+/// commit order and a write returns once memory holds it.
+#[derive(Default)]
+pub(crate) struct LocalFeed {
+    sink: RwLock<Option<Arc<dyn ChangeSink>>>,
+    order: [Mutex<()>; 3],
+}
+
+impl std::fmt::Debug for LocalFeed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalFeed")
+            .field("attached", &self.sink.read().is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl LocalFeed {
+    /// From now on, commits are delivered to `sink` (replacing an earlier one).
+    pub(crate) fn attach(&self, sink: Arc<dyn ChangeSink>) {
+        *self.sink.write() = Some(sink);
+    }
+
+    /// Runs `commit` with `part`'s commits serialized, then delivers its `changes`. After a
+    /// storage failure (which may have reached the disk, see the crate documentation) the sink
+    /// is given the whole state as `reload` reads it back, so memory shows what the disk holds.
+    pub(crate) fn commit<R>(
+        &self,
+        part: Part,
+        commit: impl FnOnce() -> Result<R, StoreError>,
+        changes: impl FnOnce(&R) -> Vec<Change>,
+        reload: impl FnOnce() -> Result<Snapshot, StoreError>,
+    ) -> Result<R, StoreError> {
+        let ordered = self.lock(part);
+        match commit() {
+            Ok(done) => {
+                if let Some(sink) = self.sink.read().as_ref() {
+                    let changes = changes(&done);
+                    if !changes.is_empty() {
+                        sink.apply(changes);
+                    }
+                }
+                drop(ordered);
+                Ok(done)
+            }
+            Err(err) => {
+                drop(ordered);
+                if err.is_storage_failure() {
+                    self.reload(reload);
+                }
+                Err(err)
+            }
+        }
+    }
+
+    /// Replaces the sink's state with the store's, every part held (in a fixed order) so that
+    /// no commit is delivered between the read and the replacement.
+    fn reload(&self, reload: impl FnOnce() -> Result<Snapshot, StoreError>) {
+        let _all = [Part::Acls, Part::Topics, Part::Scram].map(|part| self.lock(part));
+        let Some(sink) = self.sink.read().clone() else {
+            return;
+        };
+        match reload() {
+            Ok(snapshot) => sink.replace(snapshot),
+            Err(err) => tracing::error!(%err, "cannot read the state back from the store"),
+        }
+    }
+
+    fn lock(&self, part: Part) -> MutexGuard<'_, ()> {
+        // Indexing by the enum's discriminant: always in bounds.
+        self.order[part as usize].lock()
+    }
 }

@@ -2,8 +2,9 @@
 //!
 //! The server programs against the [`MetadataStore`] trait. [`RedbStore`] is the
 //! default, an embedded [redb] database in the data directory; [`MemoryStore`] runs the
-//! same logic over the same encodings in memory, for tests and fuzzing. A networked
-//! backend (etcd) can be added behind the same trait.
+//! same logic over the same encodings in memory, for tests and fuzzing; the etcd backend
+//! (kacl-store-etcd) implements the same trait. Every backend hands its committed changes to
+//! one [`ChangeSink`], and calls the same [`rules`].
 //!
 //! # Layout
 //!
@@ -68,6 +69,7 @@ mod memory;
 mod ops;
 mod records;
 mod redb_store;
+pub mod rules;
 pub mod snapshot;
 mod store;
 mod verify;
@@ -82,7 +84,9 @@ pub use memory::MemoryStore;
 pub use ops::FORMAT_VERSION;
 pub use records::{AclCommit, PartitionRecord, TopicRecord};
 pub use redb_store::{RedbStore, StoreOptions, DB_FILE_NAME, DEFAULT_CACHE_BYTES};
-pub use store::{AclChunkSink, ClusterMembership, MetadataStore, NodeInfo, ScramEntry};
+pub use store::{
+    AclChunkSink, AclSnapshots, ClusterMembership, MetadataStore, NodeInfo, ScramEntry,
+};
 pub use verify::{verify, VerifyReport};
 
 /// The exit code of `kacl serve` when it refuses its data directory (a store that is missing,

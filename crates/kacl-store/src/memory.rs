@@ -12,6 +12,7 @@ use kacl_acl::AclBinding;
 use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 
 use crate::error::StoreError;
+use crate::feed::{Change, ChangeSink, LocalFeed, Part, Snapshot};
 use crate::ids;
 use crate::kv::{KvGet, KvScan, KvWrite, Table, Visitor};
 use crate::ops;
@@ -24,6 +25,7 @@ pub struct MemoryStore {
     tables: Mutex<Tables>,
     cluster_id: String,
     fail_writes: AtomicBool,
+    feed: LocalFeed,
 }
 
 impl MemoryStore {
@@ -40,6 +42,7 @@ impl MemoryStore {
             tables: Mutex::new(tables),
             cluster_id,
             fail_writes: AtomicBool::new(false),
+            feed: LocalFeed::default(),
         }
     }
 
@@ -55,6 +58,28 @@ impl MemoryStore {
         self.tables
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Commits `operation` and delivers its `changes` to the sink (see [`LocalFeed`]).
+    fn commit<R>(
+        &self,
+        part: Part,
+        operation: impl FnOnce(&mut Staged<'_>) -> Result<R, StoreError>,
+        changes: impl FnOnce(&R) -> Vec<Change>,
+    ) -> Result<R, StoreError> {
+        self.feed.commit(
+            part,
+            || self.write(operation),
+            changes,
+            || {
+                let tables = self.lock();
+                Ok(Snapshot {
+                    acls: ops::load_acls(&*tables)?,
+                    topics: ops::load_topics(&*tables)?,
+                    scram: ops::list_scram(&*tables)?,
+                })
+            },
+        )
     }
 
     fn write<R>(
@@ -104,7 +129,11 @@ impl MetadataStore for MemoryStore {
         adds: &[AclBinding],
         removes: &[AclBinding],
     ) -> Result<AclCommit, StoreError> {
-        self.write(|t| ops::commit_acl_changes(t, adds, removes, &mut ids::random_kafka_uuid))
+        self.commit(
+            Part::Acls,
+            |t| ops::commit_acl_changes(t, adds, removes, &mut ids::random_kafka_uuid),
+            Change::of_acl_commit,
+        )
     }
 
     fn load_topics(&self) -> Result<Vec<TopicRecord>, StoreError> {
@@ -112,11 +141,19 @@ impl MetadataStore for MemoryStore {
     }
 
     fn create_topics(&self, topics: &[TopicRecord]) -> Result<Vec<TopicRecord>, StoreError> {
-        self.write(|t| ops::create_topics(t, topics))
+        self.commit(
+            Part::Topics,
+            |t| ops::create_topics(t, topics),
+            |created| created.iter().cloned().map(Change::TopicPut).collect(),
+        )
     }
 
     fn delete_topics(&self, names: &[String]) -> Result<Vec<String>, StoreError> {
-        self.write(|t| ops::delete_topics(t, names))
+        self.commit(
+            Part::Topics,
+            |t| ops::delete_topics(t, names),
+            |deleted| deleted.iter().cloned().map(Change::TopicDeleted).collect(),
+        )
     }
 
     fn add_partitions(
@@ -124,7 +161,11 @@ impl MetadataStore for MemoryStore {
         name: &str,
         new_partitions: &[PartitionRecord],
     ) -> Result<TopicRecord, StoreError> {
-        self.write(|t| ops::add_partitions(t, name, new_partitions))
+        self.commit(
+            Part::Topics,
+            |t| ops::add_partitions(t, name, new_partitions),
+            |topic| vec![Change::TopicPut(topic.clone())],
+        )
     }
 
     fn set_topic_configs(
@@ -132,7 +173,11 @@ impl MetadataStore for MemoryStore {
         name: &str,
         configs: &std::collections::BTreeMap<String, String>,
     ) -> Result<TopicRecord, StoreError> {
-        self.write(|t| ops::set_topic_configs(t, name, configs))
+        self.commit(
+            Part::Topics,
+            |t| ops::set_topic_configs(t, name, configs),
+            |topic| vec![Change::TopicPut(topic.clone())],
+        )
     }
 
     fn upsert_scram_credential(
@@ -141,7 +186,17 @@ impl MetadataStore for MemoryStore {
         mechanism: ScramMechanism,
         credential: &ScramCredential,
     ) -> Result<(), StoreError> {
-        self.write(|t| ops::upsert_scram(t, user, mechanism, credential))
+        self.commit(
+            Part::Scram,
+            |t| ops::upsert_scram(t, user, mechanism, credential),
+            |()| {
+                vec![Change::ScramPut(
+                    user.to_owned(),
+                    mechanism,
+                    credential.clone(),
+                )]
+            },
+        )
     }
 
     fn delete_scram_credential(
@@ -149,7 +204,15 @@ impl MetadataStore for MemoryStore {
         user: &str,
         mechanism: ScramMechanism,
     ) -> Result<bool, StoreError> {
-        self.write(|t| ops::delete_scram(t, user, mechanism))
+        self.commit(
+            Part::Scram,
+            |t| ops::delete_scram(t, user, mechanism),
+            |&deleted| {
+                (deleted.then(|| Change::ScramDeleted(user.to_owned(), mechanism)))
+                    .into_iter()
+                    .collect()
+            },
+        )
     }
 
     fn scram_credential(
@@ -169,7 +232,17 @@ impl MetadataStore for MemoryStore {
     }
 
     fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError> {
-        self.write(|t| ops::bootstrap_scram(t, credentials))
+        self.commit(
+            Part::Scram,
+            |t| ops::bootstrap_scram(t, credentials),
+            |&stored| crate::feed::bootstrap_changes(stored, credentials),
+        )
+    }
+
+    /// Delivers every later commit to `sink`, synchronously, inside the commit.
+    fn start_feed(&self, sink: std::sync::Arc<dyn ChangeSink>) -> Result<(), StoreError> {
+        self.feed.attach(sink);
+        Ok(())
     }
 }
 

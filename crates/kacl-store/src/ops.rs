@@ -11,12 +11,12 @@ use crate::checksum;
 use crate::encoding::{
     decode_acl_id, decode_acl_key, decode_scram_key, decode_scram_value, decode_topic, decode_u64,
     encode_acl_key, encode_scram_key, encode_scram_value, encode_topic, encode_u64,
-    non_concrete_field,
 };
 use crate::error::StoreError;
 use crate::ids;
 use crate::kv::{KvGet, KvScan, KvWrite, Table};
 use crate::records::{AclCommit, PartitionRecord, TopicRecord};
+use crate::rules;
 use crate::store::{AclChunkSink, ScramEntry};
 
 /// The layout version this build reads and writes, kept in the meta table. Version 2 added a
@@ -307,39 +307,41 @@ fn scan_acls(
     })
 }
 
-/// Applies `removes`, then `adds`; each binding counts once however often it is named.
+/// Applies `removes`, then `adds`, by the rule of [`rules::commit_acls`]; a commit that
+/// changes something also replaces the ACL version.
 pub(crate) fn commit_acl_changes(
     t: &mut impl KvWrite,
     adds: &[AclBinding],
     removes: &[AclBinding],
     new_id: &mut dyn FnMut() -> [u8; 16],
 ) -> Result<AclCommit, StoreError> {
-    if let Some((binding, reason)) = adds
-        .iter()
-        .find_map(|b| non_concrete_field(b).map(|reason| (b, reason)))
-    {
-        return Err(StoreError::InvalidAcl {
-            binding: binding.to_string(),
-            reason,
-        });
-    }
-    let mut commit = AclCommit::default();
-    for binding in removes {
-        if t.remove(Table::Acls, &encode_acl_key(binding))? {
-            commit.removed.push(binding.clone());
-        }
-    }
-    for binding in adds {
-        let key = encode_acl_key(binding);
-        if t.get(Table::Acls, &key)?.is_none() {
-            insert(t, Table::Acls, &key, &new_id())?;
-            commit.added.push(binding.clone());
-        }
-    }
+    rules::check_storable(adds)?;
+    let commit = rules::commit_acls(adds, removes, &mut KvPresence { t, new_id })?;
     if !commit.added.is_empty() || !commit.removed.is_empty() {
         insert(t, Table::Meta, META_ACL_VERSION, &new_id())?;
     }
     Ok(commit)
+}
+
+/// The `acls` table inside a write transaction, as the ACL rule reads and changes it.
+struct KvPresence<'a, T> {
+    t: &'a mut T,
+    new_id: &'a mut dyn FnMut() -> [u8; 16],
+}
+
+impl<T: KvWrite> rules::AclPresence for KvPresence<'_, T> {
+    fn remove(&mut self, binding: &AclBinding) -> Result<bool, StoreError> {
+        self.t.remove(Table::Acls, &encode_acl_key(binding))
+    }
+
+    fn add(&mut self, binding: &AclBinding) -> Result<bool, StoreError> {
+        let key = encode_acl_key(binding);
+        if self.t.get(Table::Acls, &key)?.is_some() {
+            return Ok(false);
+        }
+        insert(self.t, Table::Acls, &key, &(self.new_id)())?;
+        Ok(true)
+    }
 }
 
 /// Every topic, in creation order.
@@ -374,7 +376,7 @@ pub(crate) fn create_topics(
                 name: topic.name.clone(),
             });
         }
-        check_numbering(&topic.name, 0, &topic.partitions)?;
+        rules::check_partition_numbering(&topic.name, 0, &topic.partitions)?;
     }
     let mut next_seq = next_topic_seq(t)?;
     let mut created = Vec::with_capacity(topics.len());
@@ -422,7 +424,7 @@ pub(crate) fn add_partitions(
         })?;
     let mut topic = decode_topic(&value)
         .map_err(|e| StoreError::corrupt(Table::Topics.name(), name.as_bytes(), e))?;
-    check_numbering(name, topic.partitions.len(), new_partitions)?;
+    rules::check_partition_numbering(name, topic.partitions.len(), new_partitions)?;
     if !new_partitions.is_empty() {
         topic.partitions.extend_from_slice(new_partitions);
         insert(t, Table::Topics, name.as_bytes(), &encode_topic(&topic))?;
@@ -445,30 +447,6 @@ pub(crate) fn set_topic_configs(
     topic.configs = configs.clone();
     insert(t, Table::Topics, name.as_bytes(), &encode_topic(&topic))?;
     Ok(topic)
-}
-
-/// Partitions must be numbered `first, first + 1, ...` in order.
-fn check_numbering(
-    topic: &str,
-    first: usize,
-    partitions: &[PartitionRecord],
-) -> Result<(), StoreError> {
-    for (offset, partition) in partitions.iter().enumerate() {
-        let expected = first
-            .checked_add(offset)
-            .and_then(|n| i32::try_from(n).ok());
-        if expected != Some(partition.partition_index) {
-            return Err(StoreError::InvalidPartitions {
-                topic: topic.to_string(),
-                reason: format!(
-                    "partition {} is out of order: partitions must be numbered {} onwards \
-                     without gaps",
-                    partition.partition_index, first
-                ),
-            });
-        }
-    }
-    Ok(())
 }
 
 fn next_topic_seq(t: &impl KvGet) -> Result<u64, StoreError> {

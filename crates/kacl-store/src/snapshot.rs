@@ -26,9 +26,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::StoreError;
 use crate::fs_sync::sync_dir;
-use crate::kv::{KvScan, Table};
 use crate::ops;
-use crate::redb_store::RedbStore;
 
 /// The snapshot's file name inside the data directory.
 pub const SNAPSHOT_FILE_NAME: &str = "acls.snapshot";
@@ -90,90 +88,85 @@ pub enum SnapshotRejected {
     Store(#[from] StoreError),
 }
 
-impl RedbStore {
-    /// The store's ACL version now. Take it before serializing an index that holds exactly
-    /// the store's ACLs (no ACL commit may run in between), and pass it to
-    /// [`RedbStore::write_acl_snapshot`].
-    pub fn acl_version(&self) -> Result<AclVersion, StoreError> {
-        self.read(|t| required_version(t, self.db_path()))
-    }
-
-    /// Writes the snapshot atomically, for the ACL version `version` (refused with
-    /// [`StoreError::Engine`] if the store has moved past it meanwhile).
-    pub fn write_acl_snapshot(
-        &self,
-        version: AclVersion,
-        acl_count: u64,
-        payload: &[u8],
-    ) -> Result<(), StoreError> {
-        let (now, stored_count) =
-            self.read(|t| Ok((required_version(t, self.db_path())?, t.len(Table::Acls)?)))?;
-        if now != version || stored_count != acl_count {
-            return Err(StoreError::Engine {
-                path: self.dir().join(SNAPSHOT_FILE_NAME),
-                detail: "the store's ACLs changed while the snapshot was taken".to_owned(),
-            });
-        }
-        let mut bytes = Vec::with_capacity(payload.len() + 128);
-        bytes.extend_from_slice(MAGIC);
-        bytes.extend_from_slice(&FORMAT.to_le_bytes());
-        let cluster_id = self.cluster_id_str().as_bytes();
-        bytes.push(u8::try_from(cluster_id.len()).unwrap_or(u8::MAX));
-        bytes.extend_from_slice(cluster_id.get(..255).unwrap_or(cluster_id));
-        bytes.extend_from_slice(&version.0);
-        bytes.extend_from_slice(&acl_count.to_le_bytes());
-        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&crc32c::crc32c(payload).to_le_bytes());
-        let header_crc = crc32c::crc32c(&bytes);
-        bytes.extend_from_slice(&header_crc.to_le_bytes());
-        bytes.extend_from_slice(payload);
-        let temp = self.dir().join(TEMP_FILE_NAME);
-        let path = self.dir().join(SNAPSHOT_FILE_NAME);
-        let io = |p: &Path| {
-            let p = p.to_path_buf();
-            move |e| StoreError::from_io(&p, e)
-        };
-        let mut file = fs::File::create(&temp).map_err(io(&temp))?;
-        file.write_all(&bytes).map_err(io(&temp))?;
-        file.sync_all().map_err(io(&temp))?;
-        drop(file);
-        fs::rename(&temp, &path).map_err(io(&path))?;
-        sync_dir(self.dir())
-    }
-
-    /// The snapshot, if it holds exactly the store's ACLs now (see the module documentation);
-    /// else why not.
-    pub fn read_acl_snapshot(&self) -> Result<AclSnapshot, SnapshotRejected> {
-        let path = self.dir().join(SNAPSHOT_FILE_NAME);
-        let bytes = match fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(SnapshotRejected::Missing)
-            }
-            Err(error) => return Err(SnapshotRejected::Unreadable { path, error }),
-        };
-        let header = Header::parse(&bytes, &path)?;
-        if header.cluster_id != self.cluster_id_str().as_bytes() {
-            return Err(SnapshotRejected::Foreign {
-                found: String::from_utf8_lossy(header.cluster_id).into_owned(),
-                path,
-            });
-        }
-        let (version, stored_count) =
-            self.read(|t| Ok((ops::acl_version(t)?, t.len(Table::Acls)?)))?;
-        if version != Some(header.version) || stored_count != header.acl_count {
-            return Err(SnapshotRejected::Stale(path));
-        }
-        let payload = header.payload(&bytes, &path)?;
-        Ok(AclSnapshot {
-            acl_count: header.acl_count,
-            version: AclVersion(header.version),
-            payload: payload.to_vec(),
-        })
-    }
+/// The snapshot file's bytes: the header (see the module documentation), then `payload`.
+pub(crate) fn encode(
+    cluster_id: &str,
+    version: AclVersion,
+    acl_count: u64,
+    payload: &[u8],
+) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(payload.len() + 128);
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&FORMAT.to_le_bytes());
+    let cluster_id = cluster_id.as_bytes();
+    bytes.push(u8::try_from(cluster_id.len()).unwrap_or(u8::MAX));
+    bytes.extend_from_slice(cluster_id.get(..255).unwrap_or(cluster_id));
+    bytes.extend_from_slice(&version.0);
+    bytes.extend_from_slice(&acl_count.to_le_bytes());
+    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&crc32c::crc32c(payload).to_le_bytes());
+    let header_crc = crc32c::crc32c(&bytes);
+    bytes.extend_from_slice(&header_crc.to_le_bytes());
+    bytes.extend_from_slice(payload);
+    bytes
 }
 
-fn required_version(t: &impl crate::kv::KvGet, db_path: &Path) -> Result<AclVersion, StoreError> {
+/// Writes `bytes` as the snapshot in `dir`, atomically: a temporary file, fsynced, renamed
+/// over the old one, and the directory fsynced.
+pub(crate) fn write_file(dir: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let temp = dir.join(TEMP_FILE_NAME);
+    let path = dir.join(SNAPSHOT_FILE_NAME);
+    let io = |p: &Path| {
+        let p = p.to_path_buf();
+        move |e| StoreError::from_io(&p, e)
+    };
+    let mut file = fs::File::create(&temp).map_err(io(&temp))?;
+    file.write_all(bytes).map_err(io(&temp))?;
+    file.sync_all().map_err(io(&temp))?;
+    drop(file);
+    fs::rename(&temp, &path).map_err(io(&path))?;
+    sync_dir(dir)
+}
+
+/// The snapshot in `dir` of cluster `cluster_id`, if it holds exactly what `current` (the
+/// store's ACL version and count, read after the file) says the store holds; else why not.
+pub(crate) fn read_file(
+    dir: &Path,
+    cluster_id: &str,
+    current: impl FnOnce() -> Result<(Option<[u8; 16]>, u64), StoreError>,
+) -> Result<AclSnapshot, SnapshotRejected> {
+    let path = dir.join(SNAPSHOT_FILE_NAME);
+    let bytes = match fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(SnapshotRejected::Missing)
+        }
+        Err(error) => return Err(SnapshotRejected::Unreadable { path, error }),
+    };
+    let header = Header::parse(&bytes, &path)?;
+    if header.cluster_id != cluster_id.as_bytes() {
+        return Err(SnapshotRejected::Foreign {
+            found: String::from_utf8_lossy(header.cluster_id).into_owned(),
+            path,
+        });
+    }
+    let (version, stored_count) = current()?;
+    if version != Some(header.version) || stored_count != header.acl_count {
+        return Err(SnapshotRejected::Stale(path));
+    }
+    let payload = header.payload(&bytes, &path)?;
+    Ok(AclSnapshot {
+        acl_count: header.acl_count,
+        version: AclVersion(header.version),
+        payload: payload.to_vec(),
+    })
+}
+
+/// The store's ACL version, which a store opened by this build always keeps.
+pub(crate) fn required_version(
+    t: &impl crate::kv::KvGet,
+    db_path: &Path,
+) -> Result<AclVersion, StoreError> {
     ops::acl_version(t)?
         .map(AclVersion)
         .ok_or_else(|| StoreError::Engine {

@@ -1,13 +1,17 @@
 //! The interface the server programs against, so that the embedded redb store, the
-//! in-memory store (tests, fuzzing) and a later etcd store are interchangeable.
+//! in-memory store (tests, fuzzing) and the etcd store are interchangeable: one trait, one
+//! path from a commit to memory (the [`ChangeSink`]), and optional capabilities asked for by
+//! method (`acl_snapshots`, `cluster`, `feed_stats`) rather than known by backend.
 
 use kacl_acl::AclBinding;
 
 use crate::error::StoreError;
 use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 
+use crate::acl_keys::AclKeySink;
 use crate::feed::ChangeSink;
 use crate::records::{AclCommit, PartitionRecord, TopicRecord};
+use crate::snapshot::{AclSnapshot, AclVersion, SnapshotRejected};
 
 /// Durable cluster metadata: ACLs, topics, SCRAM credentials and the cluster id.
 ///
@@ -115,24 +119,23 @@ pub trait MetadataStore: Send + Sync {
     /// old rule or by hand; the record is written then, so the answer stays the same).
     fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError>;
 
-    /// Starts delivering every committed change (this node's and other nodes') to `sink`,
-    /// from the state the `load_*` methods returned. Returns true if the store now feeds
-    /// changes: from then on its write methods return only after their change reached `sink`,
-    /// and callers must not apply changes to memory themselves. The embedded stores return
-    /// false (their one writer applies what it committed).
-    fn start_feed(&self, sink: std::sync::Arc<dyn ChangeSink>) -> Result<bool, StoreError> {
-        let _ = sink;
-        Ok(false)
-    }
+    /// Delivers every change committed from now on (this node's, and other nodes' for a
+    /// shared store) to `sink`, starting from the state the `load_*` methods returned. From
+    /// then on each write method returns only after its change reached `sink`: callers never
+    /// apply changes to memory themselves. Embedded stores deliver inside the commit; after a
+    /// storage failure they hand `sink` the whole state read back. Attach the sink before the
+    /// first write memory must see: earlier commits reach no sink.
+    fn start_feed(&self, sink: std::sync::Arc<dyn ChangeSink>) -> Result<(), StoreError>;
 
-    /// True once [`MetadataStore::start_feed`] returned true.
-    fn feeds_changes(&self) -> bool {
-        false
+    /// The most ACL changes one [`MetadataStore::commit_acl_changes`] may carry, for writers
+    /// that commit several requests together (etcd bounds a transaction's operations).
+    fn max_acl_changes_per_commit(&self) -> usize {
+        usize::MAX
     }
 
     /// Waits until the feed has delivered everything the store had committed when this was
-    /// called (a linearizable read point for `kacl.describe.consistent`). Immediate for a
-    /// store without a feed. Blocking.
+    /// called (a linearizable read point for `kacl.describe.consistent`). Immediate for an
+    /// embedded store, whose commits reach the sink inside the commit. Blocking.
     fn catch_up(&self) -> Result<(), StoreError> {
         Ok(())
     }
@@ -147,6 +150,42 @@ pub trait MetadataStore: Send + Sync {
     fn cluster(&self) -> Option<std::sync::Arc<dyn ClusterMembership>> {
         None
     }
+
+    /// The ACL snapshot beside the store and the fast read of its ACL keys, for a store that
+    /// keeps one (redb); `None` otherwise.
+    fn acl_snapshots(&self) -> Option<&dyn AclSnapshots> {
+        None
+    }
+}
+
+/// A store that keeps an ACL snapshot beside it (see [`crate::snapshot`]), so that a restart
+/// with millions of ACLs loads the index instead of scanning the store; and, when none is
+/// current, reads its ACL keys for an index builder that decodes them without allocating.
+pub trait AclSnapshots: Send + Sync {
+    /// The store's ACL version now. Take it before serializing an index that holds exactly
+    /// the store's ACLs (no ACL commit may run in between), and pass it to
+    /// [`AclSnapshots::write_acl_snapshot`].
+    fn acl_version(&self) -> Result<AclVersion, StoreError>;
+
+    /// Writes the snapshot atomically, for the ACL version `version` (refused if the store has
+    /// moved past it meanwhile).
+    fn write_acl_snapshot(
+        &self,
+        version: AclVersion,
+        acl_count: u64,
+        payload: &[u8],
+    ) -> Result<(), StoreError>;
+
+    /// The snapshot, if it holds exactly the store's ACLs now; else why not.
+    fn read_acl_snapshot(&self) -> Result<AclSnapshot, SnapshotRejected>;
+
+    /// Every stored ACL's key, in key order (each pattern's ACLs together), in chunks of at
+    /// most `chunk_len` keys, from one consistent read.
+    fn load_acl_keys_chunked(
+        &self,
+        chunk_len: usize,
+        sink: &mut AclKeySink<'_>,
+    ) -> Result<(), StoreError>;
 }
 
 /// A live node as registered in a shared store.

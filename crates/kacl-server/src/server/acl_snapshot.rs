@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use kacl_acl::{AclIndex, SharedAclIndex};
 use kacl_service::ServerState;
 use kacl_store::snapshot::{AclVersion, SnapshotRejected};
-use kacl_store::{RedbStore, StoreError};
+use kacl_store::{AclSnapshots, StoreError};
 use tokio::sync::watch;
 
 use crate::shutdown::wait_for_shutdown;
@@ -25,7 +25,7 @@ const MAX_INTERVALS_BEHIND: u32 = 6;
 
 /// The index from the snapshot and the store's ACL version it is current at, or `None`
 /// (logged) when the store must be read instead.
-pub(super) fn load(store: &RedbStore) -> Option<(AclIndex, AclVersion)> {
+pub(super) fn load(store: &dyn AclSnapshots) -> Option<(AclIndex, AclVersion)> {
     let started = Instant::now();
     let snapshot = match store.read_acl_snapshot() {
         Ok(snapshot) => snapshot,
@@ -68,7 +68,7 @@ pub(super) fn load(store: &RedbStore) -> Option<(AclIndex, AclVersion)> {
 /// Writes the snapshot of `acls`, which must hold exactly the store's ACLs with no ACL
 /// commit running (the server has stopped serving). A failure is logged: the next start
 /// then reads the store.
-pub(super) fn save(store: &RedbStore, acls: &SharedAclIndex) {
+pub(super) fn save(store: &dyn AclSnapshots, acls: &SharedAclIndex) {
     write(store, acls, |take| take(), "wrote the ACL snapshot");
 }
 
@@ -79,7 +79,7 @@ type Taken = (AclVersion, u64, Vec<u8>);
 /// commit under way), then writes the file outside it; the store refuses the write if a
 /// commit came in between. Logs the outcome (`done` on success); returns the version written.
 fn write(
-    store: &RedbStore,
+    store: &dyn AclSnapshots,
     acls: &SharedAclIndex,
     exclusive: impl FnOnce(&mut dyn FnMut() -> Result<Taken, StoreError>) -> Result<Taken, StoreError>,
     done: &'static str,
@@ -118,21 +118,20 @@ fn write(
 /// [`MAX_INTERVALS_BEHIND`] checks, writes the snapshot from the index between two commits.
 /// `current` is the version the start found the snapshot at (`None`: no usable snapshot).
 pub(super) async fn keep_fresh(
-    store: Arc<RedbStore>,
     state: Arc<ServerState>,
     interval: Duration,
     current: Option<AclVersion>,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let mut written = current;
-    let mut seen = version(&store).await;
+    let mut seen = version(&state).await;
     let mut behind = 0u32;
     loop {
         tokio::select! {
             _ = tokio::time::sleep(interval) => {}
             _ = wait_for_shutdown(&mut shutdown) => return,
         }
-        let now = version(&store).await;
+        let now = version(&state).await;
         if now.is_none() || now == written {
             behind = 0;
             continue;
@@ -143,8 +142,8 @@ pub(super) async fn keep_fresh(
         if !settled && behind < MAX_INTERVALS_BEHIND {
             continue;
         }
-        let (store, state) = (store.clone(), state.clone());
-        let saved = tokio::task::spawn_blocking(move || save_while_serving(&store, &state))
+        let state = state.clone();
+        let saved = tokio::task::spawn_blocking(move || save_while_serving(&state))
             .await
             .ok()
             .flatten();
@@ -156,9 +155,9 @@ pub(super) async fn keep_fresh(
 }
 
 /// The store's ACL version now, `None` when it cannot be read (logged by the next write).
-async fn version(store: &Arc<RedbStore>) -> Option<AclVersion> {
-    let store = store.clone();
-    tokio::task::spawn_blocking(move || store.acl_version().ok())
+async fn version(state: &Arc<ServerState>) -> Option<AclVersion> {
+    let state = state.clone();
+    tokio::task::spawn_blocking(move || state.store.acl_snapshots()?.acl_version().ok())
         .await
         .ok()
         .flatten()
@@ -166,9 +165,9 @@ async fn version(store: &Arc<RedbStore>) -> Option<AclVersion> {
 
 /// [`save`] between two commits while serving (a write waits meanwhile). Returns the version
 /// written; on a failure the next check retries.
-fn save_while_serving(store: &RedbStore, state: &ServerState) -> Option<AclVersion> {
+fn save_while_serving(state: &ServerState) -> Option<AclVersion> {
     write(
-        store,
+        state.store.acl_snapshots()?,
         &state.acls,
         |take| state.acl_writer.between_commits(take),
         "wrote the ACL snapshot while serving",

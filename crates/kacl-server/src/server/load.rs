@@ -1,32 +1,34 @@
-//! What a start reads into memory: the ACLs (from the live snapshot beside a redb store when
-//! it is current, else from the store, read on one thread and indexed on another), the topics
-//! and the SCRAM credentials.
+//! What a start reads into memory: the ACLs (from the live snapshot beside a store that keeps
+//! one when it is current, else from the store, read on one thread and indexed on another),
+//! the topics and the SCRAM credentials; and the SCRAM bootstrap, once the feed is attached.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use kacl_acl::{AclBinding, AclChanges, AclIndex, SharedAclIndex};
 use kacl_service::credentials::ScramCredentials;
-use kacl_service::scram_bootstrap::{self, BootstrapCredential};
-use kacl_store::{MetadataStore, RedbStore};
+use kacl_service::scram_bootstrap;
+use kacl_service::ServerState;
+use kacl_store::{AclSnapshots, MetadataStore};
 
 use super::acl_snapshot;
 use super::start_error::StartError;
 
-/// Loads the SCRAM credentials into memory and applies `kacl.scram.bootstrap.credentials`
-/// to a store that holds none.
+/// Loads the SCRAM credentials into memory.
 pub(super) async fn load_scram(
     store: Arc<dyn MetadataStore>,
-    bootstrap: Vec<BootstrapCredential>,
 ) -> Result<ScramCredentials, StartError> {
-    tokio::task::spawn_blocking(move || {
-        let scram = ScramCredentials::load(store).map_err(StartError::Load)?;
-        scram_bootstrap::apply(&scram, &bootstrap)?;
-        tracing::info!(users = scram.user_count(), "loaded SCRAM credentials");
-        Ok(scram)
-    })
-    .await
-    .map_err(|e| StartError::Task(e.to_string()))?
+    tokio::task::spawn_blocking(move || ScramCredentials::load(store).map_err(StartError::Load))
+        .await
+        .map_err(|e| StartError::Task(e.to_string()))?
+}
+
+/// Applies `kacl.scram.bootstrap.credentials` to a store that was never bootstrapped. Called
+/// once the store's feed is attached: the credentials reach memory through it. Blocking.
+pub(super) fn bootstrap_scram(state: &ServerState) -> Result<(), StartError> {
+    scram_bootstrap::apply(&state.scram, &state.config.scram_bootstrap)?;
+    tracing::info!(users = state.scram.user_count(), "loaded SCRAM credentials");
+    Ok(())
 }
 
 /// ACLs handed from the store thread to the indexing thread at a time at start.
@@ -46,13 +48,11 @@ pub(super) type Loaded = (
     Option<kacl_store::snapshot::AclVersion>,
 );
 
-/// Loads every ACL into a fresh index (from the ACL snapshot beside a redb store when it is
-/// current), and every topic.
-pub(super) fn load(
-    store: &dyn MetadataStore,
-    snapshot_store: Option<&RedbStore>,
-) -> Result<Loaded, StartError> {
+/// Loads every ACL into a fresh index (from the ACL snapshot beside a store that keeps one,
+/// when it is current), and every topic.
+pub(super) fn load(store: &dyn MetadataStore) -> Result<Loaded, StartError> {
     let started = Instant::now();
+    let snapshot_store = store.acl_snapshots();
     if let Some((index, version)) = snapshot_store.and_then(acl_snapshot::load) {
         let topics = store.load_topics().map_err(StartError::Load)?;
         tracing::info!(
@@ -120,7 +120,7 @@ pub(super) fn load(
 /// The ACLs of a redb store into a fresh index: the store's keys are read and checked on a
 /// second thread, in chunks, while this one decodes them without allocating and builds the
 /// index a pattern at a time (the store's key order keeps each pattern's ACLs together).
-fn load_redb(store: &RedbStore, started: Instant) -> Result<AclIndex, StartError> {
+fn load_redb(store: &dyn AclSnapshots, started: Instant) -> Result<AclIndex, StartError> {
     let mut builder = kacl_acl::AclIndexBuilder::new();
     let (read, indexed) = std::thread::scope(|scope| {
         let (chunks_tx, chunks_rx) = std::sync::mpsc::sync_channel::<kacl_store::AclKeyChunk>(2);

@@ -134,12 +134,16 @@ impl MetadataStore for MeteredStore {
         self.inner.list_scram_credentials()
     }
 
-    fn start_feed(&self, sink: Arc<dyn kacl_store::ChangeSink>) -> Result<bool, StoreError> {
+    fn start_feed(&self, sink: Arc<dyn kacl_store::ChangeSink>) -> Result<(), StoreError> {
         self.inner.start_feed(sink)
     }
 
-    fn feeds_changes(&self) -> bool {
-        self.inner.feeds_changes()
+    fn max_acl_changes_per_commit(&self) -> usize {
+        self.inner.max_acl_changes_per_commit()
+    }
+
+    fn acl_snapshots(&self) -> Option<&dyn kacl_store::AclSnapshots> {
+        self.inner.acl_snapshots()
     }
 
     fn catch_up(&self) -> Result<(), StoreError> {

@@ -8,6 +8,7 @@ mod fault_tests;
 mod handle;
 mod lock;
 mod scratch;
+mod snapshots;
 mod tables;
 
 use std::fs;
@@ -19,12 +20,13 @@ use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 use redb::{Builder, Durability};
 
 use crate::error::StoreError;
+use crate::feed::{bootstrap_changes, Change, ChangeSink, LocalFeed, Part, Snapshot};
 use crate::fs_sync::sync_dir;
 use crate::identity::{self, Identity};
 use crate::ids;
 use crate::ops;
 use crate::records::{AclCommit, PartitionRecord, TopicRecord};
-use crate::store::{AclChunkSink, MetadataStore, ScramEntry};
+use crate::store::{AclChunkSink, AclSnapshots, MetadataStore, ScramEntry};
 
 use handle::{DbHandle, Opener};
 use lock::DirLock;
@@ -72,6 +74,7 @@ pub struct RedbStore {
     db_path: PathBuf,
     cluster_id: String,
     options: StoreOptions,
+    feed: LocalFeed,
     _lock: DirLock,
 }
 
@@ -221,6 +224,7 @@ impl RedbStore {
             db_path,
             cluster_id: String::new(),
             options,
+            feed: LocalFeed::default(),
             _lock: lock,
         };
         let initialized = identity.is_some();
@@ -280,6 +284,32 @@ impl RedbStore {
     /// The options the store was opened with.
     pub fn options(&self) -> StoreOptions {
         self.options
+    }
+
+    /// Commits `operation` durably and delivers its `changes` to the sink (see [`LocalFeed`]).
+    fn commit<R>(
+        &self,
+        part: Part,
+        operation: impl FnOnce(&mut WriteTables<'_>) -> Result<R, StoreError>,
+        changes: impl FnOnce(&R) -> Vec<Change>,
+    ) -> Result<R, StoreError> {
+        self.feed.commit(
+            part,
+            || self.write(operation),
+            changes,
+            || self.everything(),
+        )
+    }
+
+    /// The whole state, from one read transaction.
+    fn everything(&self) -> Result<Snapshot, StoreError> {
+        self.read(|t| {
+            Ok(Snapshot {
+                acls: ops::load_acls(t)?,
+                topics: ops::load_topics(t)?,
+                scram: ops::list_scram(t)?,
+            })
+        })
     }
 
     /// Runs `operation` in a write transaction and commits it durably; on any error the
@@ -402,7 +432,11 @@ impl MetadataStore for RedbStore {
         adds: &[AclBinding],
         removes: &[AclBinding],
     ) -> Result<AclCommit, StoreError> {
-        self.write(|t| ops::commit_acl_changes(t, adds, removes, &mut ids::random_kafka_uuid))
+        self.commit(
+            Part::Acls,
+            |t| ops::commit_acl_changes(t, adds, removes, &mut ids::random_kafka_uuid),
+            Change::of_acl_commit,
+        )
     }
 
     fn load_topics(&self) -> Result<Vec<TopicRecord>, StoreError> {
@@ -410,11 +444,19 @@ impl MetadataStore for RedbStore {
     }
 
     fn create_topics(&self, topics: &[TopicRecord]) -> Result<Vec<TopicRecord>, StoreError> {
-        self.write(|t| ops::create_topics(t, topics))
+        self.commit(
+            Part::Topics,
+            |t| ops::create_topics(t, topics),
+            |created| created.iter().cloned().map(Change::TopicPut).collect(),
+        )
     }
 
     fn delete_topics(&self, names: &[String]) -> Result<Vec<String>, StoreError> {
-        self.write(|t| ops::delete_topics(t, names))
+        self.commit(
+            Part::Topics,
+            |t| ops::delete_topics(t, names),
+            |deleted| deleted.iter().cloned().map(Change::TopicDeleted).collect(),
+        )
     }
 
     fn add_partitions(
@@ -422,7 +464,11 @@ impl MetadataStore for RedbStore {
         name: &str,
         new_partitions: &[PartitionRecord],
     ) -> Result<TopicRecord, StoreError> {
-        self.write(|t| ops::add_partitions(t, name, new_partitions))
+        self.commit(
+            Part::Topics,
+            |t| ops::add_partitions(t, name, new_partitions),
+            |topic| vec![Change::TopicPut(topic.clone())],
+        )
     }
 
     fn set_topic_configs(
@@ -430,7 +476,11 @@ impl MetadataStore for RedbStore {
         name: &str,
         configs: &std::collections::BTreeMap<String, String>,
     ) -> Result<TopicRecord, StoreError> {
-        self.write(|t| ops::set_topic_configs(t, name, configs))
+        self.commit(
+            Part::Topics,
+            |t| ops::set_topic_configs(t, name, configs),
+            |topic| vec![Change::TopicPut(topic.clone())],
+        )
     }
 
     fn upsert_scram_credential(
@@ -439,7 +489,17 @@ impl MetadataStore for RedbStore {
         mechanism: ScramMechanism,
         credential: &ScramCredential,
     ) -> Result<(), StoreError> {
-        self.write(|t| ops::upsert_scram(t, user, mechanism, credential))
+        self.commit(
+            Part::Scram,
+            |t| ops::upsert_scram(t, user, mechanism, credential),
+            |()| {
+                vec![Change::ScramPut(
+                    user.to_owned(),
+                    mechanism,
+                    credential.clone(),
+                )]
+            },
+        )
     }
 
     fn delete_scram_credential(
@@ -447,7 +507,15 @@ impl MetadataStore for RedbStore {
         user: &str,
         mechanism: ScramMechanism,
     ) -> Result<bool, StoreError> {
-        self.write(|t| ops::delete_scram(t, user, mechanism))
+        self.commit(
+            Part::Scram,
+            |t| ops::delete_scram(t, user, mechanism),
+            |&deleted| {
+                (deleted.then(|| Change::ScramDeleted(user.to_owned(), mechanism)))
+                    .into_iter()
+                    .collect()
+            },
+        )
     }
 
     fn scram_credential(
@@ -467,6 +535,20 @@ impl MetadataStore for RedbStore {
     }
 
     fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError> {
-        self.write(|t| ops::bootstrap_scram(t, credentials))
+        self.commit(
+            Part::Scram,
+            |t| ops::bootstrap_scram(t, credentials),
+            |&stored| bootstrap_changes(stored, credentials),
+        )
+    }
+
+    /// Delivers every later commit to `sink`, synchronously, inside the commit.
+    fn start_feed(&self, sink: std::sync::Arc<dyn ChangeSink>) -> Result<(), StoreError> {
+        self.feed.attach(sink);
+        Ok(())
+    }
+
+    fn acl_snapshots(&self) -> Option<&dyn AclSnapshots> {
+        Some(self)
     }
 }

@@ -14,13 +14,15 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::{bail, Context};
 use kacl_acl::AclBinding;
 use kacl_sasl::scram::{ScramCredential, ScramMechanism};
+use kacl_server::store_open::{self, StoreLocation};
 use kacl_server_config::{MetadataStoreConfig, ServerConfig};
-use kacl_store::{MetadataStore, RedbStore, StoreOptions, TopicRecord};
-use kacl_store_etcd::{EtcdClient, EtcdOptions, EtcdStore};
+use kacl_store::{MetadataStore, StoreOptions, TopicRecord, DB_FILE_NAME};
+use kacl_store_etcd::{EtcdClient, EtcdOptions};
 
 /// Flags of `kacl store copy`.
 #[derive(Debug, clap::Args)]
@@ -177,29 +179,36 @@ fn etcd_options(args: &CopyArgs) -> anyhow::Result<EtcdOptions> {
     let MetadataStoreConfig::Etcd(etcd) = &config.metadata_store else {
         bail!("kacl.metadata.store must be etcd");
     };
-    Ok(EtcdOptions::from_config(etcd, config.acl_max_batch)?)
+    Ok(store_open::etcd_options(etcd, config.acl_max_batch)?)
 }
 
-fn open_source(side: &Side, etcd: Option<&EtcdOptions>) -> anyhow::Result<Box<dyn MetadataStore>> {
+/// Where a side of the copy is, opened by the server's own factory (a directory with the
+/// store's default options: the copy runs offline, without a node's `node.id`).
+fn location(side: &Side, etcd: Option<&EtcdOptions>) -> StoreLocation {
     match side {
-        Side::Dir(dir) => {
-            if !dir.join("kacl.redb").is_file() {
-                bail!("{} holds no kacl store (no kacl.redb)", dir.display());
-            }
-            Ok(Box::new(RedbStore::open_with_options(
-                dir,
-                StoreOptions::default(),
-            )?))
+        Side::Dir(dir) => StoreLocation::Dir {
+            dir: dir.clone(),
+            options: StoreOptions::default(),
+        },
+        Side::Etcd => StoreLocation::Etcd(etcd.expect("etcd options").clone()),
+    }
+}
+
+fn open_source(side: &Side, etcd: Option<&EtcdOptions>) -> anyhow::Result<Arc<dyn MetadataStore>> {
+    match side {
+        Side::Dir(dir) if !dir.join(DB_FILE_NAME).is_file() => {
+            bail!("{} holds no kacl store (no kacl.redb)", dir.display());
         }
         Side::Etcd => {
-            let options = etcd.expect("etcd options").clone();
+            let options = etcd.expect("etcd options");
             let client = EtcdClient::new(options.client.clone());
             if kacl_store_etcd::stored_cluster_id(&client, &options.prefix)?.is_none() {
                 bail!("etcd holds no kacl cluster under prefix {}", options.prefix);
             }
-            Ok(Box::new(EtcdStore::open(options)?))
         }
+        Side::Dir(_) => {}
     }
+    Ok(location(side, etcd).open()?)
 }
 
 /// Opens the target; an empty one gets `cluster_id`, one of another cluster is refused.
@@ -207,23 +216,8 @@ fn open_target(
     side: &Side,
     etcd: Option<&EtcdOptions>,
     cluster_id: &str,
-) -> anyhow::Result<Box<dyn MetadataStore>> {
-    let store: Box<dyn MetadataStore> = match side {
-        Side::Dir(dir) if dir.join("kacl.redb").is_file() => {
-            Box::new(RedbStore::open_with_options(dir, StoreOptions::default())?)
-        }
-        Side::Dir(dir) => Box::new(RedbStore::create_for_cluster(
-            dir,
-            StoreOptions::default(),
-            cluster_id,
-        )?),
-        Side::Etcd => {
-            let options = etcd.expect("etcd options").clone();
-            let client = EtcdClient::new(options.client.clone());
-            kacl_store_etcd::seed_cluster_id(&client, &options.prefix, cluster_id)?;
-            Box::new(EtcdStore::open(options)?)
-        }
-    };
+) -> anyhow::Result<Arc<dyn MetadataStore>> {
+    let store = location(side, etcd).open_for_cluster(cluster_id)?;
     if store.cluster_id() != cluster_id {
         bail!(
             "it belongs to cluster {}, the source to cluster {cluster_id}; kacl store copy never \
