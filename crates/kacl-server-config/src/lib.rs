@@ -50,6 +50,12 @@ pub const DEVELOPMENT_SUPER_USER: &str = "User:ANONYMOUS";
 /// bound that keeps a typo (an extra digit or two) from reserving the machine.
 pub const MAX_STORE_CACHE_BYTES: i64 = 64 << 30;
 
+/// `kacl.store.cache.bytes` when unset: 32 MiB, the embedded store's own default
+/// (`kacl_store::DEFAULT_CACHE_BYTES`, which says why). Kept here so that the configuration
+/// does not depend on the store (and redb) for one number; kacl-server's tests check that the
+/// two agree.
+pub const DEFAULT_STORE_CACHE_BYTES: usize = 32 * 1024 * 1024;
+
 /// Default `kacl.request.max.decoded.bytes`: 64 MiB. Far above any real request (10,000 ACLs
 /// decode to about 1 MB; 1M topic names in one Metadata request to 48 MB), far below what a
 /// `socket.request.max.bytes` frame of tiny elements would otherwise decode to (~2.4 GB).
@@ -186,7 +192,7 @@ pub struct ServerConfig {
     /// when unset.
     pub console_listen: Option<String>,
     /// `kacl.store.cache.bytes`: the most memory the store's page cache may hold (default
-    /// [`kacl_store::DEFAULT_CACHE_BYTES`], 32 MiB; ACL reads come from the in-memory index, so a
+    /// [`DEFAULT_STORE_CACHE_BYTES`], 32 MiB; ACL reads come from the in-memory index, so a
     /// larger cache mostly keeps the start-up scan resident).
     pub store_cache_bytes: usize,
     /// `kacl.request.max.decoded.bytes`: the most element storage (array elements, kept unknown
@@ -265,7 +271,7 @@ impl ServerConfig {
             describe_self_service: false,
             metrics_listen: None,
             console_listen: None,
-            store_cache_bytes: kacl_store::DEFAULT_CACHE_BYTES,
+            store_cache_bytes: DEFAULT_STORE_CACHE_BYTES,
             request_max_decoded_bytes: DEFAULT_REQUEST_MAX_DECODED_BYTES,
             scram_bootstrap: Vec::new(),
             metadata_store: MetadataStoreConfig::Redb,
@@ -560,7 +566,7 @@ fn super_users(value: Option<&str>) -> Result<Vec<String>, ConfigError> {
 /// `kacl.store.cache.bytes`: 0 to [`MAX_STORE_CACHE_BYTES`] (and what this machine can address).
 fn store_cache_bytes(source: &mut Source) -> Result<usize, ConfigError> {
     const KEY: &str = "kacl.store.cache.bytes";
-    let default = i64::try_from(kacl_store::DEFAULT_CACHE_BYTES).unwrap_or(i64::MAX);
+    let default = i64::try_from(DEFAULT_STORE_CACHE_BYTES).unwrap_or(i64::MAX);
     let bytes = source.int(KEY, default, 0, MAX_STORE_CACHE_BYTES)?;
     usize::try_from(bytes)
         .map_err(|_| ConfigError::invalid(KEY, format!("{bytes} does not fit this machine")))
