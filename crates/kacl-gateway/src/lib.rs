@@ -103,6 +103,21 @@ impl Gateway {
         self.shared.addresses.set(node, endpoint);
     }
 
+    /// The planning step alone for one request of an offered API — decode, authorize through
+    /// the audited path, reduce or answer — without sending anything: `true` when the request
+    /// would be forwarded (whole or reduced), `false` when the gateway answers it or closes.
+    /// For measuring what authorization costs a forwarded request.
+    pub fn plans_forward(
+        &self,
+        ctx: &kacl_service::context::RequestContext<'_>,
+        frame: &kacl_protocol::frame::RequestFrame<'_>,
+    ) -> bool {
+        matches!(
+            rules::plan(&self.shared, ctx, frame),
+            plan::Plan::Forward { .. }
+        )
+    }
+
     /// The upstream address of broker `node`, for logs and tests.
     pub fn upstream_address(&self, node: i32) -> Option<String> {
         self.shared.upstream.address(node)

@@ -293,3 +293,57 @@ async fn a_client_of_a_stopped_upstream_is_disconnected_not_left_hanging() {
         "the connection is closed, as a broker gone away"
     );
 }
+
+/// KIP-848 consumers learn their topics' ids from the heartbeat and look them up by id only:
+/// an id the gateway has not seen is asked of the upstream and authorized on its name.
+#[tokio::test]
+async fn a_lookup_by_an_unseen_topic_id_is_resolved_upstream_and_authorized() {
+    let (upstream, gateway) = gateway_over_kacl().await;
+    let mut direct = upstream.client().await;
+    for topic in ["visible", "hidden"] {
+        assert_eq!(create_topic(&mut direct, topic).await, 0);
+    }
+    let ids = metadata(&mut direct, None).await;
+    let id_of = |name: &str| {
+        ids.topics
+            .iter()
+            .find(|t| t.name.as_deref() == Some(name))
+            .expect("topic")
+            .topic_id
+    };
+    let (visible, hidden) = (id_of("visible"), id_of("hidden"));
+    let mut admin = login(gateway.addr(), "admin").await;
+    let acl = creation(TOPIC, "visible", LITERAL, "User:alice", "*", DESCRIBE, ALLOW);
+    assert_eq!(admin.create(3, vec![acl]).await.results[0].error_code, 0);
+
+    let mut alice = login(gateway.addr(), "alice").await;
+    let request = MetadataRequest {
+        topics: Some(
+            [visible, hidden]
+                .into_iter()
+                .map(|topic_id| MetadataRequestTopic {
+                    topic_id,
+                    name: None,
+                    ..Default::default()
+                })
+                .collect(),
+        ),
+        allow_auto_topic_creation: false,
+        ..Default::default()
+    };
+    let payload = alice.call(12, &request).await;
+    let response = decode::<MetadataResponse>(&payload, 12);
+    let by_id = |id| {
+        response
+            .topics
+            .iter()
+            .find(|t| t.topic_id == id)
+            .map(|t| (t.name.as_deref().map(str::to_owned), t.error_code))
+    };
+    assert_eq!(by_id(visible), Some((Some("visible".to_owned()), 0)));
+    assert_eq!(
+        by_id(hidden),
+        Some((None, ErrorCode::TopicAuthorizationFailed.code())),
+        "refused, without its name"
+    );
+}

@@ -12,7 +12,7 @@ use kacl_acl::{AclOperation, ResourceType, CLUSTER_NAME};
 use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::messages::describe_cluster::{DescribeClusterRequest, DescribeClusterResponse};
 use kacl_protocol::messages::metadata::{MetadataRequest, MetadataResponse, MetadataResponseTopic};
-use kacl_protocol::ErrorCode;
+use kacl_protocol::{ErrorCode, Uuid};
 use kacl_service::audit::AuditPolicy;
 use kacl_service::context::RequestContext;
 
@@ -31,19 +31,23 @@ pub(super) fn metadata(
     let session = ctx.authorizer();
     let mut denied: Vec<String> = Vec::new();
     let mut create_denied: Vec<String> = Vec::new();
+    let mut unresolved: Vec<Uuid> = Vec::new();
     let mut reduced = false;
     let all_topics = request.topics.is_none();
     if let Some(topics) = &mut request.topics {
         let before = topics.len();
         topics.retain(|topic| {
-            // A lookup by id: the name from the ids the gateway has seen.
+            // A lookup by id: the name from the ids the gateway has seen; an id it has not
+            // seen is asked of the upstream and authorized on the name the answer gives
+            // (KIP-848 consumers learn their topics' ids from the heartbeat and look them up
+            // by id only).
             let name = match &topic.name {
                 Some(name) => name.to_string(),
                 None => match shared.topic_ids.name(&topic.topic_id) {
                     Some(name) => name,
                     None => {
-                        denied.push(String::new());
-                        return false;
+                        unresolved.push(topic.topic_id);
+                        return true;
                     }
                 },
             };
@@ -127,6 +131,23 @@ pub(super) fn metadata(
                 });
             }
             for topic in &mut body.topics {
+                if topic.error_code == 0
+                    && unresolved.contains(&topic.topic_id)
+                    && !session.allows(
+                        AclOperation::Describe,
+                        ResourceType::Topic,
+                        topic.name.as_deref().unwrap_or_default(),
+                        AuditPolicy::ENFORCED,
+                    )
+                {
+                    *topic = MetadataResponseTopic {
+                        error_code: TOPIC_AUTHORIZATION_FAILED,
+                        name: None,
+                        topic_id: topic.topic_id,
+                        ..Default::default()
+                    };
+                    continue;
+                }
                 let name = topic.name.as_deref().unwrap_or_default();
                 if topic.error_code == UNKNOWN_TOPIC_OR_PARTITION
                     && create_denied.iter().any(|n| n == name)
