@@ -144,6 +144,134 @@ pub struct AclsPerfArgs {
     pub samples: u64,
 }
 
+/// The long help of `kacl perf records`: the workloads, examples.
+pub const RECORDS_EXAMPLES: &str = "\
+Workloads (any Kafka bootstrap server: Apache Kafka, Tansu, a kacl gateway):
+  produce   Produce requests, each one RecordBatch v2 of --batch-records records of
+            --record-size bytes (null key, no headers, no compression, producer id -1) for one
+            partition, to the partition's leader (Metadata); --in-flight requests outstanding
+            on each of --connections per leader; --rate paces them (latency then counted
+            from each request's scheduled time). Creates --topic (--partitions) if missing.
+            Reports records/s, MB/s (2^20 bytes), latency percentiles, error codes by name.
+  consume   sessionless Fetch (session 0, epoch -1) of every partition of --topic from its
+            leader, from --from (0, earliest, latest or an offset), one fetch at a time per
+            connection; records counted from the batch headers (not decoded). Reports
+            records/s, MB/s of record batches, fetch latency, error codes.
+Both stop after --count records or --duration (10s), whichever comes first.
+
+Examples:
+  kacl perf records --bootstrap-server 127.0.0.1:9092 --workload produce --topic perf \\
+      --partitions 6 --count 1000000 --duration 60s
+  kacl perf records --bootstrap-server 127.0.0.1:9092 --workload consume --topic perf \\
+      --count 1000000 --duration 60s --output json
+  kacl perf records --bootstrap-server 127.0.0.1:9093 --command-config client.properties \\
+      --workload produce --topic perf --rate 2000 --duration 30s";
+
+/// A records workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RecordsWorkload {
+    /// Produce record batches.
+    Produce,
+    /// Fetch them back.
+    Consume,
+}
+
+impl RecordsWorkload {
+    /// The name as given on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            RecordsWorkload::Produce => "produce",
+            RecordsWorkload::Consume => "consume",
+        }
+    }
+}
+
+/// Where `consume` starts in each partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartAt {
+    /// The log start offset (ListOffsets -2).
+    Earliest,
+    /// The log end offset (ListOffsets -1): only what is produced during the run.
+    Latest,
+    /// This offset in every partition.
+    Offset(i64),
+}
+
+/// Parses `earliest`, `latest` or an offset.
+pub fn parse_start(text: &str) -> Result<StartAt, String> {
+    match text.trim() {
+        "earliest" => Ok(StartAt::Earliest),
+        "latest" => Ok(StartAt::Latest),
+        other => other
+            .parse::<i64>()
+            .ok()
+            .filter(|offset| *offset >= 0)
+            .map(StartAt::Offset)
+            .ok_or_else(|| format!("invalid --from {other:?}: earliest, latest or an offset")),
+    }
+}
+
+/// Flags of `kacl perf records` (the connection flags and `--output` are the CLI's).
+#[derive(Debug, Clone, clap::Args)]
+pub struct RecordsPerfArgs {
+    /// What to run.
+    #[arg(long, value_enum)]
+    pub workload: RecordsWorkload,
+    /// The topic to produce to or consume from.
+    #[arg(long, value_name = "TOPIC", default_value = "kacl-perf")]
+    pub topic: String,
+    /// `produce`: partitions of the topic when it has to be created.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub partitions: i32,
+    /// `produce`: replication factor of the topic when it has to be created (default: the
+    /// broker's).
+    #[arg(long, value_name = "N")]
+    pub replication_factor: Option<i16>,
+    /// `produce`: bytes of each record's value.
+    #[arg(long, value_name = "BYTES", default_value_t = 1024)]
+    pub record_size: usize,
+    /// `produce`: records per batch (one batch per request).
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    pub batch_records: u32,
+    /// `produce`: acknowledgments: 1 the leader, -1 all in-sync replicas, 0 none (no
+    /// response, no latency).
+    #[arg(long, value_name = "ACKS", default_value_t = -1, allow_hyphen_values = true)]
+    pub acks: i16,
+    /// `produce`: requests outstanding on each connection.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub in_flight: usize,
+    /// Connections to each partition leader.
+    #[arg(long, value_name = "C", default_value_t = 1)]
+    pub connections: usize,
+    /// Stop after this long (requests in flight are still answered).
+    #[arg(long, value_name = "D", default_value = "10s", value_parser = parse_duration)]
+    pub duration: Duration,
+    /// Stop after this many records (produced, or consumed), if before --duration.
+    #[arg(long, value_name = "N")]
+    pub count: Option<u64>,
+    /// `produce`: send at most this many requests per second in all, evenly spaced.
+    #[arg(long, value_name = "REQUESTS")]
+    pub rate: Option<f64>,
+    /// `produce`: the broker's time limit for the acknowledgments (Produce timeout_ms).
+    #[arg(long, value_name = "MS", default_value_t = 30_000)]
+    pub timeout_ms: i32,
+    /// `consume`: where to start in each partition: earliest, latest or an offset.
+    #[arg(long, value_name = "FROM", default_value = "0", value_parser = parse_start)]
+    pub from: StartAt,
+    /// `consume`: Fetch max_bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 52_428_800)]
+    pub max_bytes: i32,
+    /// `consume`: Fetch partition_max_bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 1_048_576)]
+    pub partition_max_bytes: i32,
+    /// `consume`: Fetch max_wait_ms, the longest a broker holds a fetch with no new data.
+    #[arg(long, value_name = "MS", default_value_t = 500)]
+    pub max_wait_ms: i32,
+    /// Runtime worker threads (default: one per CPU).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
 /// Parses `250ms`, `30s`, `2m`, `1h`, or a plain number of seconds (fractions allowed).
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
@@ -181,5 +309,15 @@ mod tests {
         assert!(parse_duration("ten").is_err());
         assert!(parse_duration("5 parsecs").is_err());
         assert!(parse_duration("").is_err());
+    }
+
+    #[test]
+    fn start_positions() {
+        assert_eq!(parse_start("earliest"), Ok(StartAt::Earliest));
+        assert_eq!(parse_start("latest"), Ok(StartAt::Latest));
+        assert_eq!(parse_start("0"), Ok(StartAt::Offset(0)));
+        assert_eq!(parse_start("1234"), Ok(StartAt::Offset(1234)));
+        assert!(parse_start("-2").is_err());
+        assert!(parse_start("oldest").is_err());
     }
 }

@@ -1,7 +1,9 @@
 //! The load generator behind `kacl perf`, in the manner of Kafka's perf-test tools: `kacl perf
 //! acls` loads ACLs in the shape of Kafka's `AuthorizerBenchmark` and drives one workload (describe
 //! all, by principal, by resource; create and delete; metadata) over C connections for a
-//! fixed time, then reports requests/s, ACLs/s and latency percentiles (HdrHistogram).
+//! fixed time, then reports requests/s, ACLs/s and latency percentiles (HdrHistogram);
+//! `kacl perf records` produces and consumes records against any Kafka bootstrap server (a
+//! broker, or a kacl gateway in front of one) and reports records/s, MB/s and latency.
 //!
 //! - [`args`]: the flags;
 //! - [`dataset`]: the ACL stream the data set is cut from;
@@ -10,7 +12,8 @@
 //! - [`phases`]: the full describe split into wire, decode and flattening;
 //! - [`pipeline`]: `--in-flight`, raw pipelined describes;
 //! - [`propagation`]: cluster mode, one node's write until another node shows it;
-//! - [`report`]: figures, text and JSON, the progress line.
+//! - [`report`]: figures, text and JSON, the progress line;
+//! - [`records`]: `kacl perf records`, the produce and consume workloads.
 //!
 //! It is an application engine (the `kacl` binary is its only caller), so its errors are
 //! `anyhow` ones, as at the binary's edge.
@@ -21,6 +24,7 @@ pub mod load;
 pub mod phases;
 pub mod pipeline;
 pub mod propagation;
+pub mod records;
 pub mod report;
 pub mod workload;
 
@@ -33,6 +37,7 @@ use kacl_client::{Admin, AdminConfig, DeleteAclsOptions};
 use self::args::{AclsPerfArgs, Workload};
 use self::dataset::Summary;
 use self::load::LoadPlan;
+pub use self::records::{run_records, RecordsReport};
 use self::report::Progress;
 pub use self::report::Report;
 use self::workload::{Client, Op, Worker};

@@ -76,6 +76,17 @@ impl OpStats {
         ns_to_ms(self.histogram.value_at_quantile(q))
     }
 
+    /// The latency percentiles recorded so far.
+    pub fn latency(&self) -> Latency {
+        Latency {
+            p50: self.quantile_ms(0.50),
+            p99: self.quantile_ms(0.99),
+            p999: self.quantile_ms(0.999),
+            max: ns_to_ms(self.histogram.max()),
+            mean: self.histogram.mean() / 1e6,
+        }
+    }
+
     fn summary(&self, elapsed: Duration) -> OpSummary {
         let seconds = elapsed.as_secs_f64().max(f64::MIN_POSITIVE);
         OpSummary {
@@ -86,13 +97,7 @@ impl OpStats {
             acls_per_s: self.acls as f64 / seconds,
             errors: self.errors,
             first_error: self.first_error.clone(),
-            latency_ms: Latency {
-                p50: self.quantile_ms(0.50),
-                p99: self.quantile_ms(0.99),
-                p999: self.quantile_ms(0.999),
-                max: ns_to_ms(self.histogram.max()),
-                mean: self.histogram.mean() / 1e6,
-            },
+            latency_ms: self.latency(),
         }
     }
 }
@@ -220,6 +225,16 @@ impl Progress {
 /// Prints `elapsed, requests, rate` once a second on stderr while `progress` runs, if stderr
 /// is a terminal; the returned guard clears the line when dropped.
 pub fn spawn_progress_line(progress: Arc<Progress>, total_acls: Option<u64>) -> ProgressLine {
+    spawn_progress_line_of(progress, total_acls, "ACLs")
+}
+
+/// [`spawn_progress_line`] counting `unit` (ACLs, records) instead of ACLs.
+pub fn spawn_progress_line_of(
+    progress: Arc<Progress>,
+    total: Option<u64>,
+    unit: &'static str,
+) -> ProgressLine {
+    let total_acls = total;
     if !std::io::stderr().is_terminal() {
         return ProgressLine { task: None };
     }
@@ -241,7 +256,7 @@ pub fn spawn_progress_line(progress: Arc<Progress>, total_acls: Option<u64>) -> 
                 _ => String::new(),
             };
             let line = format!(
-                "\r{:>6.0} s  {} requests  {} ACLs{}  last second: {} requests/s, {} ACLs/s   ",
+                "\r{:>6.0} s  {} requests  {} {unit}{}  last second: {} requests/s, {} {unit}/s   ",
                 start.elapsed().as_secs_f64(),
                 now.0,
                 now.1,
