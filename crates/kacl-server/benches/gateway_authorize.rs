@@ -39,8 +39,7 @@ fn allow(rt: ResourceType, name: &str, principal: &str, op: AclOperation) -> Acl
     )
 }
 
-/// `others` ACLs of 1,000 other principals on 200,000 topics and groups (a prefixed one every
-/// tenth), plus alice's WRITE and READ on `orders` and READ on group `billing`.
+/// `others` ACLs of ten other principals on `others / 10` topics and groups (some PREFIXED), plus alice's WRITE and READ on `orders` and READ on group `billing`.
 fn acls(others: usize) -> Vec<AclBinding> {
     let mut acls = vec![
         allow(ResourceType::Topic, "orders", PRINCIPAL, AclOperation::Write),
@@ -48,13 +47,14 @@ fn acls(others: usize) -> Vec<AclBinding> {
         allow(ResourceType::Group, "billing", PRINCIPAL, AclOperation::Read),
     ];
     for i in 0..others {
-        let principal = format!("User:service-{}", i % 1000);
-        let (rt, name) = if i % 7 == 0 {
-            (ResourceType::Group, format!("group-{}", i % 200_000))
+        // Ten principals on each of 200,000 resources: every ACL distinct.
+        let principal = format!("User:service-{}", i % 10);
+        let (rt, name) = if (i / 10) % 7 == 0 {
+            (ResourceType::Group, format!("group-{}", i / 10))
         } else {
-            (ResourceType::Topic, format!("topic-{}", i % 200_000))
+            (ResourceType::Topic, format!("topic-{}", i / 10))
         };
-        let pt = if i % 10 == 0 {
+        let pt = if (i / 10) % 10 == 0 {
             PatternType::Prefixed
         } else {
             PatternType::Literal
@@ -110,7 +110,11 @@ fn frame<'a, M: Message<'a>>(version: i16, body: &M) -> Vec<u8> {
 }
 
 fn requests() -> Vec<(&'static str, ApiKey, i16, Vec<u8>)> {
-    let records = vec![7u8; 1024];
+    // One v2 record batch of 1 KB (only its header is ever looked at).
+    let mut records = vec![7u8; 1024];
+    records[..61].fill(0);
+    records[8..12].copy_from_slice(&(1024i32 - 12).to_be_bytes());
+    records[16] = 2;
     let produce = ProduceRequest {
         acks: -1,
         timeout_ms: 30_000,
