@@ -8,8 +8,8 @@ use kacl_protocol::{ApiKey, Message};
 use kacl_service::context::RequestContext;
 use kacl_service::{BoundListener, Outcome, ServerState};
 
-/// Turns the upstream's answer (its frame payload: correlation id, rest of the header, body)
-/// into what the client gets.
+/// Turns the upstream's answer (its whole frame: size prefix, correlation id, rest of the
+/// header, body) into what the client gets.
 pub(crate) type Finish = Box<dyn FnOnce(&Asker, Vec<u8>) -> Outcome + Send>;
 
 /// The decision for one request.
@@ -117,19 +117,17 @@ impl Asker {
         }
     }
 
-    /// The upstream's answer with the client's correlation id, as it came otherwise.
-    pub(crate) fn pass_through(&self, mut payload: Vec<u8>) -> Outcome {
-        if payload.len() < 4 {
+    /// The upstream's answer frame with the client's correlation id, as it came otherwise
+    /// (patched in place: a Fetch answer's megabytes are never copied).
+    pub(crate) fn pass_through(&self, mut frame: Vec<u8>) -> Outcome {
+        let Some(id) = frame.get_mut(4..8) else {
             return Outcome::close("the upstream sent a response shorter than its header");
-        }
-        payload[..4].copy_from_slice(&self.correlation_id.to_be_bytes());
-        let mut frame = Vec::with_capacity(4 + payload.len());
-        frame.extend_from_slice(&(payload.len() as u32).to_be_bytes());
-        frame.extend_from_slice(&payload);
+        };
+        id.copy_from_slice(&self.correlation_id.to_be_bytes());
         Outcome::Respond(frame)
     }
 
-    /// Decodes the upstream's answer as `M`, lets `edit` change it, and encodes it for the
+    /// Decodes the upstream's answer frame as `M`, lets `edit` change it, and encodes it for the
     /// client. An answer that does not decode closes the client's connection: the gateway
     /// never passes on what it could not check.
     pub(crate) fn rewrite<'p, M: Message<'p>>(
@@ -137,7 +135,7 @@ impl Asker {
         payload: &'p [u8],
         edit: impl FnOnce(&Asker, &mut M),
     ) -> Outcome {
-        match kacl_protocol::frame::decode_response_frame::<M>(payload, self.version) {
+        match kacl_protocol::frame::decode_response_frame::<M>(body_of(payload), self.version) {
             Ok((_, mut body)) => {
                 edit(self, &mut body);
                 encode_for(self, &body)
@@ -156,4 +154,9 @@ pub(crate) fn encode_for<'m, M: Message<'m>>(asker: &Asker, body: &M) -> Outcome
     let mut out = Vec::new();
     let encoded = encode_response_frame(&mut out, asker.correlation_id, asker.version, body);
     Outcome::encoded(asker.api, asker.version, out, encoded)
+}
+
+/// An upstream answer frame without its size prefix.
+pub(crate) fn body_of(frame: &[u8]) -> &[u8] {
+    frame.get(4..).unwrap_or_default()
 }

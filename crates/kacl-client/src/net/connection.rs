@@ -58,6 +58,8 @@ type ChunkReply = Result<Chunk, AdminError>;
 enum Waiter {
     Whole(oneshot::Sender<Reply>),
     Chunks(mpsc::Sender<ChunkReply>),
+    /// The whole frame, size prefix included (a gateway passes it on as it is).
+    Framed(oneshot::Sender<Reply>),
     /// A request that gets no response (a Produce with acks=0).
     Nobody,
 }
@@ -65,7 +67,7 @@ enum Waiter {
 impl Waiter {
     fn fail(self, reason: AdminError) {
         match self {
-            Waiter::Whole(reply) => {
+            Waiter::Whole(reply) | Waiter::Framed(reply) => {
                 let _ = reply.send(Err(reason));
             }
             // Nothing is queued yet while the waiter is registered: there is room.
@@ -172,8 +174,9 @@ impl std::fmt::Debug for PendingReply {
 }
 
 impl PendingReply {
-    /// The response payload (the broker's correlation id, the rest of the response header and
-    /// the body), within the request timeout; a timeout closes the connection, as
+    /// The whole response frame (size prefix, the broker's correlation id, the rest of the
+    /// response header and the body: a gateway passes it on without copying), within the
+    /// request timeout; a timeout closes the connection, as
     /// [`Connection::send`]'s does.
     pub async fn wait(self) -> Result<Vec<u8>, AdminError> {
         match tokio::time::timeout(self.timeout, self.response).await {
@@ -381,7 +384,9 @@ impl Connection {
     ) -> Result<Option<PendingReply>, AdminError> {
         let correlation_id = self.next_correlation_id.fetch_add(1, Ordering::Relaxed);
         let Some(id_field) = frame.get_mut(8..12) else {
-            return Err(AdminError::decode("a request frame shorter than its header"));
+            return Err(AdminError::decode(
+                "a request frame shorter than its header",
+            ));
         };
         id_field.copy_from_slice(&correlation_id.to_be_bytes());
         if let Some(reason) = lock(&self.in_flight).closed.clone() {
@@ -392,7 +397,7 @@ impl Connection {
             frame,
             correlation_id,
             reply: if expects_response {
-                Waiter::Whole(reply)
+                Waiter::Framed(reply)
             } else {
                 Waiter::Nobody
             },
@@ -508,9 +513,10 @@ async fn read_one(
     match waiter {
         Some(Waiter::Chunks(chunks)) => stream_body(reader, len, id, chunks, addr).await,
         waiter => {
-            let payload = read_body(reader, len, id, addr).await?;
+            let framed = matches!(waiter, Some(Waiter::Framed(_)));
+            let payload = read_body(reader, len, id, addr, framed).await?;
             match waiter {
-                Some(Waiter::Whole(reply)) => {
+                Some(Waiter::Whole(reply) | Waiter::Framed(reply)) => {
                     let _ = reply.send(Ok(payload));
                 }
                 _ => tracing::debug!(%addr, id, "response for an abandoned request"),
@@ -559,10 +565,14 @@ async fn read_body(
     len: usize,
     id: i32,
     addr: &str,
+    with_size_prefix: bool,
 ) -> Result<Vec<u8>, AdminError> {
     // The buffer grows with the bytes that arrive (doubling), so a size prefix alone never
     // makes the client allocate more than FIRST_READ_ROOM.
-    let mut payload = Vec::with_capacity(len.min(FIRST_READ_ROOM));
+    let mut payload = Vec::with_capacity((len + 4).min(FIRST_READ_ROOM));
+    if with_size_prefix {
+        payload.extend_from_slice(&(len as u32).to_be_bytes());
+    }
     payload.extend_from_slice(&id.to_be_bytes());
     let rest = len - 4;
     let read = (&mut *reader)

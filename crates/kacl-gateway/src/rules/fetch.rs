@@ -25,7 +25,7 @@ use kacl_protocol::{ErrorCode, Uuid};
 use kacl_service::audit::AuditPolicy;
 use kacl_service::context::RequestContext;
 
-use crate::plan::{Asker, Plan};
+use crate::plan::{body_of, Asker, Plan};
 use crate::rules::endpoints::rewrite_endpoints;
 use crate::Shared;
 
@@ -121,7 +121,7 @@ pub(super) fn fetch(
             return Plan::pass();
         }
         return Plan::rewrite(Box::new(move |asker: &Asker, payload: Vec<u8>| {
-            let names_brokers = decode_response_frame::<FetchResponse<'_>>(&payload, asker.version)
+            let names_brokers = decode_response_frame::<FetchResponse<'_>>(body_of(&payload), asker.version)
                 .map_or(true, |(_, body)| !body.node_endpoints.is_empty());
             if !names_brokers {
                 return asker.pass_through(payload);

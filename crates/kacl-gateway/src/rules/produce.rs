@@ -23,7 +23,7 @@ use kacl_service::audit::AuditPolicy;
 use kacl_service::context::RequestContext;
 use kacl_service::Outcome;
 
-use crate::plan::{Asker, Plan};
+use crate::plan::{body_of, Asker, Plan};
 use crate::rules::endpoints::rewrite_endpoints;
 use crate::Shared;
 
@@ -130,7 +130,7 @@ pub(super) fn produce(
         }
         return Plan::rewrite(Box::new(move |asker: &Asker, payload: Vec<u8>| {
             let names_brokers =
-                decode_response_frame::<ProduceResponse<'_>>(&payload, asker.version)
+                decode_response_frame::<ProduceResponse<'_>>(body_of(&payload), asker.version)
                     .map_or(true, |(_, body)| !body.node_endpoints.is_empty());
             if !names_brokers {
                 return asker.pass_through(payload);

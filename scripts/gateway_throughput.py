@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Produce and consume throughput of one librdkafka client (confluent-kafka) against a bootstrap
+server: the same command measures an upstream directly and through a kacl gateway in front of
+it, so runs can be interleaved (issue 20's figures; BENCHMARKS.md, "Gateway").
+
+    scripts/gateway_throughput.py BOOTSTRAP TOPIC [--records N] [--size BYTES] [--json]
+
+Produces N records of SIZE bytes with acks=all (librdkafka's defaults otherwise: linger 5 ms,
+5 requests in flight per connection) into a new single-partition TOPIC and waits for every
+delivery report, then reads them back from offset 0 with an assigned consumer (no group), and
+prints records/s and MB/s (MB = 2^20 bytes) of each. Bounded: gives up after 120 s per phase.
+"""
+import argparse
+import json
+import sys
+import time
+
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bootstrap")
+    ap.add_argument("topic")
+    ap.add_argument("--records", type=int, default=100_000)
+    ap.add_argument("--size", type=int, default=1024)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    common = {"bootstrap.servers": args.bootstrap}
+    admin = AdminClient(common)
+    for future in admin.create_topics([NewTopic(args.topic, 1, 1)], request_timeout=30).values():
+        future.result()
+    time.sleep(0.5)
+
+    producer = Producer({**common, "acks": "all"})
+    value = b"x" * args.size
+    failed = []
+    started = time.perf_counter()
+    for _ in range(args.records):
+        while True:
+            try:
+                producer.produce(args.topic, value, on_delivery=lambda e, m: e and failed.append(e))
+                break
+            except BufferError:
+                producer.poll(0.01)
+        producer.poll(0)
+    left = producer.flush(120)
+    produce_s = time.perf_counter() - started
+    if left or failed:
+        print(f"produce: {left} undelivered, errors {failed[:3]}", file=sys.stderr)
+        return 1
+
+    consumer = Consumer({**common, "group.id": "gateway-throughput", "enable.auto.commit": False,
+                         "fetch.max.bytes": 52428800, "max.partition.fetch.bytes": 1048576})
+    consumer.assign([TopicPartition(args.topic, 0, 0)])
+    got = 0
+    started = time.perf_counter()
+    deadline = started + 120
+    while got < args.records and time.perf_counter() < deadline:
+        for message in consumer.consume(num_messages=10_000, timeout=1.0):
+            if message.error() is None:
+                got += 1
+    consume_s = time.perf_counter() - started
+    consumer.close()
+    if got < args.records:
+        print(f"consume: {got} of {args.records} within 120 s", file=sys.stderr)
+        return 1
+    mb = args.records * args.size / 2**20
+    result = {
+        "bootstrap": args.bootstrap,
+        "records": args.records,
+        "record_bytes": args.size,
+        "produce_records_per_s": round(args.records / produce_s),
+        "produce_mb_per_s": round(mb / produce_s, 1),
+        "consume_records_per_s": round(args.records / consume_s),
+        "consume_mb_per_s": round(mb / consume_s, 1),
+    }
+    print(json.dumps(result) if args.json else
+          f"{args.bootstrap}: produce {result['produce_records_per_s']} rec/s "
+          f"{result['produce_mb_per_s']} MB/s; consume {result['consume_records_per_s']} rec/s "
+          f"{result['consume_mb_per_s']} MB/s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
