@@ -52,24 +52,27 @@ impl ChangeSink for StateSink {
 }
 
 /// Applies a batch's ACL changes to `acls` in one `apply` (readers see all of them or none)
-/// and returns the other changes. Each binding's last change wins, so an add then a remove of
-/// one ACL in one batch (two revisions) nets out in order.
+/// and returns the other changes. With adds and removes mixed, each binding's last change
+/// wins, so an add then a remove of one ACL in one batch (two revisions) nets out in order.
 pub(crate) fn apply_acls(acls: &SharedAclIndex, changes: Vec<Change>) -> Vec<Change> {
-    let mut last: HashMap<AclBinding, bool> = HashMap::new();
+    let added = changes.iter().any(|c| matches!(c, Change::AclAdded(_)));
+    let removed = changes.iter().any(|c| matches!(c, Change::AclRemoved(_)));
+    let mut acl_changes = AclChanges::default();
     let mut others = Vec::new();
-    for change in changes {
-        match change {
-            Change::AclAdded(binding) => {
-                last.insert(binding, true);
+    if added && removed {
+        // Both kinds: each binding's last change counts.
+        let mut last: HashMap<AclBinding, bool> = HashMap::new();
+        for change in changes {
+            match change {
+                Change::AclAdded(binding) => {
+                    last.insert(binding, true);
+                }
+                Change::AclRemoved(binding) => {
+                    last.insert(binding, false);
+                }
+                other => others.push(other),
             }
-            Change::AclRemoved(binding) => {
-                last.insert(binding, false);
-            }
-            other => others.push(other),
         }
-    }
-    if !last.is_empty() {
-        let mut acl_changes = AclChanges::default();
         for (binding, present) in last {
             if present {
                 acl_changes.adds.push(binding);
@@ -77,6 +80,18 @@ pub(crate) fn apply_acls(acls: &SharedAclIndex, changes: Vec<Change>) -> Vec<Cha
                 acl_changes.removes.push(binding);
             }
         }
+    } else {
+        // One kind (a create or a delete, the common case): in commit order, as it is;
+        // repeating an add or a remove of one binding changes nothing.
+        for change in changes {
+            match change {
+                Change::AclAdded(binding) => acl_changes.adds.push(binding),
+                Change::AclRemoved(binding) => acl_changes.removes.push(binding),
+                other => others.push(other),
+            }
+        }
+    }
+    if added || removed {
         if let Err(err) = acls.apply(&acl_changes) {
             tracing::error!(%err, "an ACL batch from the store's feed does not index");
         }
