@@ -505,7 +505,16 @@ pub async fn serve_session<S>(
             });
             continue;
         }
-        match deliver(&mut connection, &mut pending, outcome, &state, idle, &mut shutdown).await {
+        match deliver(
+            &mut connection,
+            &mut pending,
+            outcome,
+            &state,
+            idle,
+            &mut shutdown,
+        )
+        .await
+        {
             Step::Next { wrote } => {
                 if wrote {
                     waiting_since = tokio::time::Instant::now();

@@ -173,15 +173,8 @@ impl Server {
             None => None,
         };
 
-        let mut state = ServerState::new(
-            config,
-            store,
-            acls,
-            topics,
-            bound.clone(),
-            scram,
-            metrics,
-        );
+        let mut state =
+            ServerState::new(config, store, acls, topics, bound.clone(), scram, metrics);
         if let Some(gateway) = gateway {
             state = state.with_forwarder(Arc::new(gateway));
         }
@@ -258,7 +251,9 @@ async fn bind_broker_ports(
             .iter()
             .zip(bound.iter())
             .find(|(l, _)| l.name.eq_ignore_ascii_case(name))
-            .ok_or_else(|| StartError::Task(format!("kacl.gateway.listener={name} is not a listener")))?,
+            .ok_or_else(|| {
+                StartError::Task(format!("kacl.gateway.listener={name} is not a listener"))
+            })?,
         None => config
             .listeners
             .first()

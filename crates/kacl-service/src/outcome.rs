@@ -40,9 +40,10 @@ impl std::fmt::Debug for Outcome {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Outcome::Respond(frame) => f.debug_tuple("Respond").field(&frame.len()).finish(),
-            Outcome::RespondThenClose { reason, .. } => {
-                f.debug_struct("RespondThenClose").field("reason", reason).finish()
-            }
+            Outcome::RespondThenClose { reason, .. } => f
+                .debug_struct("RespondThenClose")
+                .field("reason", reason)
+                .finish(),
             Outcome::Stream(_) => f.write_str("Stream"),
             Outcome::Pending(_) => f.write_str("Pending"),
             Outcome::NoResponse => f.write_str("NoResponse"),

@@ -46,9 +46,16 @@ pub async fn dispatch(state: &Arc<ServerState>, session: &mut Session, payload: 
         Ok(prefix) => route(state, session, prefix, payload).await,
         Err(err) => Outcome::close(format!("unreadable request header: {err}")),
     };
+    // A data-path API on a node without a gateway is an unknown API: counted as rejected.
+    let counted = prefix.ok().filter(|prefix| {
+        state.forwarder.is_some()
+            || prefix
+                .api()
+                .is_none_or(|api| api.role() != ApiRole::ForwardedOnly)
+    });
     state
         .metrics
-        .request_finished(prefix.ok().as_ref(), started.elapsed());
+        .request_finished(counted.as_ref(), started.elapsed());
     outcome
 }
 
@@ -97,10 +104,7 @@ async fn route(
     };
     if !served.contains(prefix.api_version) {
         if api == ApiKey::ApiVersions {
-            return handlers::api_versions::unsupported_version(
-                prefix.correlation_id,
-                forwarder,
-            );
+            return handlers::api_versions::unsupported_version(prefix.correlation_id, forwarder);
         }
         return Outcome::close(format!(
             "unsupported version {} of {api} (served: {}-{})",

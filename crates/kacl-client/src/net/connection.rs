@@ -575,11 +575,23 @@ async fn read_body(
     }
     payload.extend_from_slice(&id.to_be_bytes());
     let rest = len - 4;
-    let read = (&mut *reader)
-        .take(rest as u64)
+    // The first FIRST_READ_ROOM bytes as they come; once they have arrived, room for the rest
+    // at once, so that a large answer (a megabyte Fetch through a gateway) is not copied by
+    // each doubling of the buffer.
+    let first = rest.min(FIRST_READ_ROOM);
+    let mut read = (&mut *reader)
+        .take(first as u64)
         .read_to_end(&mut payload)
         .await
         .map_err(|e| AdminError::network(addr, e))?;
+    if read == first && rest > first {
+        payload.reserve_exact(rest - first);
+        read += (&mut *reader)
+            .take((rest - first) as u64)
+            .read_to_end(&mut payload)
+            .await
+            .map_err(|e| AdminError::network(addr, e))?;
+    }
     if read < rest {
         return Err(mid_response(addr));
     }
