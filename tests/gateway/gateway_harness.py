@@ -18,11 +18,17 @@ bindable before kacl starts; a start that loses a port race is retried with new 
 Every wait is bounded. Standard library only (plus confluent-kafka, imported lazily, to ask
 the upstream for its node ids).
 
+Cluster mode (test_gateway_cluster.py): `etcd_cluster(members)` starts etcd members on free
+loopback ports with the flags kacl checks; `cluster_node_config(endpoints, node_id)` is the
+`extra` of KaclGateway.start that makes a node use it (kacl.metadata.store=etcd);
+`KaclGateway.kill()` SIGKILLs a node.
+
 Environment:
   KACL_BIN            the kacl binary (default: <repo>/target-gw/release/kacl, then
                       <repo>/target/release/kacl)
   KACL_GATEWAY_KEEP=1 keep each gateway's temp dir (config, data, kacl.log) and print it
   KACL_GATEWAY_LOG    RUST_LOG for the gateway (default: kacl's own default)
+  KACL_ETCD_BIN       the etcd binary for etcd_cluster() (default: etcd on PATH)
 """
 
 from __future__ import annotations
@@ -312,3 +318,144 @@ class KaclGateway:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+    # --- added for test_gateway_cluster.py (cluster mode) -----------------------------
+
+    def kill(self) -> None:
+        """SIGKILL the node (no clean stop: its connections just drop), wait for it, and keep
+        its log for log_text()/log_tail(). stop() afterwards only cleans up."""
+        if self.process.poll() is None:
+            self.process.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(STOP_TIMEOUT_S)
+
+
+# --------------------------------------------------------------------------------------
+# Cluster mode: several gateway nodes sharing their ACLs through etcd
+
+
+ETCD_READY_TIMEOUT_S = 30.0
+
+
+def etcd_binary() -> Optional[str]:
+    """$KACL_ETCD_BIN, else `etcd` on PATH; None if there is none."""
+    explicit = os.environ.get("KACL_ETCD_BIN")
+    if explicit:
+        return explicit if os.access(explicit, os.X_OK) else None
+    return shutil.which("etcd")
+
+
+def etcd_missing_reason() -> Optional[str]:
+    if etcd_binary() is None:
+        return "no etcd binary (apt-get install etcd-server, or set KACL_ETCD_BIN)"
+    return None
+
+
+def cluster_node_config(endpoints: str, node_id: int, prefix: Optional[str] = None) -> dict:
+    """The `extra` lines of KaclGateway.start for one cluster-mode node on etcd `endpoints`
+    (later lines win in kacl's properties file, so this overrides the default node.id=1)."""
+    conf = {"node.id": node_id, "kacl.metadata.store": "etcd", "kacl.etcd.endpoints": endpoints}
+    if prefix is not None:
+        conf["kacl.etcd.prefix"] = prefix
+    return conf
+
+
+class EtcdCluster:
+    """etcd members started by etcd_cluster(); `endpoints` is kacl.etcd.endpoints."""
+
+    def __init__(self, work_dir: Path, client_ports: Sequence[int], processes: Sequence):
+        self.work_dir = work_dir
+        self.client_ports = list(client_ports)
+        self.processes = list(processes)
+
+    @property
+    def endpoints(self) -> str:
+        return ",".join("http://127.0.0.1:%d" % p for p in self.client_ports)
+
+    def log_tail(self, member: int = 0, lines: int = 30) -> str:
+        try:
+            text = (self.work_dir / ("e%d.log" % member)).read_text(errors="replace")
+        except OSError:
+            return "  | (no log)"
+        return "\n".join("  | " + line for line in text.splitlines()[-lines:])
+
+
+def _etcd_answers(port: int) -> bool:
+    """True when the member answers a v3 range request through its HTTP gateway."""
+    import json
+    import urllib.request
+
+    req = urllib.request.Request("http://127.0.0.1:%d/v3/kv/range" % port, data=b'{"key":"eA=="}',
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=1.0) as r:
+            return "header" in json.loads(r.read() or b"{}")
+    except (OSError, ValueError):
+        return False
+
+
+@contextlib.contextmanager
+def etcd_cluster(members: int = 1, timeout: float = ETCD_READY_TIMEOUT_S):
+    """`members` etcd members on free 127.0.0.1 ports, with the flags kacl needs
+    (--max-txn-ops, --max-request-bytes, as tests/interop/run.sh); yields an EtcdCluster once
+    every member answers (bounded by `timeout`); stops them (SIGTERM, then SIGKILL) on exit."""
+    binary = etcd_binary()
+    if binary is None:
+        raise RuntimeError(etcd_missing_reason())
+    work_dir = Path(tempfile.mkdtemp(prefix="kacl-etcd-"))
+    procs = []
+    try:
+        ports = []
+        while len(ports) < 2 * members:
+            p = _free_port()
+            if p not in ports:
+                ports.append(p)
+        clients, peers = ports[:members], ports[members:]
+        initial = ",".join("e%d=http://127.0.0.1:%d" % (i, peers[i]) for i in range(members))
+        for i in range(members):
+            log = open(work_dir / ("e%d.log" % i), "ab")
+            try:
+                procs.append(subprocess.Popen(
+                    [binary, "--name", "e%d" % i, "--data-dir", str(work_dir / ("e%d" % i)),
+                     "--listen-client-urls", "http://127.0.0.1:%d" % clients[i],
+                     "--advertise-client-urls", "http://127.0.0.1:%d" % clients[i],
+                     "--listen-peer-urls", "http://127.0.0.1:%d" % peers[i],
+                     "--initial-advertise-peer-urls", "http://127.0.0.1:%d" % peers[i],
+                     "--initial-cluster", initial, "--initial-cluster-state", "new",
+                     "--initial-cluster-token", "kacl-gw-" + work_dir.name,
+                     "--max-txn-ops", "10100", "--max-request-bytes", "10485760",
+                     "--log-level", "warn"],
+                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=work_dir,
+                    preexec_fn=_die_with_parent))
+            finally:
+                log.close()
+        cluster = EtcdCluster(work_dir, clients, procs)
+        deadline = time.monotonic() + timeout
+        pending = list(range(members))
+        while pending:
+            for i, p in enumerate(procs):
+                if p.poll() is not None:
+                    raise RuntimeError("etcd member e%d exited with code %s:\n%s"
+                                       % (i, p.returncode, cluster.log_tail(i)))
+            if _etcd_answers(clients[pending[0]]):
+                pending.pop(0)
+                continue
+            if time.monotonic() > deadline:
+                raise RuntimeError("etcd member e%d not ready within %.0f s:\n%s"
+                                   % (pending[0], timeout, cluster.log_tail(pending[0])))
+            time.sleep(0.1)
+        yield cluster
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+        for p in procs:
+            try:
+                p.wait(STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(5)
+        if os.environ.get("KACL_GATEWAY_KEEP") == "1":
+            print("kept etcd dir %s" % work_dir, file=sys.stderr)
+        else:
+            shutil.rmtree(work_dir, ignore_errors=True)
