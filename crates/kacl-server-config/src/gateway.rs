@@ -57,7 +57,10 @@ pub(crate) fn parse(source: &mut Source) -> Result<Option<GatewayConfig>, Config
         .map(str::to_owned)
         .collect();
     if upstream_bootstrap.is_empty() {
-        return Err(ConfigError::invalid(UPSTREAM_BOOTSTRAP_KEY, "no host:port given"));
+        return Err(ConfigError::invalid(
+            UPSTREAM_BOOTSTRAP_KEY,
+            "no host:port given",
+        ));
     }
     for server in &upstream_bootstrap {
         let port_ok = server
@@ -73,7 +76,10 @@ pub(crate) fn parse(source: &mut Source) -> Result<Option<GatewayConfig>, Config
     let broker_port_base = match source.take("kacl.gateway.broker.port.base") {
         None => None,
         Some(raw) => Some(raw.trim().parse::<u16>().map_err(|_| {
-            ConfigError::invalid("kacl.gateway.broker.port.base", "not a port number (0-65535)")
+            ConfigError::invalid(
+                "kacl.gateway.broker.port.base",
+                "not a port number (0-65535)",
+            )
         })?),
     };
     let listener = source
@@ -85,7 +91,10 @@ pub(crate) fn parse(source: &mut Source) -> Result<Option<GatewayConfig>, Config
         let value = source.take(&key).unwrap_or_default().to_owned();
         if key == JAAS_FILE_KEY {
             let text = std::fs::read_to_string(value.trim()).map_err(|e| {
-                ConfigError::invalid(JAAS_FILE_KEY, format!("cannot read `{}`: {e}", value.trim()))
+                ConfigError::invalid(
+                    JAAS_FILE_KEY,
+                    format!("cannot read `{}`: {e}", value.trim()),
+                )
             })?;
             upstream_properties.set("sasl.jaas.config".to_owned(), text.trim().to_owned());
             continue;

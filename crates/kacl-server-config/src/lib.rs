@@ -19,9 +19,9 @@ use thiserror::Error;
 use crate::tls_principal::SslPrincipalMapper;
 use kacl_sasl::{PlainUsers, SaslMechanism};
 
+pub mod gateway;
 mod limits;
 mod listeners;
-pub mod gateway;
 pub mod metadata_store;
 mod sasl;
 pub mod scram_bootstrap;

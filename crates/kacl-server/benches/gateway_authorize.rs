@@ -42,9 +42,19 @@ fn allow(rt: ResourceType, name: &str, principal: &str, op: AclOperation) -> Acl
 /// `others` ACLs of ten other principals on `others / 10` topics and groups (some PREFIXED), plus alice's WRITE and READ on `orders` and READ on group `billing`.
 fn acls(others: usize) -> Vec<AclBinding> {
     let mut acls = vec![
-        allow(ResourceType::Topic, "orders", PRINCIPAL, AclOperation::Write),
+        allow(
+            ResourceType::Topic,
+            "orders",
+            PRINCIPAL,
+            AclOperation::Write,
+        ),
         allow(ResourceType::Topic, "orders", PRINCIPAL, AclOperation::Read),
-        allow(ResourceType::Group, "billing", PRINCIPAL, AclOperation::Read),
+        allow(
+            ResourceType::Group,
+            "billing",
+            PRINCIPAL,
+            AclOperation::Read,
+        ),
     ];
     for i in 0..others {
         // Ten principals on each of 200,000 resources: every ACL distinct.
@@ -59,7 +69,11 @@ fn acls(others: usize) -> Vec<AclBinding> {
         } else {
             PatternType::Literal
         };
-        let op = [AclOperation::Read, AclOperation::Write, AclOperation::Describe][i % 3];
+        let op = [
+            AclOperation::Read,
+            AclOperation::Write,
+            AclOperation::Describe,
+        ][i % 3];
         acls.push(AclBinding::new(
             ResourcePattern::new(rt, &name, pt),
             AccessControlEntry::new(&principal, "*", op, AclPermissionType::Allow),
@@ -69,8 +83,8 @@ fn acls(others: usize) -> Vec<AclBinding> {
 }
 
 fn state(others: usize, gateway: &Gateway) -> Arc<ServerState> {
-    let pairs = [("listeners", "PLAINTEXT://127.0.0.1:9092")]
-        .map(|(k, v)| (k.to_owned(), v.to_owned()));
+    let pairs =
+        [("listeners", "PLAINTEXT://127.0.0.1:9092")].map(|(k, v)| (k.to_owned(), v.to_owned()));
     let config = ServerConfig::from_properties("", &pairs).expect("config");
     let index =
         SharedAclIndex::from_index(AclIndex::from_bindings(acls(others)).expect("indexable"));
@@ -169,7 +183,9 @@ fn thread_cpu() -> Duration {
 
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("gateway_authorize");
-    group.sample_size(20).measurement_time(Duration::from_secs(3));
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(3));
     for (label, others) in [("1_acl", 0usize), ("2M_acls", 2_000_000)] {
         let started = Instant::now();
         let gateway = Gateway::offline(&[1]);

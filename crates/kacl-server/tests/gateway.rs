@@ -313,7 +313,15 @@ async fn a_lookup_by_an_unseen_topic_id_is_resolved_upstream_and_authorized() {
     };
     let (visible, hidden) = (id_of("visible"), id_of("hidden"));
     let mut admin = login(gateway.addr(), "admin").await;
-    let acl = creation(TOPIC, "visible", LITERAL, "User:alice", "*", DESCRIBE, ALLOW);
+    let acl = creation(
+        TOPIC,
+        "visible",
+        LITERAL,
+        "User:alice",
+        "*",
+        DESCRIBE,
+        ALLOW,
+    );
     assert_eq!(admin.create(3, vec![acl]).await.results[0].error_code, 0);
 
     let mut alice = login(gateway.addr(), "alice").await;

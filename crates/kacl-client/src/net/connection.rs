@@ -650,7 +650,7 @@ async fn read_frame(
     addr: &str,
 ) -> Result<Vec<u8>, AdminError> {
     let (len, id) = read_frame_head(reader, addr).await?;
-    read_body(reader, len, id, addr).await
+    read_body(reader, len, id, addr, false).await
 }
 
 #[cfg(test)]
@@ -658,6 +658,25 @@ mod tests {
     use tokio::io::AsyncWriteExt;
 
     use super::*;
+
+    #[tokio::test]
+    async fn a_framed_body_keeps_its_size_prefix_and_every_byte() {
+        let (mut broker, mut client) = tokio::io::duplex(1 << 16);
+        let mut frame = Vec::new();
+        let body: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        frame.extend_from_slice(&((body.len() + 4) as i32).to_be_bytes());
+        frame.extend_from_slice(&7i32.to_be_bytes());
+        frame.extend_from_slice(&body);
+        let expected = frame.clone();
+        let sender = tokio::spawn(async move { broker.write_all(&frame).await.unwrap() });
+        let (len, id) = read_frame_head(&mut client, "b:1").await.unwrap();
+        let got = read_body(&mut client, len, id, "b:1", true).await.unwrap();
+        assert_eq!(
+            got, expected,
+            "size prefix, correlation id and body, as sent"
+        );
+        sender.await.unwrap();
+    }
 
     #[tokio::test]
     async fn frames_arrive_whole_and_a_short_one_is_a_network_error() {

@@ -121,8 +121,9 @@ pub(super) fn fetch(
             return Plan::pass();
         }
         return Plan::rewrite(Box::new(move |asker: &Asker, payload: Vec<u8>| {
-            let names_brokers = decode_response_frame::<FetchResponse<'_>>(body_of(&payload), asker.version)
-                .map_or(true, |(_, body)| !body.node_endpoints.is_empty());
+            let names_brokers =
+                decode_response_frame::<FetchResponse<'_>>(body_of(&payload), asker.version)
+                    .map_or(true, |(_, body)| !body.node_endpoints.is_empty());
             if !names_brokers {
                 return asker.pass_through(payload);
             }
