@@ -355,3 +355,49 @@ async fn a_lookup_by_an_unseen_topic_id_is_resolved_upstream_and_authorized() {
         "refused, without its name"
     );
 }
+
+/// The service identity reaches a TLS upstream with the upstream client properties
+/// (`kacl.gateway.upstream.security.protocol=SSL`, a PEM trust store); one that does not
+/// trust the upstream's certificate never starts.
+#[tokio::test]
+async fn the_upstream_connection_speaks_tls_with_the_upstream_properties() {
+    let pki = security_support::TestPki::new();
+    let (keystore, truststore) = pki.server_files();
+    let (keystore, truststore) = (
+        keystore.display().to_string(),
+        truststore.display().to_string(),
+    );
+    let upstream = security_support::start(&[
+        ("listeners", "SSL://127.0.0.1:0"),
+        ("super.users", "User:ANONYMOUS"),
+        ("ssl.keystore.location", &keystore),
+    ])
+    .await;
+    let bootstrap = upstream.addr().to_string();
+    let gateway = sasl_server(&[
+        ("kacl.gateway.upstream.bootstrap.servers", &bootstrap),
+        ("kacl.gateway.upstream.security.protocol", "SSL"),
+        ("kacl.gateway.upstream.ssl.truststore.location", &truststore),
+    ])
+    .await;
+    let mut admin = login(gateway.addr(), "admin").await;
+    assert_eq!(create_topic(&mut admin, "over-tls").await, 0);
+    assert_eq!(topic_names(&metadata(&mut admin, None).await), ["over-tls"]);
+
+    // A trust store without the upstream's CA: refused at start, naming the protocol.
+    let other = security_support::TestPki::new();
+    let (_, untrusted) = other.server_files();
+    let dir = tempfile::tempdir().unwrap();
+    let untrusted = untrusted.display().to_string();
+    let config = bare_config(
+        dir.path(),
+        &[
+            ("listeners", "PLAINTEXT://127.0.0.1:0"),
+            ("kacl.gateway.upstream.bootstrap.servers", &bootstrap),
+            ("kacl.gateway.upstream.security.protocol", "SSL"),
+            ("kacl.gateway.upstream.ssl.truststore.location", &untrusted),
+        ],
+    );
+    let err = Server::start(config).await.expect_err("must not start");
+    assert!(err.to_string().contains("SSL"), "{err}");
+}
