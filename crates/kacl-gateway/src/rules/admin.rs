@@ -232,15 +232,14 @@ pub(super) fn create_partitions(
             });
         }
     };
-    if request.topics.is_empty() {
-        let mut body = CreatePartitionsResponse::default();
-        merge(&Asker::of(ctx), &mut body);
-        return Plan::answer(ctx, &body);
-    }
-    let finish = Box::new(move |asker: &Asker, payload: Vec<u8>| {
-        asker.rewrite::<CreatePartitionsResponse<'_>>(&payload, merge)
-    });
-    Plan::reduced(ctx, frame, &request, finish)
+    merged!(
+        ctx,
+        frame,
+        request,
+        CreatePartitionsResponse,
+        request.topics.is_empty(),
+        merge
+    )
 }
 
 /// Whether `operation` (DESCRIBE_CONFIGS or ALTER_CONFIGS) is allowed on a config resource,
@@ -312,15 +311,14 @@ pub(super) fn describe_configs(
     let merge = move |_: &Asker, body: &mut DescribeConfigsResponse<'_>| {
         body.results.extend(denied);
     };
-    if request.resources.is_empty() {
-        let mut body = DescribeConfigsResponse::default();
-        merge(&Asker::of(ctx), &mut body);
-        return Plan::answer(ctx, &body);
-    }
-    let finish = Box::new(move |asker: &Asker, payload: Vec<u8>| {
-        asker.rewrite::<DescribeConfigsResponse<'_>>(&payload, merge)
-    });
-    Plan::reduced(ctx, frame, &request, finish)
+    merged!(
+        ctx,
+        frame,
+        request,
+        DescribeConfigsResponse,
+        request.resources.is_empty(),
+        merge
+    )
 }
 
 /// The refusal of one resource of an AlterConfigs or IncrementalAlterConfigs request.
@@ -366,15 +364,14 @@ pub(super) fn alter_configs(
         return Plan::pass();
     }
     let merge = move |_: &Asker, body: &mut AlterConfigsResponse<'_>| body.responses.extend(denied);
-    if request.resources.is_empty() {
-        let mut body = AlterConfigsResponse::default();
-        merge(&Asker::of(ctx), &mut body);
-        return Plan::answer(ctx, &body);
-    }
-    let finish = Box::new(move |asker: &Asker, payload: Vec<u8>| {
-        asker.rewrite::<AlterConfigsResponse<'_>>(&payload, merge)
-    });
-    Plan::reduced(ctx, frame, &request, finish)
+    merged!(
+        ctx,
+        frame,
+        request,
+        AlterConfigsResponse,
+        request.resources.is_empty(),
+        merge
+    )
 }
 
 /// ALTER_CONFIGS on each resource (KIP-339).
@@ -413,13 +410,12 @@ pub(super) fn incremental_alter_configs(
     let merge = move |_: &Asker, body: &mut IncrementalAlterConfigsResponse<'_>| {
         body.responses.extend(denied)
     };
-    if request.resources.is_empty() {
-        let mut body = IncrementalAlterConfigsResponse::default();
-        merge(&Asker::of(ctx), &mut body);
-        return Plan::answer(ctx, &body);
-    }
-    let finish = Box::new(move |asker: &Asker, payload: Vec<u8>| {
-        asker.rewrite::<IncrementalAlterConfigsResponse<'_>>(&payload, merge)
-    });
-    Plan::reduced(ctx, frame, &request, finish)
+    merged!(
+        ctx,
+        frame,
+        request,
+        IncrementalAlterConfigsResponse,
+        request.resources.is_empty(),
+        merge
+    )
 }

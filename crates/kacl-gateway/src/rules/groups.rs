@@ -188,18 +188,13 @@ pub(super) fn offset_commit(
             });
         }
     };
-    if request.topics.is_empty() {
-        let mut body = OffsetCommitResponse::default();
-        merge(&Asker::of(ctx), &mut body);
-        return Plan::answer(ctx, &body);
-    }
-    Plan::reduced(
+    merged!(
         ctx,
         frame,
-        &request,
-        Box::new(move |asker: &Asker, payload: Vec<u8>| {
-            asker.rewrite::<OffsetCommitResponse<'_>>(&payload, merge)
-        }),
+        request,
+        OffsetCommitResponse,
+        request.topics.is_empty(),
+        merge
     )
 }
 
@@ -439,18 +434,13 @@ pub(super) fn offset_delete(
             });
         }
     };
-    if request.topics.is_empty() {
-        let mut body = OffsetDeleteResponse::default();
-        merge(&Asker::of(ctx), &mut body);
-        return Plan::answer(ctx, &body);
-    }
-    Plan::reduced(
+    merged!(
         ctx,
         frame,
-        &request,
-        Box::new(move |asker: &Asker, payload: Vec<u8>| {
-            asker.rewrite::<OffsetDeleteResponse<'_>>(&payload, merge)
-        }),
+        request,
+        OffsetDeleteResponse,
+        request.topics.is_empty(),
+        merge
     )
 }
 
@@ -622,18 +612,13 @@ pub(super) fn delete_groups(
                 ..Default::default()
             }));
     };
-    if request.groups_names.is_empty() {
-        let mut body = DeleteGroupsResponse::default();
-        merge(&Asker::of(ctx), &mut body);
-        return Plan::answer(ctx, &body);
-    }
-    Plan::reduced(
+    merged!(
         ctx,
         frame,
-        &request,
-        Box::new(move |asker: &Asker, payload: Vec<u8>| {
-            asker.rewrite::<DeleteGroupsResponse<'_>>(&payload, merge)
-        }),
+        request,
+        DeleteGroupsResponse,
+        request.groups_names.is_empty(),
+        merge
     )
 }
 

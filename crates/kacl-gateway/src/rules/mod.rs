@@ -7,6 +7,30 @@
 //! [`enforceable`] is the list of what can be authorized: an API or version not in it is
 //! never offered and never forwarded.
 
+/// The tail every per-entry rule shares once it has taken the refused entries out of
+/// `$request` and built `$merge` (`move |&Asker, &mut $Response|`, adding the refusals): with
+/// nothing left, the gateway answers alone; otherwise the reduced request is forwarded and the
+/// refusals are merged into the upstream's answer.
+macro_rules! merged {
+    ($ctx:expr, $frame:expr, $request:expr, $Response:ident, $nothing_left:expr, $merge:expr) => {{
+        let merge = $merge;
+        if $nothing_left {
+            let mut body = $Response::default();
+            merge(&$crate::plan::Asker::of($ctx), &mut body);
+            $crate::plan::Plan::answer($ctx, &body)
+        } else {
+            $crate::plan::Plan::reduced(
+                $ctx,
+                $frame,
+                &$request,
+                Box::new(move |asker: &$crate::plan::Asker, payload: Vec<u8>| {
+                    asker.rewrite::<$Response<'_>>(&payload, merge)
+                }),
+            )
+        }
+    }};
+}
+
 mod admin;
 mod endpoints;
 mod fetch;

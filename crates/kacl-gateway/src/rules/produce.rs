@@ -138,18 +138,13 @@ pub(super) fn produce(
             asker.rewrite::<ProduceResponse<'_>>(&payload, merge)
         }));
     }
-    if request.topic_data.is_empty() {
-        let mut body = ProduceResponse::default();
-        merge(&Asker::of(ctx), &mut body);
-        return Plan::answer(ctx, &body);
-    }
-    Plan::reduced(
+    merged!(
         ctx,
         frame,
-        &request,
-        Box::new(move |asker: &Asker, payload: Vec<u8>| {
-            asker.rewrite::<ProduceResponse<'_>>(&payload, merge)
-        }),
+        request,
+        ProduceResponse,
+        request.topic_data.is_empty(),
+        merge
     )
 }
 

@@ -250,18 +250,13 @@ pub(super) fn txn_offset_commit(
             });
         }
     };
-    if request.topics.is_empty() {
-        let mut body = TxnOffsetCommitResponse::default();
-        merge(&Asker::of(ctx), &mut body);
-        return Plan::answer(ctx, &body);
-    }
-    Plan::reduced(
+    merged!(
         ctx,
         frame,
-        &request,
-        Box::new(move |asker: &Asker, payload: Vec<u8>| {
-            asker.rewrite::<TxnOffsetCommitResponse<'_>>(&payload, merge)
-        }),
+        request,
+        TxnOffsetCommitResponse,
+        request.topics.is_empty(),
+        merge
     )
 }
 
@@ -292,18 +287,13 @@ pub(super) fn describe_transactions(
             });
         }
     };
-    if request.transactional_ids.is_empty() {
-        let mut body = DescribeTransactionsResponse::default();
-        merge(&Asker::of(ctx), &mut body);
-        return Plan::answer(ctx, &body);
-    }
-    Plan::reduced(
+    merged!(
         ctx,
         frame,
-        &request,
-        Box::new(move |asker: &Asker, payload: Vec<u8>| {
-            asker.rewrite::<DescribeTransactionsResponse<'_>>(&payload, merge)
-        }),
+        request,
+        DescribeTransactionsResponse,
+        request.transactional_ids.is_empty(),
+        merge
     )
 }
 
