@@ -16,12 +16,13 @@ use std::sync::Arc;
 use kacl_client::net::{BrokerConnection, PendingReply};
 use kacl_client::AdminError;
 use kacl_protocol::frame::RequestFrame;
+use kacl_protocol::ApiKey;
 use kacl_service::context::RequestContext;
 use kacl_service::forward::Link;
 use kacl_service::Outcome;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::plan::{Asker, Plan};
+use crate::plan::{pass_through, Asker, Plan};
 use crate::{rules, Shared};
 
 /// A frame for the upstream task, and where to hand its pending answer.
@@ -97,19 +98,23 @@ impl Link for ClientLink {
         if self.queue().send(job).is_err() {
             return Outcome::close("the upstream connection has closed");
         }
-        let asker = Asker::of(ctx);
+        // Only a rewrite needs the request's context after the answer: the pass-through fast
+        // path keeps its correlation id and API, and copies nothing else of the request.
+        let (api, correlation_id) = (ctx.api, ctx.correlation_id);
+        let finish = finish.map(|finish| (finish, Asker::of(ctx)));
         Outcome::Pending(Box::pin(async move {
             let reply = match on_sent.await {
                 Ok(Ok(reply)) => reply,
-                Ok(Err(err)) => return upstream_failed(&asker, &err),
+                Ok(Err(err)) => return upstream_failed(api, &err),
                 Err(_) => return Outcome::close("the upstream connection has closed"),
             };
             let Some(reply) = reply else {
                 return Outcome::NoResponse;
             };
-            match reply.wait().await {
-                Ok(payload) => finish(&asker, payload),
-                Err(err) => upstream_failed(&asker, &err),
+            match (reply.wait().await, finish) {
+                (Ok(payload), Some((finish, asker))) => finish(&asker, payload),
+                (Ok(payload), None) => pass_through(correlation_id, payload),
+                (Err(err), _) => upstream_failed(api, &err),
             }
         }))
     }
@@ -118,8 +123,8 @@ impl Link for ClientLink {
 /// The client's connection closes when its upstream connection fails: to a Kafka client that
 /// is a broker gone away, which it handles by refreshing metadata and retrying (an answer with
 /// a made-up error would need per-API knowledge of which codes each client retries).
-fn upstream_failed(asker: &Asker, err: &AdminError) -> Outcome {
-    tracing::info!(api = %asker.api, err = %kacl_logsafe::safe(&err.to_string()),
+fn upstream_failed(api: ApiKey, err: &AdminError) -> Outcome {
+    tracing::info!(api = %api, err = %kacl_logsafe::safe(&err.to_string()),
         "upstream connection failed; closing the client's connection");
     Outcome::close(format!("upstream: {err}"))
 }

@@ -24,8 +24,9 @@ pub(crate) enum Plan {
         request: Option<Vec<u8>>,
         /// False for a Produce with acks=0, which the upstream never answers.
         expects_response: bool,
-        /// What to make of the answer.
-        finish: Finish,
+        /// What to make of the answer; `None`: pass it on unchanged (the fast path, which
+        /// needs nothing of the request but its correlation id).
+        finish: Option<Finish>,
     },
 }
 
@@ -35,7 +36,7 @@ impl Plan {
         Plan::Forward {
             request: None,
             expects_response: true,
-            finish: Box::new(|asker, payload| asker.pass_through(payload)),
+            finish: None,
         }
     }
 
@@ -44,7 +45,7 @@ impl Plan {
         Plan::Forward {
             request: None,
             expects_response: true,
-            finish,
+            finish: Some(finish),
         }
     }
 
@@ -60,7 +61,7 @@ impl Plan {
             Ok(()) => Plan::Forward {
                 request: Some(out),
                 expects_response: true,
-                finish,
+                finish: Some(finish),
             },
             Err(err) => Plan::Answer(Outcome::close(format!(
                 "cannot encode the reduced {} v{} request: {err}",
@@ -117,14 +118,9 @@ impl Asker {
         }
     }
 
-    /// The upstream's answer frame with the client's correlation id, as it came otherwise
-    /// (patched in place: a Fetch answer's megabytes are never copied).
-    pub(crate) fn pass_through(&self, mut frame: Vec<u8>) -> Outcome {
-        let Some(id) = frame.get_mut(4..8) else {
-            return Outcome::close("the upstream sent a response shorter than its header");
-        };
-        id.copy_from_slice(&self.correlation_id.to_be_bytes());
-        Outcome::Respond(frame)
+    /// The upstream's answer frame with the client's correlation id (see [`pass_through`]).
+    pub(crate) fn pass_through(&self, frame: Vec<u8>) -> Outcome {
+        pass_through(self.correlation_id, frame)
     }
 
     /// Decodes the upstream's answer frame as `M`, lets `edit` change it, and encodes it for the
@@ -159,4 +155,14 @@ pub(crate) fn encode_for<'m, M: Message<'m>>(asker: &Asker, body: &M) -> Outcome
 /// An upstream answer frame without its size prefix.
 pub(crate) fn body_of(frame: &[u8]) -> &[u8] {
     frame.get(4..).unwrap_or_default()
+}
+
+/// The upstream's answer frame with the client's `correlation_id`, as it came otherwise
+/// (patched in place: a Fetch answer's megabytes are never copied).
+pub(crate) fn pass_through(correlation_id: i32, mut frame: Vec<u8>) -> Outcome {
+    let Some(id) = frame.get_mut(4..8) else {
+        return Outcome::close("the upstream sent a response shorter than its header");
+    };
+    id.copy_from_slice(&correlation_id.to_be_bytes());
+    Outcome::Respond(frame)
 }

@@ -99,7 +99,7 @@ pub(super) fn produce(
         return Plan::Forward {
             request: None,
             expects_response: false,
-            finish: Box::new(|asker: &Asker, payload| asker.pass_through(payload)),
+            finish: None,
         };
     }
     let shared = shared.clone();
