@@ -132,13 +132,7 @@ impl Console {
         listener: tokio::net::TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ConsoleError> {
-        let background = tokio::spawn(background(self.state.clone()));
-        let result = axum::serve(listener, self.router())
-            .with_graceful_shutdown(shutdown)
-            .await;
-        background.abort();
-        self.state.sessions.clear();
-        Ok(result?)
+        self.run(listener, shutdown).await
     }
 
     /// Like [`Console::serve`], over TLS (`tls` from [`tls_server_config`]). Cookies are
@@ -153,6 +147,20 @@ impl Console {
         self.state
             .secure
             .store(true, std::sync::atomic::Ordering::Relaxed);
+        self.run(listener, shutdown).await
+    }
+
+    /// The one serving loop of [`Console::serve`] and [`Console::serve_tls`]: the routes on
+    /// `listener`, the background task beside them, every session closed at the end.
+    async fn run<L>(
+        self,
+        listener: L,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ConsoleError>
+    where
+        L: axum::serve::Listener,
+        L::Addr: std::fmt::Debug,
+    {
         let background = tokio::spawn(background(self.state.clone()));
         let result = axum::serve(listener, self.router())
             .with_graceful_shutdown(shutdown)

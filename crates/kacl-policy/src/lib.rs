@@ -5,12 +5,15 @@
 //! by kacl-acl's `Authorizer`, the code the server runs), who can do something, and what a
 //! principal can do.
 //!
-//! Everything here is pure: the caller fetches ACLs (e.g. with `kacl-client`) and applies
-//! plans; this crate only reads files and computes typed results, so other tools can embed
-//! it. The `kacl acls plan/apply/import/explain/who-can/effective` commands are its CLI.
+//! Everything but [`cluster`] is pure: it reads files and computes typed results from ACLs
+//! given to it, so other tools can embed it. [`cluster`] is where those ACLs are read from a
+//! cluster (with `kacl-client`) and where a plan is applied, with its guards (drift, batch
+//! limit, the check afterwards), once for every front end: the `kacl acls plan/apply/import/
+//! explain/who-can/effective` commands and the web console call it.
 #![forbid(unsafe_code)]
 
 mod candidates;
+pub mod cluster;
 mod explain;
 pub use candidates::{Candidates, Listing};
 mod file;

@@ -12,7 +12,7 @@ use axum::Router;
 use kacl_client::DescribeClusterOptions;
 use maud::{html, PreEscaped};
 
-use super::{AppState, LoggedIn};
+use super::guard::{AppState, LoggedIn};
 use crate::connect::problem;
 use crate::html::{self, page, respond};
 use crate::State;

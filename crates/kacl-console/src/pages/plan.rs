@@ -1,23 +1,22 @@
 //! Plan / apply: paste (or, with JavaScript, load) a desired-state file, see the plan, and
-//! apply it with the CLI's guards: the plan applied is the one shown (the in-scope ACLs'
-//! fingerprint must not have changed since), at most `max removals` removals, an explicit
-//! "yes", additions before removals, batches of at most 10,000.
+//! apply it with the CLI's guards, through the same code ([`kacl_policy::cluster`]): the plan
+//! applied is the one shown (the in-scope ACLs' fingerprint must not have changed since, and
+//! is checked again right before sending), at most `max removals` removals, an explicit
+//! "yes", additions before removals, batches of at most 10,000, and the scope read back
+//! afterwards.
 
 use std::path::Path;
 use std::sync::Arc;
 
-use axum::extract::{Form, State as Extract};
-use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
-use kacl_acl::{AclBinding, AclBindingFilter};
-use kacl_client::{CreateAclsOptions, DeleteAclsOptions, DescribeAclsOptions};
+use kacl_policy::cluster::{self, ApplyError, Quiet, MAX_BATCH};
 use kacl_policy::{thousands, Document, Format, Plan};
 use maud::{html, Markup};
 use serde::Deserialize;
 
-use super::{change_session, AppState, LoggedIn};
+use super::guard::{Change, LoggedIn};
 use crate::connect::problem;
 use crate::html::{self, page, respond};
 use crate::session::Session;
@@ -25,9 +24,6 @@ use crate::State;
 
 /// The CLI's `--max-removals` default.
 const MAX_REMOVALS: usize = 100;
-
-/// Kafka refuses CreateAcls/DeleteAcls requests of more entries than this.
-const BATCH: usize = 10_000;
 
 pub(super) fn routes() -> Router<Arc<State>> {
     Router::new()
@@ -38,7 +34,6 @@ pub(super) fn routes() -> Router<Arc<State>> {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 struct PlanForm {
-    csrf: Option<String>,
     document: String,
     fingerprint: String,
     max_removals: String,
@@ -74,10 +69,9 @@ fn parse(text: &str) -> Result<Document, String> {
     Document::parse(Path::new("pasted"), text, format).map_err(|e| e.to_string())
 }
 
-async fn current(session: &Session) -> Result<Vec<AclBinding>, Response> {
-    session
-        .admin
-        .describe_acls(AclBindingFilter::ANY, DescribeAclsOptions::default())
+/// The plan of `doc` against the cluster as the session's user sees it now.
+async fn current_plan(session: &Session, doc: &Document) -> Result<Plan, Response> {
+    cluster::plan(&session.admin, doc)
         .await
         .map_err(|e| html::problem_page(&problem(&e, &session.principal), Some(session)))
 }
@@ -97,11 +91,7 @@ fn plan_view(plan: &Plan) -> Markup {
     }
 }
 
-async fn plan(Extract(state): AppState, headers: HeaderMap, Form(f): Form<PlanForm>) -> Response {
-    let session = match change_session(&state, &headers, f.csrf.as_deref()) {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
+async fn plan(Change { session, form: f }: Change<PlanForm>) -> Response {
     let doc = match parse(&f.document) {
         Ok(d) => d,
         Err(e) => {
@@ -116,11 +106,10 @@ async fn plan(Extract(state): AppState, headers: HeaderMap, Form(f): Form<PlanFo
             )
         }
     };
-    let current = match current(&session).await {
-        Ok(c) => c,
+    let plan = match current_plan(&session, &doc).await {
+        Ok(p) => p,
         Err(r) => return r,
     };
-    let plan = Plan::compute(&doc, &current);
     let body = html! {
         (plan_view(&plan))
         @if !plan.is_empty() {
@@ -140,12 +129,10 @@ async fn plan(Extract(state): AppState, headers: HeaderMap, Form(f): Form<PlanFo
     respond(200, page("Plan", Some(&session), "/plan", body))
 }
 
-async fn apply(Extract(state): AppState, headers: HeaderMap, Form(f): Form<PlanForm>) -> Response {
-    let session = match change_session(&state, &headers, f.csrf.as_deref()) {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
+async fn apply(Change { session, form: f }: Change<PlanForm>) -> Response {
     let refuse = |msg: &str| html::refused(409, "Apply refused", msg, Some(&session));
+    const DRIFTED: &str = "The cluster's ACLs changed within the plan's scope since the plan \
+                           was made; plan again. Nothing was changed.";
     if f.confirm.trim() != "yes" {
         return refuse(
             "Apply cancelled: only 'yes' is accepted as confirmation. Nothing was changed.",
@@ -158,13 +145,12 @@ async fn apply(Extract(state): AppState, headers: HeaderMap, Form(f): Form<PlanF
         Ok(d) => d,
         Err(e) => return refuse(&e),
     };
-    let current = match current(&session).await {
-        Ok(c) => c,
+    let plan = match current_plan(&session, &doc).await {
+        Ok(p) => p,
         Err(r) => return r,
     };
-    let plan = Plan::compute(&doc, &current);
     if plan.fingerprint != f.fingerprint {
-        return refuse("The cluster's ACLs changed within the plan's scope since the plan was made; plan again. Nothing was changed.");
+        return refuse(DRIFTED);
     }
     if plan.removals.len() > max_removals {
         return refuse(&format!(
@@ -172,41 +158,24 @@ async fn apply(Extract(state): AppState, headers: HeaderMap, Form(f): Form<PlanF
             thousands(plan.removals.len())
         ));
     }
-    let mut errors = Vec::new();
-    let (mut added, mut removed) = (0, 0);
-    for chunk in plan.additions.chunks(BATCH) {
-        let results = session
-            .admin
-            .create_acls(chunk.to_vec(), CreateAclsOptions::default())
-            .await;
-        for (acl, r) in chunk.iter().zip(results) {
-            match r {
-                Ok(()) => added += 1,
-                Err(e) => errors.push(format!("adding {acl}: {e}")),
-            }
-        }
-    }
-    for chunk in plan.removals.chunks(BATCH) {
-        let filters = chunk.iter().map(AclBinding::to_filter).collect();
-        let results = session
-            .admin
-            .delete_acls(filters, DeleteAclsOptions::default())
-            .await;
-        for (acl, r) in chunk.iter().zip(results) {
-            match r {
-                Ok(deleted) => {
-                    for one in deleted {
-                        match one {
-                            Ok(_) => removed += 1,
-                            Err(e) => errors.push(format!("removing {acl}: {e}")),
-                        }
-                    }
-                }
-                Err(e) => errors.push(format!("removing {acl}: {e}")),
-            }
-        }
-    }
+    let applied = cluster::apply(&session.admin, &plan, MAX_BATCH, &mut Quiet).await;
     session.forget_acls().await;
+    let mut applied = match applied {
+        Ok(applied) => applied,
+        Err(ApplyError::Drifted) => return refuse(DRIFTED),
+        Err(ApplyError::Admin(e)) => {
+            return html::problem_page(&problem(&e, &session.principal), Some(&session))
+        }
+        Err(e) => return refuse(&e.to_string()),
+    };
+    if applied.raced {
+        applied.errors.push(
+            "the scope changed while the plan was applied (another apply?): the cluster matches \
+             neither; plan again"
+                .to_owned(),
+        );
+    }
+    let (added, removed, errors) = (applied.added, applied.removed, applied.errors);
     let status = if errors.is_empty() { 200 } else { 207 };
     respond(
         status,

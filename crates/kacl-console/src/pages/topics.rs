@@ -4,8 +4,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Form, Path, Query, State as Extract};
-use axum::http::HeaderMap;
+use axum::extract::{Path, Query};
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
@@ -13,7 +12,7 @@ use kacl_client::{ConfigResource, DescribeConfigsOptions, NewTopic, TopicOptions
 use maud::html;
 use serde::Deserialize;
 
-use super::{change_session, AppState, LoggedIn};
+use super::guard::{Change, LoggedIn};
 use crate::connect::problem;
 use crate::filter::encode;
 use crate::html::{self, page, respond};
@@ -144,7 +143,6 @@ fn join(ids: &[i32]) -> String {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 struct CreateForm {
-    csrf: Option<String>,
     name: String,
     partitions: String,
     replication_factor: String,
@@ -177,15 +175,7 @@ fn number<T: std::str::FromStr>(text: &str, what: &str) -> Result<Option<T>, Str
     }
 }
 
-async fn create(
-    Extract(state): AppState,
-    headers: HeaderMap,
-    Form(f): Form<CreateForm>,
-) -> Response {
-    let session = match change_session(&state, &headers, f.csrf.as_deref()) {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
+async fn create(Change { session, form: f }: Change<CreateForm>) -> Response {
     let topic = (|| {
         Ok::<_, String>(NewTopic {
             num_partitions: number(&f.partitions, "Partitions")?,
@@ -222,15 +212,7 @@ async fn create(
     )
 }
 
-async fn delete(
-    Extract(state): AppState,
-    headers: HeaderMap,
-    Form(f): Form<CreateForm>,
-) -> Response {
-    let session = match change_session(&state, &headers, f.csrf.as_deref()) {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
+async fn delete(Change { session, form: f }: Change<CreateForm>) -> Response {
     if f.confirm.trim() != f.name {
         return html::refused(
             400,

@@ -1,6 +1,7 @@
 //! Explain (allowed or denied, the deciding rule, candidates, near misses, the grant that
 //! would fix it), who-can and effective permissions: kacl-policy over ACLs fetched as the
-//! logged-in user, with the broker's `super.users` and `allow.everyone.if.no.acl.found`.
+//! logged-in user (read by [`kacl_policy::cluster`], as the CLI reads them), with the
+//! broker's `super.users` and `allow.everyone.if.no.acl.found`.
 
 use std::sync::Arc;
 
@@ -8,20 +9,14 @@ use axum::extract::{Query, State as Extract};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
-use kacl_acl::{
-    AccessControlEntryFilter, AclBinding, AclBindingFilter, AclOperation, AclPermissionType,
-    AuthorizationResult, AuthorizerConfig, DecidingRule, PatternType, ResourcePatternFilter,
-    ResourceType,
-};
-use kacl_client::{
-    Admin, AdminError, ConfigResource, DescribeAclsOptions, DescribeClusterOptions,
-    DescribeConfigsOptions,
-};
+use kacl_acl::{AclOperation, AuthorizationResult, AuthorizerConfig, DecidingRule, ResourceType};
+use kacl_client::AdminError;
+use kacl_policy::cluster;
 use maud::{html, Markup};
 use serde::Deserialize;
 
-use super::acls_view::{operations, resource_types};
-use super::{AppState, LoggedIn};
+use super::acls::view::{operations, resource_types};
+use super::guard::{AppState, LoggedIn};
 use crate::connect::problem;
 use crate::html::{self, page, respond};
 use crate::session::Session;
@@ -72,85 +67,20 @@ impl WhyForm {
     }
 }
 
-/// The ACLs that apply to a resource: Kafka's MATCH filter.
-fn match_filter(resource_type: ResourceType, name: &str) -> AclBindingFilter {
-    AclBindingFilter::new(
-        ResourcePatternFilter::new(resource_type, Some(name), PatternType::Match),
-        AccessControlEntryFilter::ANY,
-    )
-}
-
-fn principal_filter(
-    principal: &str,
-    resource_type: ResourceType,
-    pattern: PatternType,
-) -> AclBindingFilter {
-    AclBindingFilter::new(
-        ResourcePatternFilter::new(resource_type, None::<&str>, pattern),
-        AccessControlEntryFilter::new(
-            Some(principal),
-            None::<&str>,
-            AclOperation::Any,
-            AclPermissionType::Any,
+/// The authorizer settings an answer uses: the broker's (`broker`), else Kafka's defaults
+/// with a note saying so.
+fn authorizer_config(broker: Option<AuthorizerConfig>) -> (AuthorizerConfig, &'static str) {
+    match broker {
+        Some(config) => (
+            config,
+            "super.users and allow.everyone.if.no.acl.found: from the broker (DescribeConfigs)",
         ),
-    )
-}
-
-async fn acls(admin: &Admin, filter: AclBindingFilter) -> Result<Vec<AclBinding>, AdminError> {
-    admin
-        .describe_acls(filter, DescribeAclsOptions::default())
-        .await
-}
-
-/// The broker's authorizer settings (DescribeConfigs of the first broker), or Kafka's
-/// defaults with a note when it does not serve or refuses them.
-async fn authorizer_config(admin: &Admin) -> (AuthorizerConfig, &'static str) {
-    const FALLBACK: &str = "super.users and allow.everyone.if.no.acl.found: the broker did not \
-                            report them; Kafka's defaults (none, false) are assumed";
-    let Ok(cluster) = admin
-        .describe_cluster(DescribeClusterOptions::default())
-        .await
-    else {
-        return (AuthorizerConfig::default(), FALLBACK);
-    };
-    let Some(broker) = cluster.nodes.first() else {
-        return (AuthorizerConfig::default(), FALLBACK);
-    };
-    let options = DescribeConfigsOptions {
-        configuration_keys: Some(vec![
-            "super.users".into(),
-            "allow.everyone.if.no.acl.found".into(),
-        ]),
-        ..DescribeConfigsOptions::default()
-    };
-    let entries = admin
-        .describe_configs(vec![ConfigResource::broker(broker.id.to_string())], options)
-        .await
-        .into_iter()
-        .next();
-    let Some(Ok(entries)) = entries else {
-        return (AuthorizerConfig::default(), FALLBACK);
-    };
-    let value = |key: &str| {
-        entries
-            .iter()
-            .find(|e| e.name == key)
-            .map(|e| e.value.clone().unwrap_or_default())
-    };
-    let Some(Ok(super_users)) =
-        value("super.users").map(|v| AuthorizerConfig::parse_super_users(&v))
-    else {
-        return (AuthorizerConfig::default(), FALLBACK);
-    };
-    let allow = value("allow.everyone.if.no.acl.found")
-        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
-    (
-        AuthorizerConfig {
-            super_users,
-            allow_everyone_if_no_acl_found: allow,
-        },
-        "super.users and allow.everyone.if.no.acl.found: from the broker (DescribeConfigs)",
-    )
+        None => (
+            AuthorizerConfig::default(),
+            "super.users and allow.everyone.if.no.acl.found: the broker did not report them; \
+             Kafka's defaults (none, false) are assumed",
+        ),
+    }
 }
 
 fn form(
@@ -223,23 +153,12 @@ async fn explain_answer(state: &State, session: &Session, f: &WhyForm) -> Result
     let fail = |e: AdminError| html::problem_page(&problem(&e, &session.principal), Some(session));
     // Read borrowed into the authorizer's index; only the principal's (and near namesakes')
     // candidates are listed, the others counted (a LITERAL `*` may carry thousands).
-    let mut set = kacl_policy::Candidates::new(&query, kacl_policy::Listing::Relevant);
-    // The three reads go out together, pipelined on the session's one connection.
-    let ((config, source), candidates, related) = tokio::join!(
-        authorizer_config(&session.admin),
-        session.admin.describe_acls_visit(
-            match_filter(resource_type, &query.name),
-            DescribeAclsOptions::default(),
-            |group| group.acl_refs().for_each(|acl| set.push(acl)),
-        ),
-        acls(
-            &session.admin,
-            principal_filter(&query.principal, resource_type, PatternType::Prefixed),
-        ),
-    );
-    candidates.map_err(fail)?;
-    let related = related.map_err(fail)?;
-    let report = kacl_policy::explain_candidates(&config, set, &related, &query);
+    let inputs = cluster::explain_inputs(&session.admin, &query, kacl_policy::Listing::Relevant)
+        .await
+        .map_err(fail)?;
+    let (config, source) = authorizer_config(inputs.broker_config);
+    let report =
+        kacl_policy::explain_candidates(&config, inputs.candidates, &inputs.related, &query);
     let e = &report.explanation;
     let allowed = e.result == AuthorizationResult::Allowed;
     let _ = state;
@@ -285,11 +204,14 @@ async fn who_can(LoggedIn(session): LoggedIn, Query(f): Query<WhyForm>) -> Respo
             Ok(r) => r,
             Err(e) => return html::refused(400, "Who can", &e, Some(&session)),
         };
-        let (config, source) = authorizer_config(&session.admin).await;
-        let candidates = match acls(&session.admin, match_filter(resource_type, &name)).await {
-            Ok(c) => c,
-            Err(e) => return html::problem_page(&problem(&e, &session.principal), Some(&session)),
-        };
+        let (broker, candidates) =
+            match cluster::who_can_inputs(&session.admin, resource_type, &name).await {
+                Ok(read) => read,
+                Err(e) => {
+                    return html::problem_page(&problem(&e, &session.principal), Some(&session))
+                }
+            };
+        let (config, source) = authorizer_config(broker);
         let who = kacl_policy::who_can(&config, &candidates, operation, resource_type, &name);
         body = html! {
             (body)
@@ -329,20 +251,10 @@ async fn effective(LoggedIn(session): LoggedIn, Query(f): Query<WhyForm>) -> Res
             }
         };
         let principal = principal.to_string();
-        let mut all = Vec::new();
-        for p in [principal.as_str(), kacl_acl::WILDCARD_PRINCIPAL] {
-            match acls(
-                &session.admin,
-                principal_filter(p, ResourceType::Any, PatternType::Any),
-            )
-            .await
-            {
-                Ok(found) => all.extend(found),
-                Err(e) => {
-                    return html::problem_page(&problem(&e, &session.principal), Some(&session))
-                }
-            }
-        }
+        let all = match cluster::effective_inputs(&session.admin, &principal, None).await {
+            Ok(all) => all,
+            Err(e) => return html::problem_page(&problem(&e, &session.principal), Some(&session)),
+        };
         let host = Some(f.host.trim()).filter(|h| !h.is_empty());
         let effective = kacl_policy::effective(&all, &principal, host, None);
         body = html! {

@@ -1,20 +1,17 @@
 //! `kacl acls plan | apply | import`: a desired-state file against the cluster, within the
-//! file's scope (the logic is [`kacl_policy`]'s; this is fetching, printing and sending).
+//! file's scope (the logic, the reads and the apply with its guards are [`kacl_policy`]'s;
+//! this is arguments, printing and the prompt).
 
 use std::io::{IsTerminal as _, Write as _};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use kacl_acl::{AclBinding, AclBindingFilter};
-use kacl_client::{Admin, CreateAclsOptions, DeleteAclsOptions};
+use kacl_client::Admin;
+use kacl_policy::cluster::{self, ApplyError, Progress};
 use kacl_policy::{thousands, Document, Plan};
 
-use super::cluster;
 use super::policy_args::{ApplyArgs, FileFormat, ImportArgs, PlanArgs};
 use crate::cli::common::{self, OutputFormat};
-
-/// Kafka refuses CreateAcls/DeleteAcls requests of more entries than this.
-const MAX_BATCH: usize = 10_000;
 
 /// Exit code of `plan` when changes are pending (`terraform plan -detailed-exitcode`).
 const CHANGES_PENDING: u8 = 2;
@@ -25,8 +22,7 @@ pub(super) fn plan(args: PlanArgs) -> anyhow::Result<ExitCode> {
     let config = args.connection.admin_config()?;
     let plan = common::block_on(async move {
         let admin = Admin::connect(config).await?;
-        let (in_scope, outside) = cluster::acls_in_scope(&admin, &doc.scope).await?;
-        Ok(Plan::from_in_scope(&doc, in_scope, outside))
+        Ok(cluster::plan(&admin, &doc).await?)
     })?;
     match args.output {
         OutputFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&plan)?))?,
@@ -61,8 +57,8 @@ pub(super) fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
 
 /// `kacl acls apply`.
 pub(super) fn apply(args: ApplyArgs) -> anyhow::Result<ExitCode> {
-    if args.batch_size == 0 || args.batch_size > MAX_BATCH {
-        bail!("--batch-size must be between 1 and {MAX_BATCH}");
+    if args.batch_size == 0 || args.batch_size > cluster::MAX_BATCH {
+        bail!("--batch-size must be between 1 and {}", cluster::MAX_BATCH);
     }
     let saved: Option<Plan> = match &args.plan_file {
         Some(path) => {
@@ -82,15 +78,9 @@ pub(super) fn apply(args: ApplyArgs) -> anyhow::Result<ExitCode> {
     let config = args.connection.admin_config()?;
     common::block_on(async move {
         let admin = Admin::connect(config).await?;
-        let scope = match (&saved, &doc) {
-            (Some(plan), _) => &plan.scope,
-            (None, Some(doc)) => &doc.scope,
-            (None, None) => bail!("give --file or --plan-file"),
-        };
-        let (in_scope, outside) = cluster::acls_in_scope(&admin, scope).await?;
         let plan = match (saved, doc) {
             (Some(plan), _) => {
-                if plan.drifted_in_scope(in_scope.iter()) {
+                if cluster::drifted(&admin, &plan).await? {
                     bail!(
                         "the cluster's ACLs changed within the plan's scope since the plan \
                          was made; run `kacl acls plan` again"
@@ -98,7 +88,7 @@ pub(super) fn apply(args: ApplyArgs) -> anyhow::Result<ExitCode> {
                 }
                 plan
             }
-            (None, Some(doc)) => Plan::from_in_scope(&doc, in_scope, outside),
+            (None, Some(doc)) => cluster::plan(&admin, &doc).await?,
             (None, None) => bail!("give --file or --plan-file"),
         };
         if args.output == OutputFormat::Text {
@@ -133,21 +123,18 @@ pub(super) fn apply(args: ApplyArgs) -> anyhow::Result<ExitCode> {
             }
         }
         // The plan may have waited for an answer: another apply of this scope may have run
-        // meanwhile. Its change is seen here and this now-stale plan refused, nothing sent.
-        let (before, _) = cluster::acls_in_scope(&admin, &plan.scope).await?;
-        if plan.drifted_in_scope(before.iter()) {
-            bail!(
+        // meanwhile. The apply re-reads the scope first and refuses this now-stale plan.
+        let mut progress = TerminalProgress::default();
+        let mut outcome = match cluster::apply(&admin, &plan, args.batch_size, &mut progress).await
+        {
+            Ok(outcome) => outcome,
+            Err(ApplyError::Drifted) => bail!(
                 "the cluster's ACLs changed within the plan's scope since the plan was made \
                  (another apply?); nothing was sent; run `kacl acls plan` again"
-            );
-        }
-        let expected = plan.fingerprint_after(before.iter());
-        drop(before);
-        let mut outcome = send(&admin, &plan, args.batch_size).await;
-        // Kafka has no compare-and-set for ACLs: a change that slipped in while this one was
-        // being sent shows as a scope that matches neither, and is reported as a failure.
-        let (after, _) = cluster::acls_in_scope(&admin, &plan.scope).await?;
-        if outcome.errors.is_empty() && kacl_policy::fingerprint(after.iter()) != expected {
+            ),
+            Err(err) => return Err(err.into()),
+        };
+        if outcome.raced {
             outcome.errors.push(
                 "the scope changed while the plan was applied (another apply?): the cluster \
                  matches neither; run `kacl acls plan` again"
@@ -190,76 +177,23 @@ pub(super) fn apply(args: ApplyArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// What sending a plan did.
-struct Outcome {
-    added: usize,
-    removed: usize,
-    errors: Vec<String>,
-}
-
-/// Additions first, then removals, so that moving a grant (a new ALLOW replacing an old
-/// one) never leaves a moment without it; each in requests of at most `batch` entries.
-async fn send(admin: &Admin, plan: &Plan, batch: usize) -> Outcome {
-    let mut outcome = Outcome {
-        added: 0,
-        removed: 0,
-        errors: Vec::new(),
-    };
-    let mut progress = Progress::new("Adding", plan.additions.len());
-    for chunk in plan.additions.chunks(batch) {
-        let results = admin
-            .create_acls(chunk.to_vec(), CreateAclsOptions::default())
-            .await;
-        for (acl, result) in chunk.iter().zip(results) {
-            match result {
-                Ok(()) => outcome.added += 1,
-                Err(err) => outcome.errors.push(format!("adding {acl}: {err}")),
-            }
-        }
-        progress.advance(chunk.len());
-    }
-    progress.done();
-    let mut progress = Progress::new("Removing", plan.removals.len());
-    for chunk in plan.removals.chunks(batch) {
-        let filters: Vec<AclBindingFilter> = chunk.iter().map(AclBinding::to_filter).collect();
-        let results = admin
-            .delete_acls(filters, DeleteAclsOptions::default())
-            .await;
-        for (acl, result) in chunk.iter().zip(results) {
-            match result {
-                Ok(deleted) => {
-                    for one in deleted {
-                        match one {
-                            Ok(_) => outcome.removed += 1,
-                            Err(err) => outcome.errors.push(format!("removing {acl}: {err}")),
-                        }
-                    }
-                }
-                Err(err) => outcome.errors.push(format!("removing {acl}: {err}")),
-            }
-        }
-        progress.advance(chunk.len());
-    }
-    progress.done();
-    outcome
-}
-
 /// A one-line progress counter on stderr, only when stderr is a terminal.
-struct Progress {
+#[derive(Default)]
+struct TerminalProgress {
     label: &'static str,
     total: usize,
     done: usize,
     shown: bool,
 }
 
-impl Progress {
-    fn new(label: &'static str, total: usize) -> Progress {
-        Progress {
+impl Progress for TerminalProgress {
+    fn start(&mut self, label: &'static str, total: usize) {
+        *self = TerminalProgress {
             label,
             total,
             done: 0,
             shown: total > 0 && std::io::stderr().is_terminal(),
-        }
+        };
     }
 
     fn advance(&mut self, n: usize) {
@@ -278,7 +212,7 @@ impl Progress {
         }
     }
 
-    fn done(&self) {
+    fn done(&mut self) {
         if self.shown {
             eprintln!();
         }

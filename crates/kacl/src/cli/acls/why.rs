@@ -3,43 +3,15 @@
 
 use std::process::ExitCode;
 
-use kacl_acl::{
-    AccessControlEntryFilter, AclBinding, AclBindingFilter, AclPermissionType, AuthorizationResult,
-    DecidingRule, PatternType, ResourcePatternFilter, ResourceType,
-};
+use kacl_acl::{AclBinding, AuthorizationResult, DecidingRule, ResourceType};
 use kacl_client::Admin;
-use kacl_policy::Query;
+use kacl_policy::{cluster, Query};
 use serde_json::json;
 
-use super::cluster::{self, ConfigSource};
+use super::cluster::{authorizer_config, ConfigSource};
 use super::policy::write_out;
 use super::policy_args::{self, EffectiveArgs, ExplainArgs, WhoCanArgs};
 use crate::cli::common::{self, OutputFormat};
-
-/// The ACLs that apply to a resource: Kafka's MATCH filter.
-fn match_filter(resource_type: ResourceType, name: &str) -> AclBindingFilter {
-    AclBindingFilter::new(
-        ResourcePatternFilter::new(resource_type, Some(name), PatternType::Match),
-        AccessControlEntryFilter::ANY,
-    )
-}
-
-/// The ACLs of one principal (of one type, or all types) with one pattern type (or ANY).
-fn principal_filter(
-    principal: &str,
-    resource_type: ResourceType,
-    pattern_type: PatternType,
-) -> AclBindingFilter {
-    AclBindingFilter::new(
-        ResourcePatternFilter::new(resource_type, None::<&str>, pattern_type),
-        AccessControlEntryFilter::new(
-            Some(principal),
-            None::<&str>,
-            kacl_acl::AclOperation::Any,
-            AclPermissionType::Any,
-        ),
-    )
-}
 
 /// Kafka's audit-line resource: `Topic:LITERAL:orders`.
 fn audit_resource(resource_type: ResourceType, name: &str) -> String {
@@ -73,28 +45,15 @@ pub(super) fn explain(args: ExplainArgs) -> anyhow::Result<ExitCode> {
     let output = args.output;
     let (report, source) = common::block_on(async move {
         let admin = Admin::connect(config).await?;
-        // The three reads are independent: sent together, pipelined on the one connection, so
-        // the answer waits for the slowest rather than for their sum.
-        // Near misses among the principal's other ACLs are prefixes that almost match: only
-        // its PREFIXED ACLs of this type are read (a principal may hold very many LITERALs).
-        // The candidates are read borrowed from the answer as decoded, into the authorizer's
-        // index; only those the output shows become owned bindings (all of them for JSON).
+        // Only the candidates the output shows become owned bindings (all of them for JSON).
         let listing = match output {
             OutputFormat::Json => kacl_policy::Listing::All,
             OutputFormat::Text => kacl_policy::Listing::Relevant,
         };
-        let mut set = kacl_policy::Candidates::new(&q, listing);
-        let (settings, candidates, related) = tokio::join!(
-            cluster::authorizer_config(&admin, &flags),
-            cluster::visit_acls(&admin, match_filter(q.resource_type, &q.name), &mut set),
-            cluster::acls(
-                &admin,
-                principal_filter(&q.principal, q.resource_type, PatternType::Prefixed),
-            ),
-        );
-        let ((config, source), (), related) = (settings?, candidates?, related?);
+        let inputs = cluster::explain_inputs(&admin, &q, listing).await?;
+        let (config, source) = authorizer_config(inputs.broker_config, &flags)?;
         Ok((
-            kacl_policy::explain_candidates(&config, set, &related, &q),
+            kacl_policy::explain_candidates(&config, inputs.candidates, &inputs.related, &q),
             source,
         ))
     })?;
@@ -211,11 +170,8 @@ pub(super) fn who_can(args: WhoCanArgs) -> anyhow::Result<ExitCode> {
     let n = name.clone();
     let (who, source) = common::block_on(async move {
         let admin = Admin::connect(config).await?;
-        let (settings, candidates) = tokio::join!(
-            cluster::authorizer_config(&admin, &flags),
-            cluster::acls(&admin, match_filter(resource_type, &n)),
-        );
-        let ((config, source), candidates) = (settings?, candidates?);
+        let (broker, candidates) = cluster::who_can_inputs(&admin, resource_type, &n).await?;
+        let (config, source) = authorizer_config(broker, &flags)?;
         Ok((
             kacl_policy::who_can(&config, &candidates, operation, resource_type, &n),
             source,
@@ -296,17 +252,7 @@ pub(super) fn effective(args: EffectiveArgs) -> anyhow::Result<ExitCode> {
     let p = principal.clone();
     let acls = common::block_on(async move {
         let admin = Admin::connect(config).await?;
-        let t = resource_type.unwrap_or(ResourceType::Any);
-        let own = cluster::acls(&admin, principal_filter(&p, t, PatternType::Any));
-        if p == kacl_acl::WILDCARD_PRINCIPAL {
-            return own.await;
-        }
-        // Sent together, pipelined on the one connection.
-        let everyone = principal_filter(kacl_acl::WILDCARD_PRINCIPAL, t, PatternType::Any);
-        let (acls, everyone) = tokio::join!(own, cluster::acls(&admin, everyone));
-        let mut acls = acls?;
-        acls.extend(everyone?);
-        Ok(acls)
+        Ok(cluster::effective_inputs(&admin, &p, resource_type).await?)
     })?;
     let rows = kacl_policy::effective(&acls, &principal, args.host.as_deref(), resource_type);
     match args.output {

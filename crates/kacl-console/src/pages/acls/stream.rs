@@ -34,7 +34,7 @@ use kacl_client::{AdminError, DescribeAclsOptions, DescribeAclsStream};
 use maud::{html, Markup, PreEscaped};
 use tokio::sync::{mpsc, oneshot};
 
-use super::acls_view::{counts_and_pager, pager, search_form, table};
+use super::view::{counts_and_pager, pager, search_form, table};
 use crate::connect::problem;
 use crate::filter::{AclQuery, Sort, PAGE_SIZE};
 use crate::html::{self, page};

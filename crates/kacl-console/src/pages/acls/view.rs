@@ -1,6 +1,6 @@
 //! How the ACL search renders: the form, the rows of a page, the counts and the pager. Shared
-//! by the page rendered whole (a cached result, [`super::acls`]) and the page sent while the
-//! answer arrives ([`super::acls_stream`]).
+//! by the page rendered whole (a cached result, [`super`]) and the page sent while the
+//! answer arrives ([`super::stream`]).
 
 use kacl_acl::{AclBinding, AclOperation, AclPermissionType, ResourceType};
 use maud::{html, Markup};
