@@ -24,8 +24,8 @@ pub use explain::{allow_grants, deny_refuses, DecidingRule, Explanation};
 pub use filter::{AccessControlEntryFilter, AclBindingFilter, ResourcePatternFilter};
 pub use index::{
     is_storable, AclChanges, AclGroup, AclIndex, AclIndexBuilder, AclIndexReadGuard, AclRef,
-    ApplyOutcome, DeletePlan, EntryRef, GroupEntries, IndexError, PatternRef, SharedAclIndex,
-    SnapshotError,
+    ApplyOutcome, DeletePlan, EntryRef, GroupEntries, IndexBytesError, IndexError, PatternRef,
+    SharedAclIndex,
 };
 pub use types::{
     AccessControlEntry, AclBinding, ResourcePattern, CLUSTER_NAME, WILDCARD_HOST,

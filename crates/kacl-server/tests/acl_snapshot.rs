@@ -9,7 +9,7 @@ use kacl_acl::{
     ResourcePattern, ResourceType,
 };
 use kacl_server::Server;
-use kacl_store::snapshot::SNAPSHOT_FILE_NAME;
+use kacl_store::acl_snapshot::ACL_SNAPSHOT_FILE_NAME;
 use kacl_store::{MetadataStore, RedbStore};
 
 fn bindings(prefix: &str, count: usize) -> Vec<AclBinding> {
@@ -48,7 +48,7 @@ async fn a_clean_stop_writes_the_snapshot_and_the_next_start_trusts_only_a_curre
             .commit_acl_changes(&bindings("stored", count), &[])
             .unwrap();
     }
-    let snapshot = dir.path().join(SNAPSHOT_FILE_NAME);
+    let snapshot = dir.path().join(ACL_SNAPSHOT_FILE_NAME);
     let server = Server::start(config(dir.path(), &[])).await.unwrap();
     assert_eq!(server.state().acls.len(), count);
     server.shutdown().await;
@@ -61,7 +61,7 @@ async fn a_clean_stop_writes_the_snapshot_and_the_next_start_trusts_only_a_curre
         let other = AclIndex::from_bindings(bindings("from-snapshot", count)).unwrap();
         let version = store.acl_version().unwrap();
         store
-            .write_acl_snapshot(version, count as u64, &other.to_snapshot())
+            .write_acl_snapshot(version, count as u64, &other.to_bytes())
             .unwrap();
     }
     let server = Server::start(config(dir.path(), &[])).await.unwrap();
@@ -87,7 +87,7 @@ async fn a_damaged_or_stale_snapshot_is_ignored_and_the_store_is_read() {
             .commit_acl_changes(&bindings("stored", count), &[])
             .unwrap();
     }
-    let snapshot = dir.path().join(SNAPSHOT_FILE_NAME);
+    let snapshot = dir.path().join(ACL_SNAPSHOT_FILE_NAME);
     let server = Server::start(config(dir.path(), &[])).await.unwrap();
     server.shutdown().await;
 
@@ -164,14 +164,14 @@ async fn a_snapshot_is_written_while_serving_and_a_crash_restart_refuses_it_once
             .commit_acl_changes(&bindings("stored", count), &[])
             .unwrap();
     }
-    let snapshot = dir.path().join(SNAPSHOT_FILE_NAME);
+    let snapshot = dir.path().join(ACL_SNAPSHOT_FILE_NAME);
     let fast = [("kacl.acl.snapshot.interval.ms", "50")];
     assert!(!snapshot.exists());
     let server = Server::start(config(dir.path(), &fast)).await.unwrap();
 
     // Written after a start from the store, with no clean stop: a crash restart uses it.
     let image = wait_for_current_snapshot(dir.path()).await;
-    let old_snapshot = std::fs::read(image.path().join(SNAPSHOT_FILE_NAME)).unwrap();
+    let old_snapshot = std::fs::read(image.path().join(ACL_SNAPSHOT_FILE_NAME)).unwrap();
     let restarted = Server::start(config(image.path(), &[])).await.unwrap();
     assert_eq!(restarted.state().acls.len(), count);
     restarted.shutdown().await;
@@ -185,10 +185,10 @@ async fn a_snapshot_is_written_while_serving_and_a_crash_restart_refuses_it_once
         .unwrap()
         .unwrap();
     let image = crash_image(dir.path());
-    std::fs::write(image.path().join(SNAPSHOT_FILE_NAME), &old_snapshot).unwrap();
+    std::fs::write(image.path().join(ACL_SNAPSHOT_FILE_NAME), &old_snapshot).unwrap();
     assert!(matches!(
         RedbStore::open(image.path()).unwrap().read_acl_snapshot(),
-        Err(kacl_store::snapshot::SnapshotRejected::Stale(_))
+        Err(kacl_store::acl_snapshot::SnapshotRejected::Stale(_))
     ));
     let restarted = Server::start(config(image.path(), &[])).await.unwrap();
     assert_eq!(restarted.state().acls.len(), count + 12);

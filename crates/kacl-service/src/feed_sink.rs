@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Weak};
 
 use kacl_acl::{AclBinding, AclBindingFilter, AclChanges, SharedAclIndex};
-use kacl_store::{Change, ChangeSink, Snapshot};
+use kacl_store::{Change, ChangeSink, StoreContents};
 
 use crate::state::ServerState;
 
@@ -37,13 +37,13 @@ impl ChangeSink for StateSink {
 
     /// The ACL index is changed by the difference, in one step; topics and credentials are
     /// swapped whole.
-    fn replace(&self, snapshot: Snapshot) {
+    fn replace(&self, contents: StoreContents) {
         let Some(state) = self.0.upgrade() else {
             return;
         };
-        let acls = replace_acls(&state.acls, snapshot.acls);
-        state.topics.replace(snapshot.topics);
-        state.scram.replace(snapshot.scram);
+        let acls = replace_acls(&state.acls, contents.acls);
+        state.topics.replace(contents.topics);
+        state.scram.replace(contents.scram);
         tracing::info!(
             acls,
             "replaced the in-memory state with a fresh listing of the store"
@@ -142,15 +142,15 @@ impl ChangeSink for PartsSink {
         }
     }
 
-    fn replace(&self, snapshot: Snapshot) {
+    fn replace(&self, contents: StoreContents) {
         if let Some(acls) = &self.acls {
-            replace_acls(acls, snapshot.acls);
+            replace_acls(acls, contents.acls);
         }
         if let Some(topics) = self.topics.as_ref().and_then(Weak::upgrade) {
-            topics.replace(snapshot.topics);
+            topics.replace(contents.topics);
         }
         if let Some(scram) = self.scram.as_ref().and_then(Weak::upgrade) {
-            scram.replace(snapshot.scram);
+            scram.replace(contents.scram);
         }
     }
 }

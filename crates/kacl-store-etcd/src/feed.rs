@@ -172,7 +172,7 @@ impl Context {
         match list_all(&self.client, &self.layout) {
             Ok(listing) => {
                 self.membership.seed(&listing.nodes, listing.controller);
-                self.sink.replace(listing.snapshot);
+                self.sink.replace(listing.contents);
                 self.progress.advance(listing.revision);
                 self.metrics.relist();
                 self.metrics.applied(listing.revision, listing.revision);

@@ -3,7 +3,7 @@
 //! the two ranges around them, all at the revision the first request read.
 
 use kacl_acl::AclBinding;
-use kacl_store::{Change, NodeInfo, Snapshot, StoreError};
+use kacl_store::{Change, NodeInfo, StoreContents, StoreError};
 
 use crate::client::{EtcdClient, EtcdError, Kv};
 use crate::decode::{etcd_error, parse_node, put_change};
@@ -19,7 +19,7 @@ const PAGE: i64 = 50_000;
 #[derive(Debug, Default)]
 pub(crate) struct Listing {
     pub(crate) revision: i64,
-    pub(crate) snapshot: Snapshot,
+    pub(crate) contents: StoreContents,
     pub(crate) nodes: Vec<NodeInfo>,
     pub(crate) controller: Option<i32>,
 }
@@ -28,7 +28,7 @@ pub(crate) struct Listing {
 /// at that revision, shard by shard ([`list_acls`]).
 pub(crate) fn list_all(client: &EtcdClient, layout: &Layout) -> Result<Listing, StoreError> {
     let mut listing = list_all_but_acls(client, layout).map_err(etcd_error)?;
-    let acls = &mut listing.snapshot.acls;
+    let acls = &mut listing.contents.acls;
     list_acls(client, layout, listing.revision, &mut |page| {
         acls.extend(page);
         Ok(())
@@ -193,9 +193,9 @@ fn add_to_listing(layout: &Layout, listing: &mut Listing, kv: &Kv) {
                 .and_then(|v| v.parse().ok());
         }
         _ => match put_change(layout, kv) {
-            Ok(Some(Change::AclAdded(b))) => listing.snapshot.acls.push(b),
-            Ok(Some(Change::TopicPut(t))) => listing.snapshot.topics.push(t),
-            Ok(Some(Change::ScramPut(u, m, c))) => listing.snapshot.scram.push((u, m, c)),
+            Ok(Some(Change::AclAdded(b))) => listing.contents.acls.push(b),
+            Ok(Some(Change::TopicPut(t))) => listing.contents.topics.push(t),
+            Ok(Some(Change::ScramPut(u, m, c))) => listing.contents.scram.push((u, m, c)),
             Ok(_) => {}
             Err(err) => {
                 // A damaged value is skipped, loudly: refusing to start would stop every
@@ -208,7 +208,7 @@ fn add_to_listing(layout: &Layout, listing: &mut Listing, kv: &Kv) {
 
 fn sort_topics(listing: &mut Listing) {
     listing
-        .snapshot
+        .contents
         .topics
         .sort_by(|a, b| (a.created_seq, &a.name).cmp(&(b.created_seq, &b.name)));
 }

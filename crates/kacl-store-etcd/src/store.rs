@@ -16,7 +16,7 @@ use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 use kacl_store::{encoding, rules};
 use kacl_store::{
     AclChunkSink, AclCommit, ChangeSink, ClusterMembership, MetadataStore, PartitionRecord,
-    ScramEntry, Snapshot, StoreError, TopicRecord,
+    ScramEntry, StoreContents, StoreError, TopicRecord,
 };
 use parking_lot::Mutex;
 
@@ -106,7 +106,7 @@ impl EtcdStore {
         // into its index (`load_acls_chunked`), so the set is never held twice.
         let listing = list_all_but_acls(&startup, &layout).map_err(etcd_error)?;
         tracing::info!(
-            topics = listing.snapshot.topics.len(),
+            topics = listing.contents.topics.len(),
             revision = listing.revision,
             ms = started.elapsed().as_millis() as u64,
             "listed the metadata but the ACLs from etcd"
@@ -194,13 +194,13 @@ impl EtcdStore {
     /// The start-up listing until the first write, then a fresh one. (The feed starts from
     /// the start-up listing's revision either way: replaying the later history over a later
     /// listing ends in the same state, key by key.)
-    fn with_snapshot<R>(&self, read: impl FnOnce(&Snapshot) -> R) -> Result<R, StoreError> {
+    fn with_contents<R>(&self, read: impl FnOnce(&StoreContents) -> R) -> Result<R, StoreError> {
         if !self.written.load(std::sync::atomic::Ordering::SeqCst) {
             if let Some(listing) = self.initial.lock().as_ref() {
-                return Ok(read(&listing.snapshot));
+                return Ok(read(&listing.contents));
             }
         }
-        Ok(read(&self.listing()?.snapshot))
+        Ok(read(&self.listing()?.contents))
     }
 
     /// A transaction, timed and counted.
@@ -425,7 +425,7 @@ impl MetadataStore for EtcdStore {
     }
 
     fn load_topics(&self) -> Result<Vec<TopicRecord>, StoreError> {
-        self.with_snapshot(|s| s.topics.clone())
+        self.with_contents(|s| s.topics.clone())
     }
 
     /// One txn whose compares say that neither the name nor its collision group (`.` as
@@ -606,7 +606,7 @@ impl MetadataStore for EtcdStore {
     }
 
     fn list_scram_credentials(&self) -> Result<Vec<ScramEntry>, StoreError> {
-        let mut entries = self.with_snapshot(|s| s.scram.clone())?;
+        let mut entries = self.with_contents(|s| s.scram.clone())?;
         entries.sort_by(|a, b| (&a.0, a.1 as u8).cmp(&(&b.0, b.1 as u8)));
         Ok(entries)
     }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kacl_acl::AclBinding;
-use kacl_store::{Change, ChangeSink, MetadataStore, Snapshot};
+use kacl_store::{Change, ChangeSink, MetadataStore, StoreContents};
 use kacl_store_etcd::EtcdStore;
 use parking_lot::Mutex;
 
@@ -43,8 +43,8 @@ impl ChangeSink for Recorder {
         }
     }
 
-    fn replace(&self, snapshot: Snapshot) {
-        *self.acls.lock() = snapshot.acls.into_iter().collect();
+    fn replace(&self, contents: StoreContents) {
+        *self.acls.lock() = contents.acls.into_iter().collect();
         *self.replaced.lock() += 1;
     }
 }

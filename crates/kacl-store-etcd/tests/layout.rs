@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kacl_store::{Change, ChangeSink, MetadataStore, Snapshot, StoreError};
+use kacl_store::{Change, ChangeSink, MetadataStore, StoreContents, StoreError};
 use kacl_store_etcd::client::{op_put, prefix_end};
 use kacl_store_etcd::EtcdStore;
 use parking_lot::Mutex;
@@ -34,7 +34,7 @@ impl ChangeSink for Seen {
         }
     }
 
-    fn replace(&self, _snapshot: Snapshot) {}
+    fn replace(&self, _contents: StoreContents) {}
 }
 
 /// The ACL keys etcd holds under `/kacl/acl/`.

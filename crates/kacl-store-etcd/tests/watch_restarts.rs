@@ -11,7 +11,7 @@ mod etcd_support;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kacl_store::{Change, ChangeSink, MetadataStore, Snapshot};
+use kacl_store::{Change, ChangeSink, MetadataStore, StoreContents};
 use kacl_store_etcd::EtcdStore;
 use parking_lot::Mutex;
 
@@ -30,7 +30,7 @@ impl ChangeSink for Count {
             .count();
     }
 
-    fn replace(&self, _snapshot: Snapshot) {}
+    fn replace(&self, _contents: StoreContents) {}
 }
 
 fn wait(what: &str, mut done: impl FnMut() -> bool) {

@@ -36,7 +36,7 @@ pub enum Change {
 /// Everything the store holds at one revision: what the in-memory state is replaced with
 /// after the feed lost its place (a compacted history).
 #[derive(Debug, Default)]
-pub struct Snapshot {
+pub struct StoreContents {
     /// Every ACL.
     pub acls: Vec<AclBinding>,
     /// Every topic, in creation order.
@@ -52,9 +52,9 @@ pub trait ChangeSink: Send + Sync {
     /// Applies the changes of one or more whole commits, in order.
     fn apply(&self, changes: Vec<Change>);
 
-    /// Replaces the whole state with `snapshot` in one step (after a re-list, or after a
+    /// Replaces the whole state with `contents` in one step (after a re-list, or after a
     /// failed commit that may or may not have reached the disk).
-    fn replace(&self, snapshot: Snapshot);
+    fn replace(&self, contents: StoreContents);
 }
 
 /// What a shared store's feed and client report for `/metrics`.
@@ -142,7 +142,7 @@ impl LocalFeed {
         part: Part,
         commit: impl FnOnce() -> Result<R, StoreError>,
         changes: impl FnOnce(&R) -> Vec<Change>,
-        reload: impl FnOnce() -> Result<Snapshot, StoreError>,
+        reload: impl FnOnce() -> Result<StoreContents, StoreError>,
     ) -> Result<R, StoreError> {
         let ordered = self.lock(part);
         match commit() {
@@ -168,13 +168,13 @@ impl LocalFeed {
 
     /// Replaces the sink's state with the store's, every part held (in a fixed order) so that
     /// no commit is delivered between the read and the replacement.
-    fn reload(&self, reload: impl FnOnce() -> Result<Snapshot, StoreError>) {
+    fn reload(&self, reload: impl FnOnce() -> Result<StoreContents, StoreError>) {
         let _all = [Part::Acls, Part::Topics, Part::Scram].map(|part| self.lock(part));
         let Some(sink) = self.sink.read().clone() else {
             return;
         };
         match reload() {
-            Ok(snapshot) => sink.replace(snapshot),
+            Ok(contents) => sink.replace(contents),
             Err(err) => tracing::error!(%err, "cannot read the state back from the store"),
         }
     }

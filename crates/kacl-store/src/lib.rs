@@ -44,7 +44,7 @@
 //!   bookkeeping), it is opened through a view that keeps redb's writes in memory and
 //!   never touches the file: reads keep working, and each write retries the writable
 //!   open and fails with [`StoreError::StorageFull`] until space is freed.
-//! * Reads see one consistent snapshot and never wait for writers. Nothing outside
+//! * Reads see one consistent view and never wait for writers. Nothing outside
 //!   `kacl.redb` is fsynced: the pid written into `LOCK` is for humans only.
 //!
 //! # Memory
@@ -56,6 +56,7 @@
 #![forbid(unsafe_code)]
 
 mod acl_keys;
+pub mod acl_snapshot;
 pub mod checksum;
 mod codec;
 pub mod encoding;
@@ -70,14 +71,13 @@ mod ops;
 mod records;
 mod redb_store;
 pub mod rules;
-pub mod snapshot;
 mod store;
 mod verify;
 
 pub use acl_keys::{AclKeyChunk, AclKeySink};
 pub use codec::RecordDecodeError;
 pub use error::StoreError;
-pub use feed::{Change, ChangeSink, FeedStats, Snapshot};
+pub use feed::{Change, ChangeSink, FeedStats, StoreContents};
 pub use identity::{Identity, IDENTITY_FILE_NAME};
 pub use ids::{kafka_uuid_string, parse_kafka_uuid, random_kafka_uuid};
 pub use memory::MemoryStore;

@@ -12,7 +12,7 @@ use kacl_acl::AclBinding;
 use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 
 use crate::error::StoreError;
-use crate::feed::{Change, ChangeSink, LocalFeed, Part, Snapshot};
+use crate::feed::{Change, ChangeSink, LocalFeed, Part, StoreContents};
 use crate::ids;
 use crate::kv::{KvGet, KvScan, KvWrite, Table, Visitor};
 use crate::ops;
@@ -73,7 +73,7 @@ impl MemoryStore {
             changes,
             || {
                 let tables = self.lock();
-                Ok(Snapshot {
+                Ok(StoreContents {
                     acls: ops::load_acls(&*tables)?,
                     topics: ops::load_topics(&*tables)?,
                     scram: ops::list_scram(&*tables)?,

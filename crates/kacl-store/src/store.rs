@@ -9,9 +9,9 @@ use crate::error::StoreError;
 use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 
 use crate::acl_keys::AclKeySink;
+use crate::acl_snapshot::{AclSnapshot, AclVersion, SnapshotRejected};
 use crate::feed::ChangeSink;
 use crate::records::{AclCommit, PartitionRecord, TopicRecord};
-use crate::snapshot::{AclSnapshot, AclVersion, SnapshotRejected};
 
 /// Durable cluster metadata: ACLs, topics, SCRAM credentials and the cluster id.
 ///
@@ -158,7 +158,7 @@ pub trait MetadataStore: Send + Sync {
     }
 }
 
-/// A store that keeps an ACL snapshot beside it (see [`crate::snapshot`]), so that a restart
+/// A store that keeps an ACL snapshot beside it (see [`crate::acl_snapshot`]), so that a restart
 /// with millions of ACLs loads the index instead of scanning the store; and, when none is
 /// current, reads its ACL keys for an index builder that decodes them without allocating.
 pub trait AclSnapshots: Send + Sync {

@@ -9,13 +9,13 @@ use std::sync::{Arc, Mutex};
 use common::{acl, credential, topic};
 use kacl_sasl::scram::ScramMechanism;
 use kacl_store::{
-    Change, ChangeSink, MemoryStore, MetadataStore, PartitionRecord, RedbStore, Snapshot,
+    Change, ChangeSink, MemoryStore, MetadataStore, PartitionRecord, RedbStore, StoreContents,
 };
 
 #[derive(Default)]
 struct Recorder {
     applied: Mutex<Vec<Change>>,
-    replaced: Mutex<Vec<Snapshot>>,
+    replaced: Mutex<Vec<StoreContents>>,
 }
 
 impl ChangeSink for Recorder {
@@ -23,8 +23,8 @@ impl ChangeSink for Recorder {
         self.applied.lock().unwrap().extend(changes);
     }
 
-    fn replace(&self, snapshot: Snapshot) {
-        self.replaced.lock().unwrap().push(snapshot);
+    fn replace(&self, contents: StoreContents) {
+        self.replaced.lock().unwrap().push(contents);
     }
 }
 

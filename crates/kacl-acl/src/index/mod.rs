@@ -19,13 +19,13 @@
 
 mod builder;
 mod describe;
+mod encoded;
 mod entries;
 mod id_hash;
 mod intern;
 mod lookup;
 mod names;
 mod order;
-mod snapshot;
 mod update;
 
 use std::collections::{BTreeMap, HashMap};
@@ -39,8 +39,8 @@ use crate::types::AclBinding;
 
 pub use builder::{AclIndexBuilder, AclRef};
 pub use describe::{AclGroup, EntryRef, GroupEntries, PatternRef};
+pub use encoded::IndexBytesError;
 pub(crate) use lookup::{Requester, Verdict};
-pub use snapshot::SnapshotError;
 
 use entries::Entry;
 use id_hash::IdMap;

@@ -109,7 +109,7 @@ impl NameSet {
         if self.chunks.is_empty() {
             self.chunks.push(Vec::new());
         }
-        // A name after every other (a load in name order, a snapshot rebuild) is appended
+        // A name after every other (a load in name order, a rebuild from bytes) is appended
         // without searching; the last name again (its LITERAL then its PREFIXED pattern, in
         // the same rebuild) is updated in place. Pointer equality first: both patterns of a
         // name share its string.

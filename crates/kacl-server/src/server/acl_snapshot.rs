@@ -1,4 +1,4 @@
-//! Starting from the ACL snapshot (`kacl_store::snapshot`) and writing it at a clean stop, so
+//! Starting from the ACL snapshot (`kacl_store::acl_snapshot`) and writing it at a clean stop, so
 //! that a restart with millions of ACLs loads the index in a fraction of the time a scan of
 //! the store takes. The snapshot is only used when the store vouches for it (same cluster,
 //! same ACL version, same count, checksums match) and the index decodes from it; anything else
@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use kacl_acl::{AclIndex, SharedAclIndex};
 use kacl_service::ServerState;
-use kacl_store::snapshot::{AclVersion, SnapshotRejected};
+use kacl_store::acl_snapshot::{AclVersion, SnapshotRejected};
 use kacl_store::{AclSnapshots, StoreError};
 use tokio::sync::watch;
 
@@ -40,7 +40,7 @@ pub(super) fn load(store: &dyn AclSnapshots) -> Option<(AclIndex, AclVersion)> {
             return None;
         }
     };
-    match AclIndex::from_snapshot(&snapshot.payload) {
+    match AclIndex::from_bytes(&snapshot.payload) {
         Ok(index) if index.len() as u64 == snapshot.acl_count => {
             tracing::info!(
                 acls = index.len(),
@@ -88,7 +88,7 @@ fn write(
     let mut take = || {
         store.acl_version().map(|version| {
             let index = acls.read();
-            (version, index.len() as u64, index.to_snapshot())
+            (version, index.len() as u64, index.to_bytes())
         })
     };
     let written = exclusive(&mut take).and_then(|(version, count, payload)| {

@@ -45,7 +45,7 @@ const LOAD_CHUNK_LEN: usize = 8_192;
 pub(super) type Loaded = (
     SharedAclIndex,
     Vec<kacl_store::TopicRecord>,
-    Option<kacl_store::snapshot::AclVersion>,
+    Option<kacl_store::acl_snapshot::AclVersion>,
 );
 
 /// Loads every ACL into a fresh index (from the ACL snapshot beside a store that keeps one,

@@ -1,6 +1,7 @@
 //! The default, embedded [`MetadataStore`]: one redb file, `<dir>/kacl.redb`, in a
 //! data directory locked by `<dir>/LOCK`.
 
+mod acl_snapshot;
 #[cfg(test)]
 mod cache_tests;
 #[cfg(test)]
@@ -8,7 +9,6 @@ mod fault_tests;
 mod handle;
 mod lock;
 mod scratch;
-mod snapshots;
 mod tables;
 
 use std::fs;
@@ -20,7 +20,7 @@ use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 use redb::{Builder, Durability};
 
 use crate::error::StoreError;
-use crate::feed::{bootstrap_changes, Change, ChangeSink, LocalFeed, Part, Snapshot};
+use crate::feed::{bootstrap_changes, Change, ChangeSink, LocalFeed, Part, StoreContents};
 use crate::fs_sync::sync_dir;
 use crate::identity::{self, Identity};
 use crate::ids;
@@ -302,9 +302,9 @@ impl RedbStore {
     }
 
     /// The whole state, from one read transaction.
-    fn everything(&self) -> Result<Snapshot, StoreError> {
+    fn everything(&self) -> Result<StoreContents, StoreError> {
         self.read(|t| {
-            Ok(Snapshot {
+            Ok(StoreContents {
                 acls: ops::load_acls(t)?,
                 topics: ops::load_topics(t)?,
                 scram: ops::list_scram(t)?,
@@ -356,7 +356,7 @@ impl RedbStore {
         }
     }
 
-    /// Runs `operation` on a consistent snapshot.
+    /// Runs `operation` in one read transaction (a consistent view of the store).
     pub(crate) fn read<R>(
         &self,
         operation: impl FnOnce(&ReadTables<'_>) -> Result<R, StoreError>,
@@ -395,7 +395,7 @@ pub(crate) fn lock_dir(dir: &Path) -> Result<DirLock, StoreError> {
     DirLock::acquire(dir)
 }
 
-/// Runs `check` on a read snapshot of the database file, opened without writing to it.
+/// Runs `check` in a read transaction on the database file, opened without writing to it.
 pub(crate) fn read_offline(
     db_path: &Path,
     check: &mut dyn FnMut(&ReadTables<'_>) -> Result<(), StoreError>,

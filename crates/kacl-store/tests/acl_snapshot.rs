@@ -1,4 +1,4 @@
-//! The ACL snapshot beside the store (`kacl_store::snapshot`): used only when it holds exactly
+//! The ACL snapshot beside the store (`kacl_store::acl_snapshot`): used only when it holds exactly
 //! what the store holds; missing, stale, damaged, truncated and foreign snapshots are refused,
 //! so that the start reads the store instead.
 
@@ -6,7 +6,7 @@ mod common;
 
 use std::fs;
 
-use kacl_store::snapshot::{SnapshotRejected, SNAPSHOT_FILE_NAME};
+use kacl_store::acl_snapshot::{SnapshotRejected, ACL_SNAPSHOT_FILE_NAME};
 use kacl_store::{MetadataStore, RedbStore};
 
 const PAYLOAD: &[u8] = b"the caller's index bytes";
@@ -93,7 +93,7 @@ fn a_snapshot_for_an_older_version_is_not_written() {
 fn every_flipped_byte_and_every_truncation_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let store = store_with_snapshot(&dir);
-    let path = dir.path().join(SNAPSHOT_FILE_NAME);
+    let path = dir.path().join(ACL_SNAPSHOT_FILE_NAME);
     let good = fs::read(&path).unwrap();
     for at in 0..good.len() {
         let mut bad = good.clone();
@@ -130,8 +130,8 @@ fn another_clusters_snapshot_is_foreign() {
     drop(store_with_snapshot(&a));
     let other = store_with_snapshot(&b);
     fs::copy(
-        a.path().join(SNAPSHOT_FILE_NAME),
-        b.path().join(SNAPSHOT_FILE_NAME),
+        a.path().join(ACL_SNAPSHOT_FILE_NAME),
+        b.path().join(ACL_SNAPSHOT_FILE_NAME),
     )
     .unwrap();
     assert!(matches!(

@@ -1,4 +1,4 @@
-//! The index snapshot (`AclIndex::to_snapshot` / `from_snapshot`): a rebuilt set answers
+//! The index as bytes (`AclIndex::to_bytes` / `from_bytes`): a rebuilt set answers
 //! exactly as the set it was taken from, keeps working under later changes, and hostile bytes
 //! (truncated, flipped, forged) are refused or at worst read as some other valid set, never a
 //! panic.
@@ -92,7 +92,7 @@ fn answers(index: &AclIndex) -> Vec<Vec<AclBinding>> {
 }
 
 fn rebuilt(index: &AclIndex) -> AclIndex {
-    AclIndex::from_snapshot(&index.to_snapshot()).expect("a snapshot of a set reads back")
+    AclIndex::from_bytes(&index.to_bytes()).expect("the bytes of a set read back")
 }
 
 proptest! {
@@ -109,7 +109,7 @@ proptest! {
         let mut copy = rebuilt(&original);
         prop_assert_eq!(copy.len(), original.len());
         prop_assert_eq!(answers(&copy), answers(&original));
-        prop_assert_eq!(copy.to_snapshot(), original.to_snapshot(), "the layout is deterministic");
+        prop_assert_eq!(copy.to_bytes(), original.to_bytes(), "the layout is deterministic");
         // Later changes land the same on both (string use counts, solo entries, name lists).
         let changes = AclChanges { removes: adds, adds: later };
         let a = original.apply(&changes).expect("apply");
@@ -144,7 +144,7 @@ proptest! {
         let mut built = builder.finish();
         prop_assert_eq!(built.len(), expected.len());
         prop_assert_eq!(answers(&built), answers(&expected));
-        prop_assert_eq!(built.to_snapshot(), expected.to_snapshot());
+        prop_assert_eq!(built.to_bytes(), expected.to_bytes());
         let changes = AclChanges { removes: adds, adds: later };
         prop_assert_eq!(built.apply(&changes).expect("apply"), expected.apply(&changes).expect("apply"));
         prop_assert_eq!(answers(&built), answers(&expected));
@@ -156,11 +156,11 @@ proptest! {
         at in any::<prop::sample::Index>(),
         xor in 1u8..=255,
     ) {
-        let bytes = AclIndex::from_bindings(adds).expect("storable").to_snapshot();
+        let bytes = AclIndex::from_bindings(adds).expect("storable").to_bytes();
         let mut damaged = bytes.clone();
         let i = at.index(damaged.len());
         damaged[i] ^= xor;
-        if let Ok(index) = AclIndex::from_snapshot(&damaged) {
+        if let Ok(index) = AclIndex::from_bytes(&damaged) {
             // Some flips spell another valid set (a different name); it must be coherent.
             let _ = answers(&index);
         }
@@ -199,21 +199,21 @@ fn every_truncation_and_any_trailing_byte_is_refused() {
         ),
     ])
     .expect("storable");
-    let bytes = index.to_snapshot();
+    let bytes = index.to_bytes();
     for len in 0..bytes.len() {
         assert!(
-            AclIndex::from_snapshot(&bytes[..len]).is_err(),
+            AclIndex::from_bytes(&bytes[..len]).is_err(),
             "{len} of {} bytes",
             bytes.len()
         );
     }
     let mut longer = bytes.clone();
     longer.push(0);
-    assert!(AclIndex::from_snapshot(&longer).is_err());
-    assert_eq!(AclIndex::from_snapshot(&bytes).map(|i| i.len()), Ok(3));
+    assert!(AclIndex::from_bytes(&longer).is_err());
+    assert_eq!(AclIndex::from_bytes(&bytes).map(|i| i.len()), Ok(3));
 }
 
-/// Hand-written snapshots of what the index can never hold.
+/// Hand-written encodings of what the index can never hold.
 #[test]
 fn forged_contents_are_refused() {
     // version 1, acl count, strings ["User:a", "*"], then patterns.
@@ -239,7 +239,7 @@ fn forged_contents_are_refused() {
         pattern(&mut b, topic, literal, &[(0, 1, read_bit)]);
         b
     };
-    assert_eq!(AclIndex::from_snapshot(&good).map(|i| i.len()), Ok(1));
+    assert_eq!(AclIndex::from_bytes(&good).map(|i| i.len()), Ok(1));
 
     let cases: Vec<(&str, Vec<u8>)> = vec![
         ("repeated pattern", {
@@ -326,9 +326,6 @@ fn forged_contents_are_refused() {
         ("huge count", vec![1, 1, 0xff, 0xff, 0xff, 0xff, 0x0f]),
     ];
     for (what, bytes) in cases {
-        assert!(
-            AclIndex::from_snapshot(&bytes).is_err(),
-            "{what} is refused"
-        );
+        assert!(AclIndex::from_bytes(&bytes).is_err(), "{what} is refused");
     }
 }

@@ -12,7 +12,7 @@
 //! * a CRC32C covers its header and another its payload, and the file must have exactly the
 //!   length its header gives: damaged or truncated files are refused.
 //!
-//! The payload is opaque here (the caller's index layout, `kacl_acl::AclIndex::to_snapshot`),
+//! The payload is opaque here (the caller's index layout, `kacl_acl::AclIndex::to_bytes`),
 //! and the caller checks it again as it decodes. Writing is atomic: a temporary file, fsynced,
 //! renamed over the old one, and the directory fsynced.
 //!
@@ -29,7 +29,7 @@ use crate::fs_sync::sync_dir;
 use crate::ops;
 
 /// The snapshot's file name inside the data directory.
-pub const SNAPSHOT_FILE_NAME: &str = "acls.snapshot";
+pub const ACL_SNAPSHOT_FILE_NAME: &str = "acls.snapshot";
 const TEMP_FILE_NAME: &str = "acls.snapshot.tmp";
 const MAGIC: &[u8; 8] = b"KACLSNAP";
 const FORMAT: u32 = 1;
@@ -115,7 +115,7 @@ pub(crate) fn encode(
 /// over the old one, and the directory fsynced.
 pub(crate) fn write_file(dir: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     let temp = dir.join(TEMP_FILE_NAME);
-    let path = dir.join(SNAPSHOT_FILE_NAME);
+    let path = dir.join(ACL_SNAPSHOT_FILE_NAME);
     let io = |p: &Path| {
         let p = p.to_path_buf();
         move |e| StoreError::from_io(&p, e)
@@ -135,7 +135,7 @@ pub(crate) fn read_file(
     cluster_id: &str,
     current: impl FnOnce() -> Result<(Option<[u8; 16]>, u64), StoreError>,
 ) -> Result<AclSnapshot, SnapshotRejected> {
-    let path = dir.join(SNAPSHOT_FILE_NAME);
+    let path = dir.join(ACL_SNAPSHOT_FILE_NAME);
     let bytes = match fs::read(&path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

@@ -1,11 +1,13 @@
-//! The redb store's ACL snapshot file (its format in [`crate::snapshot`]) and the fast read
+//! The redb store's ACL snapshot file (its format in [`crate::acl_snapshot`]) and the fast read
 //! of its ACL keys: the [`AclSnapshots`] capability.
 
 use crate::acl_keys::{self, AclKeySink};
+use crate::acl_snapshot::{
+    self, AclSnapshot, AclVersion, SnapshotRejected, ACL_SNAPSHOT_FILE_NAME,
+};
 use crate::error::StoreError;
 use crate::kv::{KvScan, Table};
 use crate::ops;
-use crate::snapshot::{self, AclSnapshot, AclVersion, SnapshotRejected, SNAPSHOT_FILE_NAME};
 use crate::store::AclSnapshots;
 
 use super::RedbStore;
@@ -15,7 +17,7 @@ impl RedbStore {
     /// the store's ACLs (no ACL commit may run in between), and pass it to
     /// [`RedbStore::write_acl_snapshot`].
     pub fn acl_version(&self) -> Result<AclVersion, StoreError> {
-        self.read(|t| snapshot::required_version(t, self.db_path()))
+        self.read(|t| acl_snapshot::required_version(t, self.db_path()))
     }
 
     /// Writes the snapshot atomically, for the ACL version `version` (refused with
@@ -28,24 +30,24 @@ impl RedbStore {
     ) -> Result<(), StoreError> {
         let (now, stored_count) = self.read(|t| {
             Ok((
-                snapshot::required_version(t, self.db_path())?,
+                acl_snapshot::required_version(t, self.db_path())?,
                 t.len(Table::Acls)?,
             ))
         })?;
         if now != version || stored_count != acl_count {
             return Err(StoreError::Engine {
-                path: self.dir().join(SNAPSHOT_FILE_NAME),
+                path: self.dir().join(ACL_SNAPSHOT_FILE_NAME),
                 detail: "the store's ACLs changed while the snapshot was taken".to_owned(),
             });
         }
-        let bytes = snapshot::encode(self.cluster_id_str(), version, acl_count, payload);
-        snapshot::write_file(self.dir(), &bytes)
+        let bytes = acl_snapshot::encode(self.cluster_id_str(), version, acl_count, payload);
+        acl_snapshot::write_file(self.dir(), &bytes)
     }
 
-    /// The snapshot, if it holds exactly the store's ACLs now (see [`crate::snapshot`]); else
+    /// The snapshot, if it holds exactly the store's ACLs now (see [`crate::acl_snapshot`]); else
     /// why not.
     pub fn read_acl_snapshot(&self) -> Result<AclSnapshot, SnapshotRejected> {
-        snapshot::read_file(self.dir(), self.cluster_id_str(), || {
+        acl_snapshot::read_file(self.dir(), self.cluster_id_str(), || {
             self.read(|t| Ok((ops::acl_version(t)?, t.len(Table::Acls)?)))
         })
     }

@@ -1,6 +1,7 @@
-//! The index as bytes, so that a restart can rebuild it without re-reading and re-indexing
-//! every stored ACL (the store keeps the file and decides whether it may be trusted; see
-//! `kacl_store::snapshot`).
+//! The index as bytes (`AclIndex::to_bytes` / `from_bytes`), so that a restart can rebuild it
+//! without re-reading and re-indexing every stored ACL. These bytes are the payload of the
+//! ACL snapshot file beside a redb store (`kacl_store::acl_snapshot`), which keeps the file
+//! and decides whether it may be trusted.
 //!
 //! Rebuilding from this form skips what makes a load from the store slow: no `AclBinding`
 //! (three owned strings) per ACL, no string hashing per entry (principals and hosts come as
@@ -26,16 +27,16 @@ use super::{stored_kind, AclIndex, PatternSlot};
 
 const VERSION: u64 = 1;
 
-/// Why snapshot bytes were refused (the caller then loads from the store instead).
+/// Why encoded index bytes were refused (the caller then loads from the store instead).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the ACL index snapshot is invalid: {0}")]
-pub struct SnapshotError(&'static str);
+#[error("the encoded ACL index is invalid: {0}")]
+pub struct IndexBytesError(&'static str);
 
 impl AclIndex {
-    /// The whole set in the snapshot layout (see the module documentation). Patterns are
+    /// The whole set in the encoded layout (see the module documentation). Patterns are
     /// written in (resource type, name, pattern type) order, so a rebuild appends to every
     /// principal's name list.
-    pub fn to_snapshot(&self) -> Vec<u8> {
+    pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(64 + self.len * 8);
         put_uint(&mut out, VERSION);
         put_uint(&mut out, self.len as u64);
@@ -98,11 +99,11 @@ impl AclIndex {
         out
     }
 
-    /// Rebuilds a set from [`AclIndex::to_snapshot`]'s bytes, refusing anything malformed.
-    pub fn from_snapshot(bytes: &[u8]) -> Result<AclIndex, SnapshotError> {
+    /// Rebuilds a set from [`AclIndex::to_bytes`]'s bytes, refusing anything malformed.
+    pub fn from_bytes(bytes: &[u8]) -> Result<AclIndex, IndexBytesError> {
         let mut r = Reader { bytes };
         if r.uint()? != VERSION {
-            return Err(SnapshotError("unknown version"));
+            return Err(IndexBytesError("unknown version"));
         }
         let acl_count = r.uint()?;
         let string_count = r.count(1)?;
@@ -111,7 +112,7 @@ impl AclIndex {
         for _ in 0..string_count {
             let text: Arc<str> = Arc::from(r.str()?);
             if seen.insert(text.clone(), ()).is_some() {
-                return Err(SnapshotError("a repeated string"));
+                return Err(IndexBytesError("a repeated string"));
             }
             texts.push(text);
         }
@@ -124,14 +125,14 @@ impl AclIndex {
         for _ in 0..pattern_count {
             let resource_type = ResourceType::from_code(r.byte()? as i8);
             let pattern_type = PatternType::from_code(r.byte()? as i8);
-            stored_kind(pattern_type).ok_or(SnapshotError("a filter pattern type"))?;
+            stored_kind(pattern_type).ok_or(IndexBytesError("a filter pattern type"))?;
             if matches!(resource_type, ResourceType::Any | ResourceType::Unknown) {
-                return Err(SnapshotError("a filter resource type"));
+                return Err(IndexBytesError("a filter resource type"));
             }
             let name: Arc<str> = Arc::from(r.str()?);
             let entry_count = r.count(6)?;
             if entry_count == 0 {
-                return Err(SnapshotError("a pattern without entries"));
+                return Err(IndexBytesError("a pattern without entries"));
             }
             let mut list: Vec<Entry> = Vec::with_capacity(entry_count);
             for _ in 0..entry_count {
@@ -142,7 +143,7 @@ impl AclIndex {
                     .last()
                     .is_some_and(|last| (last.principal, last.host) >= (principal, host))
                 {
-                    return Err(SnapshotError("entries out of order"));
+                    return Err(IndexBytesError("entries out of order"));
                 }
                 for id in [principal, host] {
                     if let Some(n) = uses.get_mut(id as usize) {
@@ -158,20 +159,20 @@ impl AclIndex {
             }
             // Refused if repeated (or not storable, checked above).
             if !index.insert_new_pattern(resource_type, pattern_type, name, list, true) {
-                return Err(SnapshotError("a repeated pattern"));
+                return Err(IndexBytesError("a repeated pattern"));
             }
         }
         if !r.bytes.is_empty() {
-            return Err(SnapshotError("bytes after the last pattern"));
+            return Err(IndexBytesError("bytes after the last pattern"));
         }
         if len != acl_count {
-            return Err(SnapshotError("the ACL count differs from the entries"));
+            return Err(IndexBytesError("the ACL count differs from the entries"));
         }
         if uses.contains(&0) {
-            return Err(SnapshotError("a string no entry uses"));
+            return Err(IndexBytesError("a string no entry uses"));
         }
         index.strings = Interner::from_counted(texts.into_iter().zip(uses));
-        index.len = usize::try_from(len).map_err(|_| SnapshotError("too many ACLs"))?;
+        index.len = usize::try_from(len).map_err(|_| IndexBytesError("too many ACLs"))?;
         Ok(index)
     }
 }
@@ -189,19 +190,19 @@ fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(bytes);
 }
 
-/// A cursor over the snapshot bytes; every read is bounds-checked.
+/// A cursor over the encoded bytes; every read is bounds-checked.
 struct Reader<'a> {
     bytes: &'a [u8],
 }
 
 impl<'a> Reader<'a> {
-    fn byte(&mut self) -> Result<u8, SnapshotError> {
+    fn byte(&mut self) -> Result<u8, IndexBytesError> {
         let (&first, rest) = self.bytes.split_first().ok_or(TRUNCATED)?;
         self.bytes = rest;
         Ok(first)
     }
 
-    fn uint(&mut self) -> Result<u64, SnapshotError> {
+    fn uint(&mut self) -> Result<u64, IndexBytesError> {
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
             let byte = self.byte()?;
@@ -210,12 +211,12 @@ impl<'a> Reader<'a> {
                 return Ok(value);
             }
         }
-        Err(SnapshotError("an integer longer than 64 bits"))
+        Err(IndexBytesError("an integer longer than 64 bits"))
     }
 
     /// A count of items that take at least `min_bytes` each: one the remaining bytes cannot
     /// hold is refused before anything is allocated for it.
-    fn count(&mut self, min_bytes: usize) -> Result<usize, SnapshotError> {
+    fn count(&mut self, min_bytes: usize) -> Result<usize, IndexBytesError> {
         let n = usize::try_from(self.uint()?).map_err(|_| TRUNCATED)?;
         if n.checked_mul(min_bytes)
             .is_none_or(|need| need > self.bytes.len())
@@ -225,7 +226,7 @@ impl<'a> Reader<'a> {
         Ok(n)
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8], SnapshotError> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], IndexBytesError> {
         if n > self.bytes.len() {
             return Err(TRUNCATED);
         }
@@ -234,27 +235,27 @@ impl<'a> Reader<'a> {
         Ok(head)
     }
 
-    fn str(&mut self) -> Result<&'a str, SnapshotError> {
+    fn str(&mut self) -> Result<&'a str, IndexBytesError> {
         let len = usize::try_from(self.uint()?).map_err(|_| TRUNCATED)?;
-        std::str::from_utf8(self.take(len)?).map_err(|_| SnapshotError("a string is not UTF-8"))
+        std::str::from_utf8(self.take(len)?).map_err(|_| IndexBytesError("a string is not UTF-8"))
     }
 
-    fn string_id(&mut self, string_count: usize) -> Result<u32, SnapshotError> {
+    fn string_id(&mut self, string_count: usize) -> Result<u32, IndexBytesError> {
         let id = self.uint()?;
         if id >= string_count as u64 {
-            return Err(SnapshotError("a string index out of range"));
+            return Err(IndexBytesError("a string index out of range"));
         }
         Ok(id as u32)
     }
 
-    fn mask(&mut self) -> Result<u32, SnapshotError> {
+    fn mask(&mut self) -> Result<u32, IndexBytesError> {
         let raw: [u8; 4] = self.take(4)?.try_into().map_err(|_| TRUNCATED)?;
         let mask = u32::from_le_bytes(raw);
         if mask == 0 || mask & !entries::STORABLE_BITS != 0 {
-            return Err(SnapshotError("an entry mask with no or filter-only bits"));
+            return Err(IndexBytesError("an entry mask with no or filter-only bits"));
         }
         Ok(mask)
     }
 }
 
-const TRUNCATED: SnapshotError = SnapshotError("truncated");
+const TRUNCATED: IndexBytesError = IndexBytesError("truncated");
