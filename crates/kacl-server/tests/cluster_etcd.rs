@@ -3,13 +3,12 @@
 //! unless KACL_REQUIRE_EXTERNAL=1.
 
 mod common;
-mod etcd_support;
 
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
-use common::{acl_rows, decode, Client, TestServer};
-use etcd_support::Etcd;
+use common::{acl_rows, decode, Client, ServerBuilder, TestServer};
+use kacl_test_support::etcd::Etcd;
 use kacl_protocol::messages::alter_user_scram_credentials::{
     AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, ScramCredentialUpsertion,
 };
@@ -35,23 +34,12 @@ const READ: i8 = 3;
 const ALLOW: i8 = 3;
 
 async fn node(etcd: &Etcd, node_id: i32, extra: &[(&str, &str)]) -> TestServer {
-    common::init_logs();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let id = node_id.to_string();
-    let endpoint = etcd.endpoint();
-    let mut properties = vec![
-        ("node.id", id.as_str()),
-        ("kacl.metadata.store", "etcd"),
-        ("kacl.etcd.endpoints", endpoint.as_str()),
-        // Six etcd members start their probes at once on a loaded test machine.
-        ("kacl.etcd.request.timeout.ms", "15000"),
-        ("kacl.etcd.lease.ttl.ms", "2000"),
-    ];
-    properties.extend_from_slice(extra);
-    let server = Server::start(common::config(dir.path(), &properties))
+    ServerBuilder::plaintext()
+        .etcd(&etcd.endpoint(), node_id)
+        .properties(extra)
+        .start()
         .await
-        .expect("node starts");
-    TestServer { server, dir }
+        .into()
 }
 
 fn acl(name: &str, principal: &str) -> AclCreation<'static> {
@@ -439,7 +427,7 @@ async fn a_second_live_node_with_the_same_node_id_refuses_to_start() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn etcd_without_the_required_flags_is_refused_naming_the_flag() {
-    let Some(binary) = etcd_support::etcd_binary() else {
+    let Some(binary) = kacl_test_support::etcd::etcd_binary() else {
         return;
     };
     let _ = binary;

@@ -6,12 +6,11 @@
 //! KACL_REQUIRE_EXTERNAL=1.
 
 mod common;
-mod etcd_support;
 
 use std::time::{Duration, Instant};
 
-use common::{acl_rows, TestServer};
-use etcd_support::CustomEtcd as Etcd;
+use common::{acl_rows, ServerBuilder, TestServer};
+use kacl_test_support::etcd::Etcd;
 use kacl_server::Server;
 use kacl_store_etcd::client::prefix_end;
 use kacl_store_etcd::{ClientOptions, EtcdClient};
@@ -21,7 +20,7 @@ const PASSWORD: &str = "kacl-pw-7f3e";
 /// etcd with simple tokens of three seconds, users `root` and `kacl` (read-write on
 /// `/kacl/` only), and auth enabled.
 fn auth_etcd() -> Option<Etcd> {
-    let etcd = Etcd::start(vec!["--auth-token-ttl=3".to_owned()], None)?;
+    let etcd = Etcd::start_with(vec!["--auth-token-ttl=3".to_owned()], None)?;
     let client = etcd.client(Duration::from_secs(10));
     // Before auth is on, no token is needed.
     client.auth_user_add("root", "root-pw").expect("user add");
@@ -41,7 +40,7 @@ fn auth_etcd() -> Option<Etcd> {
 
 fn user_client(etcd: &Etcd, user: &str, password: &str) -> EtcdClient {
     EtcdClient::new(ClientOptions {
-        endpoints: vec![("127.0.0.1".to_owned(), etcd.etcd.client_port)],
+        endpoints: vec![("127.0.0.1".to_owned(), etcd.client_port)],
         timeout: Duration::from_secs(5),
         credentials: Some((user.to_owned(), password.to_owned())),
         tls: None,
@@ -49,22 +48,13 @@ fn user_client(etcd: &Etcd, user: &str, password: &str) -> EtcdClient {
 }
 
 async fn start(etcd: &Etcd, extra: &[(&str, &str)]) -> Result<TestServer, String> {
-    common::init_logs();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let endpoint = etcd.endpoint();
-    let mut properties = vec![
-        ("node.id", "1"),
-        ("kacl.metadata.store", "etcd"),
-        ("kacl.etcd.endpoints", endpoint.as_str()),
-        ("kacl.etcd.request.timeout.ms", "15000"),
-        ("kacl.etcd.lease.ttl.ms", "2000"),
-        ("kacl.etcd.username", "kacl"),
-    ];
-    properties.extend_from_slice(extra);
-    match Server::start(common::config(dir.path(), &properties)).await {
-        Ok(server) => Ok(TestServer { server, dir }),
-        Err(err) => Err(err.to_string()),
-    }
+    ServerBuilder::plaintext()
+        .etcd(&etcd.endpoint(), 1)
+        .property("kacl.etcd.username", "kacl")
+        .properties(extra)
+        .try_start()
+        .await
+        .map(TestServer::from)
 }
 
 #[test]

@@ -4,14 +4,13 @@
 //! installed, unless KACL_REQUIRE_EXTERNAL=1.
 
 mod common;
-mod etcd_support;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use common::{decode, TestServer};
-use etcd_support::Etcd;
+use common::{decode, ServerBuilder, TestServer};
+use kacl_test_support::etcd::Etcd;
 use kacl_protocol::messages::create_partitions::{
     CreatePartitionsRequest, CreatePartitionsResponse, CreatePartitionsTopic,
 };
@@ -19,24 +18,14 @@ use kacl_protocol::messages::create_topics::{
     CreatableTopic, CreateTopicsRequest, CreateTopicsResponse,
 };
 use kacl_protocol::messages::metadata::{MetadataRequest, MetadataResponse};
-use kacl_server::Server;
 
 async fn node(etcd: &Etcd, node_id: i32, rack: &str) -> TestServer {
-    common::init_logs();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (id, endpoint) = (node_id.to_string(), etcd.endpoint());
-    let properties = [
-        ("node.id", id.as_str()),
-        ("broker.rack", rack),
-        ("kacl.metadata.store", "etcd"),
-        ("kacl.etcd.endpoints", endpoint.as_str()),
-        ("kacl.etcd.request.timeout.ms", "15000"),
-        ("kacl.etcd.lease.ttl.ms", "2000"),
-    ];
-    let server = Server::start(common::config(dir.path(), &properties))
+    ServerBuilder::plaintext()
+        .etcd(&etcd.endpoint(), node_id)
+        .property("broker.rack", rack)
+        .start()
         .await
-        .expect("node starts");
-    TestServer { server, dir }
+        .into()
 }
 
 /// Each partition's replicas, by partition index, as Metadata reports them.

@@ -4,13 +4,11 @@
 //! clear error. Skipped (one line) when etcd is not installed, unless KACL_REQUIRE_EXTERNAL=1.
 
 mod common;
-mod etcd_support;
 
 use std::path::{Path, PathBuf};
 
-use common::{acl_rows, TestServer};
-use etcd_support::CustomEtcd as Etcd;
-use kacl_server::Server;
+use common::{acl_rows, ServerBuilder, TestServer};
+use kacl_test_support::etcd::Etcd;
 use kacl_store_etcd::{EtcdTls, TlsFiles};
 
 /// A CA and the PEM files signed by it.
@@ -81,7 +79,7 @@ fn tls_etcd() -> Option<(Etcd, Pki)> {
         client: Some((client_cert, client_key)),
     })
     .expect("test TLS files load");
-    let etcd = Etcd::start(
+    let etcd = Etcd::start_with(
         vec![
             format!("--cert-file={}", path(&cert)),
             format!("--key-file={}", path(&key)),
@@ -93,25 +91,13 @@ fn tls_etcd() -> Option<(Etcd, Pki)> {
     Some((etcd, pki))
 }
 
-fn properties<'a>(endpoint: &'a str, extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
-    let mut properties = vec![
-        ("node.id", "1"),
-        ("kacl.metadata.store", "etcd"),
-        ("kacl.etcd.endpoints", endpoint),
-        ("kacl.etcd.request.timeout.ms", "15000"),
-        ("kacl.etcd.lease.ttl.ms", "2000"),
-    ];
-    properties.extend_from_slice(extra);
-    properties
-}
-
 async fn start(endpoint: &str, extra: &[(&str, &str)]) -> Result<TestServer, String> {
-    common::init_logs();
-    let dir = tempfile::tempdir().expect("tempdir");
-    match Server::start(common::config(dir.path(), &properties(endpoint, extra))).await {
-        Ok(server) => Ok(TestServer { server, dir }),
-        Err(err) => Err(err.to_string()),
-    }
+    ServerBuilder::plaintext()
+        .etcd(endpoint, 1)
+        .properties(extra)
+        .try_start()
+        .await
+        .map(TestServer::from)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

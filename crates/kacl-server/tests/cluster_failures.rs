@@ -11,38 +11,28 @@
 //!   serial orders of its requests, and every node, and etcd, equals the model.
 
 mod common;
-mod etcd_support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{acl_rows, allow_read, delete_filter, describe_all, Client, TestServer};
+use common::{acl_rows, allow_read, delete_filter, describe_all, Client, ServerBuilder, TestServer};
 use common::{ANY, LITERAL, TOPIC};
-use etcd_support::EtcdCluster;
+use kacl_test_support::etcd::EtcdCluster;
 use kacl_protocol::messages::create_acls::AclCreation;
-use kacl_server::Server;
 
 /// ACLs per storm batch; a batch's ACLs share one principal, so the set shows a half batch.
 const BATCH: usize = 8;
 
 async fn node(endpoints: &str, node_id: i32, extra: &[(&str, &str)]) -> TestServer {
-    common::init_logs();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let id = node_id.to_string();
-    let mut properties = vec![
-        ("node.id", id.as_str()),
-        ("kacl.metadata.store", "etcd"),
-        ("kacl.etcd.endpoints", endpoints),
-        ("kacl.etcd.request.timeout.ms", "10000"),
-        ("kacl.etcd.lease.ttl.ms", "3000"),
-    ];
-    properties.extend_from_slice(extra);
-    let server = Server::start(common::config(dir.path(), &properties))
+    ServerBuilder::plaintext()
+        .etcd(endpoints, node_id)
+        .etcd_timeouts(10_000, 3_000)
+        .properties(extra)
+        .start()
         .await
-        .expect("node starts");
-    TestServer { server, dir }
+        .into()
 }
 
 /// Every ACL a node holds, as (topic, principal).

@@ -1,11 +1,9 @@
 //! The feed's recovery from a compacted history, against a real etcd: a node whose next
 //! revision etcd has compacted away re-lists and replaces its state in one step, with exactly
-//! the stored set. Skipped without etcd (see etcd_support).
+//! the stored set. Skipped without etcd (see kacl_test_support::etcd).
 
-#[path = "../../kacl-store/tests/common/mod.rs"]
-mod common;
-#[path = "../../kacl-server/tests/etcd_support/mod.rs"]
-mod etcd_support;
+use kacl_test_support::store_contract as common;
+use kacl_test_support::etcd as etcd_support;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

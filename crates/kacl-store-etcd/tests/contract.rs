@@ -1,10 +1,8 @@
 //! The behaviour every `MetadataStore` must show (kacl-store's contract checks), run against
-//! `EtcdStore` on a real etcd. Skipped without etcd (see etcd_support).
+//! `EtcdStore` on a real etcd. Skipped without etcd (see kacl_test_support::etcd).
 
-#[path = "../../kacl-store/tests/common/mod.rs"]
-mod common;
-#[path = "../../kacl-server/tests/etcd_support/mod.rs"]
-mod etcd_support;
+use kacl_test_support::store_contract as common;
+use kacl_test_support::etcd as etcd_support;
 
 use kacl_store_etcd::EtcdStore;
 

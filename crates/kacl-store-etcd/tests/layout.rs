@@ -1,12 +1,10 @@
 //! The etcd key layout against a real etcd: ACL keys are spread over 256 shards and list
 //! back whole; a key under `acl/` in the wrong shard (damaged, or foreign) never becomes an
 //! ACL, neither in a listing nor through the watch; a cluster written with layout 1 (no
-//! shards) is refused at start by name. Skipped without etcd (see etcd_support).
+//! shards) is refused at start by name. Skipped without etcd (see kacl_test_support::etcd).
 
-#[path = "../../kacl-store/tests/common/mod.rs"]
-mod common;
-#[path = "../../kacl-server/tests/etcd_support/mod.rs"]
-mod etcd_support;
+use kacl_test_support::store_contract as common;
+use kacl_test_support::etcd as etcd_support;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -1,12 +1,10 @@
 //! What `kacl_etcd_watch_restarts_total` counts, against a real etcd: an idle watch re-opened
 //! after 5 s of silence is counted apart (`watch_idle_reopens`), not as a restart; an etcd
 //! that goes away and comes back is a restart, and the watch then delivers again. Skipped
-//! without etcd (see etcd_support).
+//! without etcd (see kacl_test_support::etcd).
 
-#[path = "../../kacl-store/tests/common/mod.rs"]
-mod common;
-#[path = "../../kacl-server/tests/etcd_support/mod.rs"]
-mod etcd_support;
+use kacl_test_support::store_contract as common;
+use kacl_test_support::etcd as etcd_support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,6 +1,6 @@
 //! A snapshot of the ACL index beside the store, `<dir>/acls.snapshot`, so that a restart with
 //! millions of ACLs loads the index directly instead of scanning, decoding and re-indexing
-//! every stored record (2.4 s at 2M ACLs; see BENCHMARKS.md, "Restart from a snapshot").
+//! every stored record (2.4 s at 2M ACLs; see the restart rows of BENCHMARKS.md).
 //!
 //! The store stays the truth; the snapshot is only ever a cache of it, used when it provably
 //! holds what the store holds, else ignored (the start falls back to the store):

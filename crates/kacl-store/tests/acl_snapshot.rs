@@ -2,7 +2,7 @@
 //! what the store holds; missing, stale, damaged, truncated and foreign snapshots are refused,
 //! so that the start reads the store instead.
 
-mod common;
+use kacl_test_support::store_contract as common;
 
 use std::fs;
 

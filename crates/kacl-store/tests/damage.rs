@@ -2,7 +2,7 @@
 //! cluster, and never panics: the identity file, the record checksums, the format migration,
 //! and `verify`.
 
-mod common;
+use kacl_test_support::store_contract as common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;

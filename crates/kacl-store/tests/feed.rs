@@ -2,7 +2,7 @@
 //! the write returns (the one path from a commit to memory), and after a storage failure hands
 //! it the whole state read back.
 
-mod common;
+use kacl_test_support::store_contract as common;
 
 use std::sync::{Arc, Mutex};
 

@@ -1,6 +1,6 @@
 //! The in-memory store shows the same behaviour as the redb store.
 
-mod common;
+use kacl_test_support::store_contract as common;
 
 use kacl_store::{MemoryStore, MetadataStore, StoreError};
 

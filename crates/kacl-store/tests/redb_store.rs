@@ -1,7 +1,7 @@
 //! The embedded store: the shared behaviour, plus what only a file can show —
 //! reopening, the directory lock, format checks and a large load.
 
-mod common;
+use kacl_test_support::store_contract as common;
 
 use std::fs;
 

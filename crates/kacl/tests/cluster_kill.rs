@@ -7,7 +7,6 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -22,8 +21,6 @@ use kacl_protocol::messages::delete_acls::{
 };
 use kacl_protocol::messages::describe_acls::{DescribeAclsRequest, DescribeAclsResponse};
 
-#[path = "../../kacl-server/tests/etcd_support/mod.rs"]
-mod etcd_support;
 mod spawned;
 
 use spawned::{serve_args, Client, KACL};
@@ -51,12 +48,9 @@ fn spawn_node(dir: &Path, id: i32, endpoint: &str) -> Option<(Child, SocketAddr)
         .stderr(Stdio::null())
         .spawn()
         .expect("kacl starts");
-    let mut line = String::new();
-    let stdout = child.stdout.take().expect("piped");
-    let _ = BufReader::new(stdout).read_line(&mut line);
-    match line.trim().strip_prefix("listening PLAINTEXT://") {
-        Some(addr) => Some((child, addr.parse().expect("an address"))),
-        None => {
+    match kacl_test_support::listening::first_addr(&mut child) {
+        Ok(addr) => Some((child, addr.parse().expect("an address"))),
+        Err(_) => {
             let _ = child.kill();
             let _ = child.wait();
             None
@@ -200,7 +194,7 @@ fn check(view: &BTreeMap<String, usize>, known: &BTreeMap<String, Known>, node: 
 
 #[test]
 fn a_node_killed_in_a_write_storm_loses_nothing_acknowledged() {
-    let Some(etcd) = etcd_support::Etcd::start() else {
+    let Some(etcd) = kacl_test_support::etcd::Etcd::start() else {
         return;
     };
     let endpoint = etcd.endpoint();

@@ -5,8 +5,6 @@
 
 mod cli_support;
 mod console_support;
-#[path = "../../kacl-server/tests/etcd_support/mod.rs"]
-mod etcd_support;
 
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
@@ -23,7 +21,7 @@ fn free_addr() -> String {
 
 #[test]
 fn the_cluster_page_shows_the_etcd_state_in_cluster_mode_and_hides_it_otherwise() {
-    let Some(etcd) = etcd_support::Etcd::start() else {
+    let Some(etcd) = kacl_test_support::etcd::Etcd::start() else {
         return;
     };
     let endpoint = etcd.endpoint();

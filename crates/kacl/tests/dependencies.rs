@@ -1,7 +1,8 @@
 //! Dependencies point one way: every crate's `Cargo.toml` `[dependencies]` (and build and
 //! target-specific ones; dev-dependencies are test support and not checked) names only the
 //! kacl crates its row of the table in `docs/architecture.md` allows, every crate has a row,
-//! and each row allows only crates above it, so no two crates can import each other.
+//! and each row allows only crates above it, so no two crates can import each other. The
+//! crates whose tests use `kacl-test-support` are the ones the document names.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -111,6 +112,45 @@ fn every_crate_imports_only_what_its_row_of_the_architecture_table_allows() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Whether a manifest lists `kacl-test-support` under `[dev-dependencies]`.
+fn dev_depends_on_test_support(manifest: &str) -> bool {
+    let mut dev = false;
+    manifest.lines().map(str::trim).any(|line| {
+        if line.starts_with('[') {
+            dev = line == "[dev-dependencies]";
+            return false;
+        }
+        dev && line.split(['=', '.', ' ']).next() == Some("kacl-test-support")
+    })
+}
+
+#[test]
+fn the_crates_using_the_test_support_crate_are_the_ones_the_architecture_names() {
+    let root = workspace();
+    let doc = std::fs::read_to_string(root.join("docs/architecture.md")).expect("architecture");
+    let named: BTreeSet<String> = doc
+        .split("`kacl-test-support`, a dev-dependency of ")
+        .nth(1)
+        .and_then(|rest| rest.split(" (their tests").next())
+        .expect("docs/architecture.md names the users of kacl-test-support")
+        .split([',', ' ', '\n'])
+        .filter_map(|word| word.strip_prefix('`')?.strip_suffix('`'))
+        .map(str::to_owned)
+        .collect();
+    let mut users = BTreeSet::new();
+    for entry in std::fs::read_dir(root.join("crates")).expect("crates/") {
+        let dir = entry.expect("entry").path();
+        let Ok(manifest) = std::fs::read_to_string(dir.join("Cargo.toml")) else {
+            continue;
+        };
+        if dev_depends_on_test_support(&manifest) {
+            users.insert(dir.file_name().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    assert!(!users.is_empty(), "no crate uses kacl-test-support");
+    assert_eq!(users, named, "dev-dependencies on kacl-test-support against docs/architecture.md");
 }
 
 #[test]

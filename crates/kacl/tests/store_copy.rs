@@ -4,15 +4,13 @@
 //! and a directory a live store holds are refused. Skipped (one line) when etcd is not
 //! installed, unless KACL_REQUIRE_EXTERNAL=1.
 
-#[path = "../../kacl-server/tests/etcd_support/mod.rs"]
-mod etcd_support;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use etcd_support::Etcd;
+use kacl_test_support::etcd::Etcd;
 use kacl_acl::{
     AccessControlEntry, AclBinding, AclOperation, AclPermissionType, PatternType, ResourcePattern,
     ResourceType,

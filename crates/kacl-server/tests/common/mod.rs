@@ -1,7 +1,8 @@
-//! Shared by the integration tests: start a server in-process on 127.0.0.1:0 with a temporary
-//! data directory, and a minimal Kafka client over any byte stream ([`Wire`]; [`Client`] is the
-//! TCP one) that sends frames built from kacl-protocol messages. The `security_*` tests add SASL
-//! logins and a test PKI on top of this in `security_support`.
+//! Shared by the integration tests: a server started in-process through
+//! `kacl_test_support::ServerBuilder` (on 127.0.0.1:0 with a temporary data directory), and a
+//! minimal Kafka client over any byte stream ([`Wire`]; [`Client`] is the TCP one) that sends
+//! frames built from kacl-protocol messages. The `security_*` tests add SASL logins and a test
+//! PKI on top of this in `security_support`.
 #![allow(dead_code)]
 
 use std::borrow::Cow;
@@ -15,16 +16,24 @@ use kacl_protocol::messages::delete_acls::{
 };
 use kacl_protocol::messages::describe_acls::{DescribeAclsRequest, DescribeAclsResponse};
 use kacl_protocol::{Message, RequestHeader};
-use kacl_server::{RunningServer, Server};
+use kacl_server::RunningServer;
 use kacl_server_config::ServerConfig;
+pub(crate) use kacl_test_support::{init_logs, InProcessServer, ServerBuilder};
 use tempfile::TempDir;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-/// A server and the directory holding its data (deleted on drop).
+/// A server started by [`ServerBuilder`] and the directory holding its data (deleted on
+/// drop), with this suite's Kafka client.
 pub(crate) struct TestServer {
     pub server: RunningServer,
     pub dir: TempDir,
+}
+
+impl From<InProcessServer> for TestServer {
+    fn from(InProcessServer { server, dir }: InProcessServer) -> TestServer {
+        TestServer { server, dir }
+    }
 }
 
 impl TestServer {
@@ -42,71 +51,44 @@ impl TestServer {
     }
 }
 
-/// `properties` on top of the test defaults every server gets: a fresh data dir and a short
-/// failed-authentication delay (no listener: the caller names them).
+/// `properties` on top of the test defaults every server gets (a fresh data dir and a short
+/// failed-authentication delay; no listener: the caller names them).
 pub(crate) fn bare_config(dir: &std::path::Path, properties: &[(&str, &str)]) -> ServerConfig {
-    let mut pairs: Vec<(String, String)> = vec![
-        ("metadata.log.dir".into(), dir.display().to_string()),
-        (
-            "connection.failed.authentication.delay.ms".into(),
-            "10".into(),
-        ),
-    ];
-    pairs.extend(
-        properties
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string())),
-    );
-    ServerConfig::from_properties("", &pairs).expect("valid test config")
+    ServerBuilder::bare().properties(properties).config(dir)
 }
 
-/// `properties` on top of a PLAINTEXT listener on an ephemeral port with `User:ANONYMOUS` a
-/// super user, and the defaults of [`bare_config`].
+/// `properties` on top of [`ServerBuilder::plaintext`]: a PLAINTEXT listener on an ephemeral
+/// port with `User:ANONYMOUS` a super user.
 pub(crate) fn config(dir: &std::path::Path, properties: &[(&str, &str)]) -> ServerConfig {
-    let mut pairs = vec![
-        ("listeners", "PLAINTEXT://127.0.0.1:0"),
-        ("super.users", "User:ANONYMOUS"),
-    ];
-    pairs.extend_from_slice(properties);
-    bare_config(dir, &pairs)
+    ServerBuilder::plaintext().properties(properties).config(dir)
 }
 
-/// A server with only [`bare_config`]'s defaults under `properties`, in `dir`.
+/// A server with only the bare defaults under `properties`, in `dir`.
 pub(crate) async fn start_bare_in(dir: TempDir, properties: &[(&str, &str)]) -> TestServer {
-    init_logs();
-    let server = Server::start(bare_config(dir.path(), properties))
+    ServerBuilder::bare()
+        .properties(properties)
+        .in_dir(dir)
+        .start()
         .await
-        .expect("server starts");
-    TestServer { server, dir }
+        .into()
 }
 
+/// A [`ServerBuilder::plaintext`] server with `properties`.
 pub(crate) async fn start(properties: &[(&str, &str)]) -> TestServer {
-    init_logs();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let server = Server::start(config(dir.path(), properties))
+    ServerBuilder::plaintext()
+        .properties(properties)
+        .start()
         .await
-        .expect("server starts");
-    TestServer { server, dir }
+        .into()
 }
 
 /// Restarts on the same data directory with new properties.
 pub(crate) async fn restart(old: TestServer, properties: &[(&str, &str)]) -> TestServer {
     let TestServer { server, dir } = old;
-    server.shutdown().await;
-    let server = Server::start(config(dir.path(), properties))
+    InProcessServer { server, dir }
+        .restart(ServerBuilder::plaintext().properties(properties))
         .await
-        .expect("server restarts");
-    TestServer { server, dir }
-}
-
-pub(crate) fn init_logs() {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_test_writer()
-        .try_init();
+        .into()
 }
 
 /// A Kafka client over any byte stream (TCP, or TLS in the security tests): frames in, frames

@@ -1,106 +1,42 @@
 //! Shared by the CLI and client integration tests: a `kacl serve` child process on a free
-//! 127.0.0.1 port with its own data directory, and a runner for the `kacl` binary.
+//! 127.0.0.1 port with its own data directory (started by `kacl_test_support::ServerBuilder`),
+//! and a runner for the `kacl` binary.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::io::Write;
+use std::ops::Deref;
+use std::process::{Command, Output, Stdio};
+
+use kacl_test_support::{ChildServer, ServerBuilder};
 
 /// The `kacl` binary under test.
 pub(crate) const KACL: &str = env!("CARGO_BIN_EXE_kacl");
 
-/// A running `kacl serve`, killed on drop.
-pub(crate) struct TestServer {
-    child: Child,
-    /// `127.0.0.1:PORT` of the first listener.
-    pub addr: String,
-    /// The data and config directory.
-    pub dir: tempfile::TempDir,
+/// A running `kacl serve` (a [`ChildServer`] from [`ServerBuilder::spawn`]: `addr`, `dir`,
+/// `pid()`, `log()`, `file()`), killed on drop.
+pub(crate) struct TestServer(ChildServer);
+
+impl Deref for TestServer {
+    type Target = ChildServer;
+    fn deref(&self) -> &ChildServer {
+        &self.0
+    }
 }
 
 impl TestServer {
     /// A PLAINTEXT server in development mode (every client is a super user).
     pub(crate) fn plaintext() -> TestServer {
-        TestServer::start(&[
-            ("listeners", "PLAINTEXT://127.0.0.1:0"),
-            ("super.users", "User:ANONYMOUS"),
-        ])
+        TestServer(ServerBuilder::plaintext().spawn(KACL))
     }
 
     /// A SASL_PLAINTEXT server with PLAIN users `admin` (super user) and `alice`.
     pub(crate) fn sasl_plain() -> TestServer {
-        TestServer::start(&[
-            ("listeners", "SASL_PLAINTEXT://127.0.0.1:0"),
-            ("super.users", "User:admin"),
-            (
-                "sasl.enabled.mechanisms",
-                "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
-            ),
-            (
-                "sasl.jaas.config",
-                "org.apache.kafka.common.security.plain.PlainLoginModule required \
-                 user_admin=\"admin-secret\" user_alice=\"alice-secret\";",
-            ),
-        ])
+        TestServer(ServerBuilder::sasl_plain("PLAIN,SCRAM-SHA-256,SCRAM-SHA-512").spawn(KACL))
     }
 
     /// Starts `kacl serve` with a config file of `settings` and waits for its listener line.
     pub(crate) fn start(settings: &[(&str, &str)]) -> TestServer {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let mut config = format!("metadata.log.dir={}\n", dir.path().join("data").display());
-        for (key, value) in settings {
-            config.push_str(&format!("{key}={value}\n"));
-        }
-        let config_path = dir.path().join("server.properties");
-        std::fs::write(&config_path, config).expect("write config");
-        let log = std::fs::File::create(dir.path().join("server.log")).expect("log file");
-        let mut child = Command::new(KACL)
-            .arg("serve")
-            .arg("--config")
-            .arg(&config_path)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(log))
-            .spawn()
-            .expect("spawn kacl serve");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some(rest) = line.strip_prefix("listening ") {
-                    let addr = rest.split("://").nth(1).unwrap_or_default().to_owned();
-                    let _ = tx.send(addr);
-                }
-            }
-        });
-        let addr = match rx.recv_timeout(Duration::from_secs(30)) {
-            Ok(addr) => addr,
-            Err(_) => {
-                let _ = child.kill();
-                let log =
-                    std::fs::read_to_string(dir.path().join("server.log")).unwrap_or_default();
-                panic!("kacl serve did not report a listener; log:\n{log}");
-            }
-        };
-        TestServer { child, addr, dir }
-    }
-
-    /// The server's process id (for signals).
-    pub(crate) fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// What the server has logged so far.
-    pub(crate) fn log(&self) -> String {
-        std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
-    }
-
-    /// Writes a file in the server's temp dir and returns its path.
-    pub(crate) fn file(&self, name: &str, contents: &str) -> String {
-        let path = self.dir.path().join(name);
-        std::fs::write(&path, contents).expect("write file");
-        path.display().to_string()
+        TestServer(ServerBuilder::bare().properties(settings).spawn(KACL))
     }
 
     /// The command-config file for a PLAIN user.
@@ -113,13 +49,6 @@ impl TestServer {
                  required username=\"{user}\" password=\"{password}\";\n"
             ),
         )
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -41,9 +41,8 @@ impl Console {
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some(rest) = line.strip_prefix("console listening ") {
-                    let addr = rest.split("://").nth(1).unwrap_or_default();
-                    let _ = tx.send(addr.to_owned());
+                if let Some(listening) = kacl_test_support::listening::parse(&line) {
+                    let _ = tx.send(listening.addr);
                 }
             }
         });

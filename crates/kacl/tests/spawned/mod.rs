@@ -3,7 +3,7 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 use std::borrow::Cow;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::Child;
@@ -29,15 +29,7 @@ pub(crate) fn serve_args(dir: &Path) -> Vec<String> {
 /// Waits for the server's first stdout line, `listening PLAINTEXT://ADDR`, and returns ADDR.
 /// The child must have been spawned with a piped stdout.
 pub(crate) fn listening_addr(child: &mut Child) -> String {
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("a listening line");
-    line.trim()
-        .strip_prefix("listening PLAINTEXT://")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_owned()
+    kacl_test_support::listening::first_addr(child).unwrap_or_else(|why| panic!("{why}"))
 }
 
 /// A blocking Kafka-wire client for these tests: one request at a time, the raw response frame
