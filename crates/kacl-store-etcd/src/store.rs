@@ -16,7 +16,7 @@ use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 use kacl_store::{encoding, rules};
 use kacl_store::{
     AclChunkSink, AclCommit, ChangeSink, ClusterMembership, MetadataStore, PartitionRecord,
-    ScramEntry, StoreContents, StoreError, TopicRecord,
+    StoreContents, StoreError, StoredScramCredential, TopicRecord,
 };
 use parking_lot::Mutex;
 
@@ -605,7 +605,7 @@ impl MetadataStore for EtcdStore {
         }
     }
 
-    fn list_scram_credentials(&self) -> Result<Vec<ScramEntry>, StoreError> {
+    fn list_scram_credentials(&self) -> Result<Vec<StoredScramCredential>, StoreError> {
         let mut entries = self.with_contents(|s| s.scram.clone())?;
         entries.sort_by(|a, b| (&a.0, a.1 as u8).cmp(&(&b.0, b.1 as u8)));
         Ok(entries)
@@ -619,7 +619,10 @@ impl MetadataStore for EtcdStore {
 
     /// Once per cluster: the credentials and the record that the bootstrap happened, only if
     /// neither the record nor any credential exists (one compare over the scram range).
-    fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError> {
+    fn bootstrap_scram_credentials(
+        &self,
+        credentials: &[StoredScramCredential],
+    ) -> Result<bool, StoreError> {
         let marker = self.layout.key(layout::SCRAM_BOOTSTRAPPED);
         let scram = self.layout.key(layout::SCRAM);
         let no_scram = crate::client::cmp_range_absent(&scram, &crate::client::prefix_end(&scram));

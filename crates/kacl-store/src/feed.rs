@@ -42,7 +42,7 @@ pub struct StoreContents {
     /// Every topic, in creation order.
     pub topics: Vec<TopicRecord>,
     /// Every SCRAM credential.
-    pub scram: Vec<(String, ScramMechanism, ScramCredential)>,
+    pub scram: Vec<crate::StoredScramCredential>,
 }
 
 /// Where a store delivers its committed changes. Implementations apply each call atomically
@@ -90,7 +90,10 @@ impl Change {
 }
 
 /// The changes of a SCRAM bootstrap: its credentials, if it stored them.
-pub(crate) fn bootstrap_changes(stored: bool, credentials: &[crate::ScramEntry]) -> Vec<Change> {
+pub(crate) fn bootstrap_changes(
+    stored: bool,
+    credentials: &[crate::StoredScramCredential],
+) -> Vec<Change> {
     if !stored {
         return Vec::new();
     }

@@ -85,7 +85,7 @@ pub use ops::FORMAT_VERSION;
 pub use records::{AclCommit, PartitionRecord, TopicRecord};
 pub use redb_store::{RedbStore, StoreOptions, DB_FILE_NAME, DEFAULT_CACHE_BYTES};
 pub use store::{
-    AclChunkSink, AclSnapshots, ClusterMembership, MetadataStore, NodeInfo, ScramEntry,
+    AclChunkSink, AclSnapshots, ClusterMembership, MetadataStore, NodeInfo, StoredScramCredential,
 };
 pub use verify::{verify, VerifyReport};
 

@@ -17,7 +17,7 @@ use crate::ids;
 use crate::kv::{KvGet, KvScan, KvWrite, Table, Visitor};
 use crate::ops;
 use crate::records::{AclCommit, PartitionRecord, TopicRecord};
-use crate::store::{AclChunkSink, MetadataStore, ScramEntry};
+use crate::store::{AclChunkSink, MetadataStore, StoredScramCredential};
 
 /// A store that lives as long as the value does.
 #[derive(Debug)]
@@ -223,7 +223,7 @@ impl MetadataStore for MemoryStore {
         ops::get_scram(&*self.lock(), user, mechanism)
     }
 
-    fn list_scram_credentials(&self) -> Result<Vec<ScramEntry>, StoreError> {
+    fn list_scram_credentials(&self) -> Result<Vec<StoredScramCredential>, StoreError> {
         ops::list_scram(&*self.lock())
     }
 
@@ -231,7 +231,10 @@ impl MetadataStore for MemoryStore {
         ops::scram_bootstrapped(&*self.lock())
     }
 
-    fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError> {
+    fn bootstrap_scram_credentials(
+        &self,
+        credentials: &[StoredScramCredential],
+    ) -> Result<bool, StoreError> {
         self.commit(
             Part::Scram,
             |t| ops::bootstrap_scram(t, credentials),

@@ -17,7 +17,7 @@ use crate::ids;
 use crate::kv::{KvGet, KvScan, KvWrite, Table};
 use crate::records::{AclCommit, PartitionRecord, TopicRecord};
 use crate::rules;
-use crate::store::{AclChunkSink, ScramEntry};
+use crate::store::{AclChunkSink, StoredScramCredential};
 
 /// The layout version this build reads and writes, kept in the meta table. Version 2 added a
 /// checksum to every record (see `checksum`); a version 1 store is rewritten to version 2, in
@@ -497,7 +497,7 @@ pub(crate) fn get_scram(
 }
 
 /// Every credential with its user and mechanism, ordered by user then mechanism.
-pub(crate) fn list_scram(t: &impl KvScan) -> Result<Vec<ScramEntry>, StoreError> {
+pub(crate) fn list_scram(t: &impl KvScan) -> Result<Vec<StoredScramCredential>, StoreError> {
     let mut out = Vec::new();
     scan(t, Table::Scram, &mut |key, value| {
         let corrupt = |e| StoreError::corrupt(Table::Scram.name(), key, e);
@@ -533,7 +533,7 @@ pub(crate) fn scram_bootstrapped(t: &impl KvGet) -> Result<bool, StoreError> {
 /// happened before or credentials exist (then only the record); true if stored.
 pub(crate) fn bootstrap_scram(
     t: &mut impl KvWrite,
-    credentials: &[ScramEntry],
+    credentials: &[StoredScramCredential],
 ) -> Result<bool, StoreError> {
     if scram_bootstrapped(t)? {
         return Ok(false);

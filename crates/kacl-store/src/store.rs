@@ -22,8 +22,9 @@ use crate::records::{AclCommit, PartitionRecord, TopicRecord};
 /// Receives one chunk of stored ACLs; an error stops the load and is returned by it.
 pub type AclChunkSink<'a> = dyn FnMut(Vec<AclBinding>) -> Result<(), StoreError> + 'a;
 
-/// One stored SCRAM credential: its user, its hash, the credential.
-pub type ScramEntry = (String, ScramMechanism, ScramCredential);
+/// One stored SCRAM credential as a store lists it: the user's name, the mechanism (its hash)
+/// and the credential (salt, iterations, keys).
+pub type StoredScramCredential = (String, ScramMechanism, ScramCredential);
 
 /// Durable metadata: ACLs, topics, SCRAM credentials and the cluster's identity. Every write is
 /// one atomic, fsynced transaction; reads are only for loading at start (the server serves from
@@ -106,7 +107,7 @@ pub trait MetadataStore: Send + Sync {
     ) -> Result<Option<ScramCredential>, StoreError>;
 
     /// Every credential with its user and mechanism, ordered by user, then mechanism.
-    fn list_scram_credentials(&self) -> Result<Vec<ScramEntry>, StoreError>;
+    fn list_scram_credentials(&self) -> Result<Vec<StoredScramCredential>, StoreError>;
 
     /// True once [`MetadataStore::bootstrap_scram_credentials`] has run on this store.
     fn scram_bootstrapped(&self) -> Result<bool, StoreError>;
@@ -117,7 +118,10 @@ pub trait MetadataStore: Send + Sync {
     /// and returns false when the bootstrap was recorded before, or when the store already
     /// holds a SCRAM credential (a store from before the record existed, bootstrapped by the
     /// old rule or by hand; the record is written then, so the answer stays the same).
-    fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError>;
+    fn bootstrap_scram_credentials(
+        &self,
+        credentials: &[StoredScramCredential],
+    ) -> Result<bool, StoreError>;
 
     /// Delivers every change committed from now on (this node's, and other nodes' for a
     /// shared store) to `sink`, starting from the state the `load_*` methods returned. From

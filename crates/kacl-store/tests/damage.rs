@@ -37,7 +37,7 @@ type Loaded = (
     String,
     Vec<AclBinding>,
     Vec<kacl_store::TopicRecord>,
-    Vec<kacl_store::ScramEntry>,
+    Vec<kacl_store::StoredScramCredential>,
 );
 
 fn load(dir: &Path) -> Result<Loaded, StoreError> {

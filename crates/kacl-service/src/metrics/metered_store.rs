@@ -6,7 +6,9 @@ use std::time::Instant;
 
 use kacl_acl::AclBinding;
 use kacl_sasl::scram::{ScramCredential, ScramMechanism};
-use kacl_store::{AclCommit, MetadataStore, PartitionRecord, ScramEntry, StoreError, TopicRecord};
+use kacl_store::{
+    AclCommit, MetadataStore, PartitionRecord, StoreError, StoredScramCredential, TopicRecord,
+};
 
 use super::{Metrics, StoreOperation};
 
@@ -130,7 +132,7 @@ impl MetadataStore for MeteredStore {
         self.inner.scram_credential(user, mechanism)
     }
 
-    fn list_scram_credentials(&self) -> Result<Vec<ScramEntry>, StoreError> {
+    fn list_scram_credentials(&self) -> Result<Vec<StoredScramCredential>, StoreError> {
         self.inner.list_scram_credentials()
     }
 
@@ -162,7 +164,10 @@ impl MetadataStore for MeteredStore {
         self.inner.scram_bootstrapped()
     }
 
-    fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError> {
+    fn bootstrap_scram_credentials(
+        &self,
+        credentials: &[StoredScramCredential],
+    ) -> Result<bool, StoreError> {
         self.timed(StoreOperation::Scram, |s| {
             s.bootstrap_scram_credentials(credentials)
         })

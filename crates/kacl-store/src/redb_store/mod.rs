@@ -26,7 +26,7 @@ use crate::identity::{self, Identity};
 use crate::ids;
 use crate::ops;
 use crate::records::{AclCommit, PartitionRecord, TopicRecord};
-use crate::store::{AclChunkSink, AclSnapshots, MetadataStore, ScramEntry};
+use crate::store::{AclChunkSink, AclSnapshots, MetadataStore, StoredScramCredential};
 
 use handle::{DbHandle, Opener};
 use lock::DirLock;
@@ -526,7 +526,7 @@ impl MetadataStore for RedbStore {
         self.read(|t| ops::get_scram(t, user, mechanism))
     }
 
-    fn list_scram_credentials(&self) -> Result<Vec<ScramEntry>, StoreError> {
+    fn list_scram_credentials(&self) -> Result<Vec<StoredScramCredential>, StoreError> {
         self.read(|t| ops::list_scram(t))
     }
 
@@ -534,7 +534,10 @@ impl MetadataStore for RedbStore {
         self.read(|t| ops::scram_bootstrapped(t))
     }
 
-    fn bootstrap_scram_credentials(&self, credentials: &[ScramEntry]) -> Result<bool, StoreError> {
+    fn bootstrap_scram_credentials(
+        &self,
+        credentials: &[StoredScramCredential],
+    ) -> Result<bool, StoreError> {
         self.commit(
             Part::Scram,
             |t| ops::bootstrap_scram(t, credentials),
