@@ -8,7 +8,6 @@ use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use common::{acl_rows, decode, Client, ServerBuilder, TestServer};
-use kacl_test_support::etcd::Etcd;
 use kacl_protocol::messages::alter_user_scram_credentials::{
     AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, ScramCredentialUpsertion,
 };
@@ -27,6 +26,7 @@ use kacl_protocol::messages::incremental_alter_configs::{
 };
 use kacl_protocol::messages::metadata::{MetadataRequest, MetadataResponse};
 use kacl_server::Server;
+use kacl_test_support::etcd::Etcd;
 
 const TOPIC: i8 = 2;
 const LITERAL: i8 = 3;

@@ -10,10 +10,10 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{acl_rows, ServerBuilder, TestServer};
-use kacl_test_support::etcd::Etcd;
 use kacl_server::Server;
 use kacl_store_etcd::client::prefix_end;
 use kacl_store_etcd::{ClientOptions, EtcdClient};
+use kacl_test_support::etcd::Etcd;
 
 const PASSWORD: &str = "kacl-pw-7f3e";
 

@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use common::{decode, ServerBuilder, TestServer};
-use kacl_test_support::etcd::Etcd;
 use kacl_protocol::messages::create_partitions::{
     CreatePartitionsRequest, CreatePartitionsResponse, CreatePartitionsTopic,
 };
@@ -18,6 +17,7 @@ use kacl_protocol::messages::create_topics::{
     CreatableTopic, CreateTopicsRequest, CreateTopicsResponse,
 };
 use kacl_protocol::messages::metadata::{MetadataRequest, MetadataResponse};
+use kacl_test_support::etcd::Etcd;
 
 async fn node(etcd: &Etcd, node_id: i32, rack: &str) -> TestServer {
     ServerBuilder::plaintext()

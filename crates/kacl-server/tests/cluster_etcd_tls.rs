@@ -8,8 +8,8 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{acl_rows, ServerBuilder, TestServer};
-use kacl_test_support::etcd::Etcd;
 use kacl_store_etcd::{EtcdTls, TlsFiles};
+use kacl_test_support::etcd::Etcd;
 
 /// A CA and the PEM files signed by it.
 struct Pki {

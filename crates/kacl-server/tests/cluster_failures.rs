@@ -17,10 +17,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{acl_rows, allow_read, delete_filter, describe_all, Client, ServerBuilder, TestServer};
+use common::{
+    acl_rows, allow_read, delete_filter, describe_all, Client, ServerBuilder, TestServer,
+};
 use common::{ANY, LITERAL, TOPIC};
-use kacl_test_support::etcd::EtcdCluster;
 use kacl_protocol::messages::create_acls::AclCreation;
+use kacl_test_support::etcd::EtcdCluster;
 
 /// ACLs per storm batch; a batch's ACLs share one principal, so the set shows a half batch.
 const BATCH: usize = 8;

@@ -2,8 +2,8 @@
 //! revision etcd has compacted away re-lists and replaces its state in one step, with exactly
 //! the stored set. Skipped without etcd (see kacl_test_support::etcd).
 
-use kacl_test_support::store_contract as common;
 use kacl_test_support::etcd as etcd_support;
+use kacl_test_support::store_contract as common;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -1,8 +1,8 @@
 //! The behaviour every `MetadataStore` must show (kacl-store's contract checks), run against
 //! `EtcdStore` on a real etcd. Skipped without etcd (see kacl_test_support::etcd).
 
-use kacl_test_support::store_contract as common;
 use kacl_test_support::etcd as etcd_support;
+use kacl_test_support::store_contract as common;
 
 use kacl_store_etcd::EtcdStore;
 

@@ -3,8 +3,8 @@
 //! ACL, neither in a listing nor through the watch; a cluster written with layout 1 (no
 //! shards) is refused at start by name. Skipped without etcd (see kacl_test_support::etcd).
 
-use kacl_test_support::store_contract as common;
 use kacl_test_support::etcd as etcd_support;
+use kacl_test_support::store_contract as common;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

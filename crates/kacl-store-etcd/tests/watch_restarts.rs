@@ -3,8 +3,8 @@
 //! that goes away and comes back is a restart, and the watch then delivers again. Skipped
 //! without etcd (see kacl_test_support::etcd).
 
-use kacl_test_support::store_contract as common;
 use kacl_test_support::etcd as etcd_support;
+use kacl_test_support::store_contract as common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -10,6 +10,7 @@ use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
 use cli_support::TestServer;
+use kacl_test_support::ServerBuilder;
 
 fn free_addr() -> String {
     let port = TcpListener::bind("127.0.0.1:0")
@@ -26,17 +27,13 @@ fn the_cluster_page_shows_the_etcd_state_in_cluster_mode_and_hides_it_otherwise(
     };
     let endpoint = etcd.endpoint();
     let console = free_addr();
-    let _server = TestServer::start(&[
-        ("listeners", "PLAINTEXT://127.0.0.1:0"),
-        ("super.users", "User:ANONYMOUS"),
-        ("node.id", "1"),
-        ("kacl.metadata.store", "etcd"),
-        ("kacl.etcd.endpoints", &endpoint),
-        ("kacl.etcd.request.timeout.ms", "15000"),
-        ("kacl.etcd.lease.ttl.ms", "2000"),
-        ("kacl.metrics.listen", "127.0.0.1:0"),
-        ("kacl.console.listen", &console),
-    ]);
+    let _server = ServerBuilder::plaintext()
+        .etcd(&endpoint, 1)
+        .properties(&[
+            ("kacl.metrics.listen", "127.0.0.1:0"),
+            ("kacl.console.listen", &console),
+        ])
+        .spawn(cli_support::KACL);
     let deadline = Instant::now() + Duration::from_secs(20);
     while std::net::TcpStream::connect(&console).is_err() {
         assert!(Instant::now() < deadline, "no console on {console}");

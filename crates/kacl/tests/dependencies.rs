@@ -150,7 +150,10 @@ fn the_crates_using_the_test_support_crate_are_the_ones_the_architecture_names()
         }
     }
     assert!(!users.is_empty(), "no crate uses kacl-test-support");
-    assert_eq!(users, named, "dev-dependencies on kacl-test-support against docs/architecture.md");
+    assert_eq!(
+        users, named,
+        "dev-dependencies on kacl-test-support against docs/architecture.md"
+    );
 }
 
 #[test]

@@ -4,13 +4,11 @@
 //! and a directory a live store holds are refused. Skipped (one line) when etcd is not
 //! installed, unless KACL_REQUIRE_EXTERNAL=1.
 
-
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use kacl_test_support::etcd::Etcd;
 use kacl_acl::{
     AccessControlEntry, AclBinding, AclOperation, AclPermissionType, PatternType, ResourcePattern,
     ResourceType,
@@ -18,6 +16,7 @@ use kacl_acl::{
 use kacl_sasl::{ScramCredential, ScramMechanism};
 use kacl_store::{MetadataStore, PartitionRecord, RedbStore, StoreOptions, TopicRecord};
 use kacl_store_etcd::{ClientOptions, EtcdOptions, EtcdStore};
+use kacl_test_support::etcd::Etcd;
 
 const KACL: &str = env!("CARGO_BIN_EXE_kacl");
 const ACLS: usize = 20_000;

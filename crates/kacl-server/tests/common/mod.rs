@@ -18,6 +18,7 @@ use kacl_protocol::messages::describe_acls::{DescribeAclsRequest, DescribeAclsRe
 use kacl_protocol::{Message, RequestHeader};
 use kacl_server::RunningServer;
 use kacl_server_config::ServerConfig;
+#[allow(unused_imports)] // each test binary uses its own subset
 pub(crate) use kacl_test_support::{init_logs, InProcessServer, ServerBuilder};
 use tempfile::TempDir;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -60,7 +61,9 @@ pub(crate) fn bare_config(dir: &std::path::Path, properties: &[(&str, &str)]) ->
 /// `properties` on top of [`ServerBuilder::plaintext`]: a PLAINTEXT listener on an ephemeral
 /// port with `User:ANONYMOUS` a super user.
 pub(crate) fn config(dir: &std::path::Path, properties: &[(&str, &str)]) -> ServerConfig {
-    ServerBuilder::plaintext().properties(properties).config(dir)
+    ServerBuilder::plaintext()
+        .properties(properties)
+        .config(dir)
 }
 
 /// A server with only the bare defaults under `properties`, in `dir`.
