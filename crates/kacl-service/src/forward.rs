@@ -10,6 +10,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use bytes::Bytes;
 use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::{ApiKey, ApiRole, VersionRange};
 
@@ -37,12 +38,13 @@ pub trait Forwarder: Send + Sync + std::fmt::Debug {
 pub trait Link: Send + std::fmt::Debug {
     /// Authorizes one request (already version-checked against
     /// [`Forwarder::offered_versions`], header parsed) and forwards what is allowed. `payload`
-    /// is the whole frame without its size prefix.
+    /// is the whole frame without its size prefix, in the buffer it was read into: a request
+    /// forwarded as it came is sent from there, never copied.
     fn forward(
         &mut self,
         ctx: &RequestContext<'_>,
         frame: &RequestFrame<'_>,
-        payload: &[u8],
+        payload: &Bytes,
     ) -> Outcome;
 }
 

@@ -23,6 +23,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use bytes::Bytes;
 use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::header::RequestPrefix;
 use kacl_protocol::{ApiKey, ApiRole};
@@ -36,7 +37,7 @@ use crate::state::ServerState;
 /// Answers one frame payload (size prefix removed) and records it in the metrics: a Kafka
 /// request, or after SaslHandshake v0 a raw SASL token (which has no header and is not counted
 /// as a request).
-pub async fn dispatch(state: &Arc<ServerState>, session: &mut Session, payload: &[u8]) -> Outcome {
+pub async fn dispatch(state: &Arc<ServerState>, session: &mut Session, payload: &Bytes) -> Outcome {
     if session.expects_raw_token() {
         return handlers::sasl_authenticate::handle_raw_token(state, session, payload);
     }
@@ -74,7 +75,7 @@ async fn route(
     state: &Arc<ServerState>,
     session: &mut Session,
     prefix: &RequestPrefix,
-    payload: &[u8],
+    payload: &Bytes,
 ) -> Outcome {
     let forwarder = state.forwarder.as_deref();
     let Some(api) = prefix

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use bytes::{Buf, Bytes};
 use kacl_protocol::frame::{decode_response_frame, encode_request_frame};
 use kacl_protocol::{Message, RequestHeader};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
@@ -97,9 +98,80 @@ impl InFlight {
 }
 
 struct Outgoing {
-    frame: Vec<u8>,
+    frame: OutgoingFrame,
     correlation_id: i32,
     reply: Waiter,
+}
+
+/// A whole request frame (size prefix, header, body) to send as it is, in up to two parts so
+/// that a forwarded request's body is written from the buffer it arrived in, never copied.
+#[derive(Debug, Clone)]
+pub struct OutgoingFrame {
+    /// The size prefix and at least the request header's first 8 bytes (API key, version,
+    /// correlation id).
+    head: Vec<u8>,
+    /// The rest of the frame.
+    tail: Bytes,
+}
+
+/// Why [`Connection::try_send_frame`] did not queue a frame.
+#[derive(Debug)]
+pub enum TrySendError {
+    /// The writer's queue is full: the frame, to send with [`Connection::send_frame`].
+    Full(OutgoingFrame),
+    /// The connection has closed (or the frame has no header).
+    Failed(AdminError),
+}
+
+/// How many bytes of a forwarded request are copied into the frame's head: the size prefix,
+/// API key, API version and correlation id (the part the connection rewrites).
+const HEAD_LEN: usize = 12;
+
+impl OutgoingFrame {
+    /// A frame encoded in one piece (size prefix included).
+    pub fn whole(frame: Vec<u8>) -> OutgoingFrame {
+        OutgoingFrame {
+            head: frame,
+            tail: Bytes::new(),
+        }
+    }
+
+    /// A request frame as a client sent it: `payload` is the frame without its size prefix
+    /// (request header first). Only its first 8 bytes are copied; the rest is sent from
+    /// `payload`'s own buffer. `None` when `payload` is too short to hold a request header.
+    pub fn forwarded(payload: Bytes) -> Option<OutgoingFrame> {
+        let len = u32::try_from(payload.len()).ok()?;
+        let header = payload.get(..HEAD_LEN - 4)?;
+        let mut head = Vec::with_capacity(HEAD_LEN);
+        head.extend_from_slice(&len.to_be_bytes());
+        head.extend_from_slice(header);
+        Some(OutgoingFrame {
+            head,
+            tail: payload.slice(HEAD_LEN - 4..),
+        })
+    }
+
+    /// The frame's length, size prefix included.
+    pub fn len(&self) -> usize {
+        self.head.len() + self.tail.len()
+    }
+
+    /// Whether the frame is empty (never, for a valid frame).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Overwrites the correlation id (bytes 8-11 of the frame); false for a frame too short
+    /// to have one.
+    fn set_correlation_id(&mut self, id: i32) -> bool {
+        match self.head.get_mut(8..HEAD_LEN) {
+            Some(field) => {
+                field.copy_from_slice(&id.to_be_bytes());
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// A response read as it arrives ([`Connection::send_streamed`]): its payload in chunks.
@@ -312,7 +384,7 @@ impl Connection {
             return Err(reason);
         }
         let queued = Outgoing {
-            frame,
+            frame: OutgoingFrame::whole(frame),
             correlation_id,
             reply: Waiter::Whole(reply),
         };
@@ -355,7 +427,7 @@ impl Connection {
         }
         let deadline = tokio::time::Instant::now() + self.request_timeout;
         let queued = Outgoing {
-            frame,
+            frame: OutgoingFrame::whole(frame),
             correlation_id,
             reply: Waiter::Chunks(chunks_tx),
         };
@@ -373,22 +445,21 @@ impl Connection {
         })
     }
 
-    /// Sends a request frame encoded elsewhere (a gateway forwarding a client's request):
-    /// `frame` is the whole frame with its size prefix; its correlation id is overwritten with
-    /// this connection's next one. Returns the response's waiter, or `None` when
-    /// `expects_response` is false (a Produce with acks=0, which the broker never answers).
+    /// Sends a request frame encoded elsewhere (a gateway forwarding a client's request); its
+    /// correlation id is overwritten with this connection's next one. Returns the response's
+    /// waiter, or `None` when `expects_response` is false (a Produce with acks=0, which the
+    /// broker never answers).
     pub async fn send_frame(
         &self,
-        mut frame: Vec<u8>,
+        mut frame: OutgoingFrame,
         expects_response: bool,
     ) -> Result<Option<PendingReply>, AdminError> {
         let correlation_id = self.next_correlation_id.fetch_add(1, Ordering::Relaxed);
-        let Some(id_field) = frame.get_mut(8..12) else {
+        if !frame.set_correlation_id(correlation_id) {
             return Err(AdminError::decode(
                 "a request frame shorter than its header",
             ));
-        };
-        id_field.copy_from_slice(&correlation_id.to_be_bytes());
+        }
         if let Some(reason) = lock(&self.in_flight).closed.clone() {
             return Err(reason);
         }
@@ -411,6 +482,47 @@ impl Connection {
             addr: self.addr.clone(),
             in_flight: Arc::clone(&self.in_flight),
         }))
+    }
+
+    /// [`Connection::send_frame`] without waiting: `Err(Full(frame))` hands the frame back when
+    /// the writer's queue is full (the caller then waits with `send_frame`), so a gateway
+    /// whose upstream keeps up forwards from the client connection's own task.
+    pub fn try_send_frame(
+        &self,
+        mut frame: OutgoingFrame,
+        expects_response: bool,
+    ) -> Result<Option<PendingReply>, TrySendError> {
+        let correlation_id = self.next_correlation_id.fetch_add(1, Ordering::Relaxed);
+        if !frame.set_correlation_id(correlation_id) {
+            return Err(TrySendError::Failed(AdminError::decode(
+                "a request frame shorter than its header",
+            )));
+        }
+        if let Some(reason) = lock(&self.in_flight).closed.clone() {
+            return Err(TrySendError::Failed(reason));
+        }
+        let (reply, response) = oneshot::channel();
+        let queued = Outgoing {
+            frame,
+            correlation_id,
+            reply: if expects_response {
+                Waiter::Framed(reply)
+            } else {
+                Waiter::Nobody
+            },
+        };
+        match self.outgoing.try_send(queued) {
+            Ok(()) => Ok(expects_response.then(|| PendingReply {
+                response,
+                timeout: self.request_timeout,
+                addr: self.addr.clone(),
+                in_flight: Arc::clone(&self.in_flight),
+            })),
+            Err(mpsc::error::TrySendError::Full(queued)) => Err(TrySendError::Full(queued.frame)),
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                Err(TrySendError::Failed(self.closed_reason()))
+            }
+        }
     }
 
     fn closed_reason(&self) -> AdminError {
@@ -465,7 +577,15 @@ async fn write_loop(
             }
         }
         let written = async {
-            writer.write_all(&request.frame).await?;
+            let OutgoingFrame { head, tail } = request.frame;
+            if tail.is_empty() {
+                writer.write_all(&head).await?;
+            } else {
+                // Vectored where the stream supports it: one system call for both parts.
+                writer
+                    .write_all_buf(&mut Buf::chain(head.as_slice(), tail))
+                    .await?;
+            }
             writer.flush().await
         }
         .await;

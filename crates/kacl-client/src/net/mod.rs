@@ -13,7 +13,10 @@ use tokio::net::TcpStream;
 
 use crate::config::AdminConfig;
 use crate::error::AdminError;
-pub use connection::{encode_request, Chunk, Connection, PendingReply, Response, StreamedResponse};
+pub use connection::{
+    encode_request, Chunk, Connection, OutgoingFrame, PendingReply, Response, StreamedResponse,
+    TrySendError,
+};
 pub use versions::ApiVersionsTable;
 
 /// A connection that has negotiated versions and, where required, authenticated.

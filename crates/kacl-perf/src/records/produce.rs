@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use kacl_client::net::{encode_request, BrokerConnection};
+use kacl_client::net::{encode_request, BrokerConnection, OutgoingFrame};
 use kacl_client::AdminConfig;
 use kacl_protocol::messages::produce::{
     PartitionProduceData, ProduceRequest, ProduceResponse, TopicProduceData,
@@ -243,7 +243,11 @@ async fn slot(
         if shared.acks == 0 {
             // No answer will come: the request counts once it is queued.
             let frame = encode_request(&shared.client_id, 0, version, &request)?;
-            match broker.conn.send_frame(frame, false).await {
+            match broker
+                .conn
+                .send_frame(OutgoingFrame::whole(frame), false)
+                .await
+            {
                 Ok(_) => {
                     tally.ops.record(Duration::ZERO, count);
                     tally.bytes += buffer.len() as u64;
