@@ -29,6 +29,7 @@ use kacl_protocol::{ApiKey, VersionRange};
 use kacl_server_config::gateway::GatewayConfig;
 use kacl_service::forward::{Forwarder, Link};
 use kacl_service::BoundListener;
+use tokio::sync::mpsc;
 
 pub use addresses::Endpoint;
 pub use upstream::GatewayError;
@@ -51,6 +52,21 @@ pub(crate) struct Shared {
     pub(crate) topic_ids: TopicIds,
     /// Offered versions by position in [`ApiKey::KNOWN`].
     offered: Vec<Option<VersionRange>>,
+    /// Where brokers first seen after start are announced (to the server, which binds a
+    /// port for each: [`Gateway::joined_brokers`]).
+    joined: mpsc::UnboundedSender<i32>,
+    /// The receiving end, until the server takes it.
+    joined_receiver: parking_lot::Mutex<Option<mpsc::UnboundedReceiver<i32>>>,
+}
+
+impl Shared {
+    /// Announces brokers the upstream named for the first time.
+    pub(crate) fn brokers_joined(&self, nodes: Vec<i32>) {
+        for node in nodes {
+            tracing::info!(node, "a broker joined the upstream cluster");
+            let _ = self.joined.send(node);
+        }
+    }
 }
 
 impl Gateway {
@@ -83,14 +99,25 @@ impl Gateway {
                 (min <= max).then(|| VersionRange::between(min, max))
             })
             .collect();
+        let (joined, joined_receiver) = mpsc::unbounded_channel();
         Gateway {
             shared: Arc::new(Shared {
                 upstream,
                 addresses: Addresses::default(),
                 topic_ids: TopicIds::default(),
                 offered,
+                joined,
+                joined_receiver: parking_lot::Mutex::new(Some(joined_receiver)),
             }),
         }
+    }
+
+    /// The node ids of upstream brokers the gateway sees for the first time after it started
+    /// (in a passing Metadata answer), for the server to bind a port for each and
+    /// [`expose`](Gateway::expose) it; until then such a broker is left out of the broker
+    /// lists clients see. `None` once taken: there is one receiver.
+    pub fn joined_brokers(&self) -> Option<mpsc::UnboundedReceiver<i32>> {
+        self.shared.joined_receiver.lock().take()
     }
 
     /// The upstream brokers known now, by node id: the gateway exposes one port for each.
@@ -101,6 +128,11 @@ impl Gateway {
     /// Where clients reach upstream broker `node` through this gateway node.
     pub fn expose(&self, node: i32, endpoint: Endpoint) {
         self.shared.addresses.set(node, endpoint);
+    }
+
+    /// Whether upstream broker `node` already has a gateway endpoint.
+    pub fn exposes(&self, node: i32) -> bool {
+        self.shared.addresses.get(node).is_some()
     }
 
     /// The planning step alone for one request of an offered API — decode, authorize through

@@ -136,18 +136,29 @@ impl Upstream {
         self.brokers.read().get(&node).cloned()
     }
 
-    /// Records the brokers a passing Metadata or DescribeCluster answer names.
-    pub(crate) fn learn_brokers<'b>(&self, brokers: impl IntoIterator<Item = (i32, &'b str, i32)>) {
+    /// Records the brokers a passing Metadata or DescribeCluster answer names, and returns the
+    /// ids among them the gateway had not seen before (brokers that joined after it started).
+    pub(crate) fn learn_brokers<'b>(
+        &self,
+        brokers: impl IntoIterator<Item = (i32, &'b str, i32)>,
+    ) -> Vec<i32> {
         let fresh: Vec<(i32, String)> = brokers
             .into_iter()
             .map(|(id, host, port)| (id, format!("{host}:{port}")))
             .collect();
         let known = self.brokers.read();
         if fresh.iter().all(|(id, addr)| known.get(id) == Some(addr)) {
-            return;
+            return Vec::new();
         }
         drop(known);
-        self.brokers.write().extend(fresh);
+        let mut brokers = self.brokers.write();
+        let joined = fresh
+            .iter()
+            .filter(|(id, _)| !brokers.contains_key(id))
+            .map(|(id, _)| *id)
+            .collect();
+        brokers.extend(fresh);
+        joined
     }
 
     /// A new authenticated connection to upstream broker `node`, or to the first bootstrap

@@ -17,6 +17,7 @@
 
 mod accept;
 mod acl_snapshot;
+mod broker_ports;
 mod load;
 mod start_error;
 
@@ -25,7 +26,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kacl_gateway::{Endpoint, Gateway};
+use kacl_gateway::Gateway;
 use kacl_server_config::ServerConfig;
 use kacl_service::metrics::{MeteredStore, Metrics};
 use kacl_service::{BoundListener, ServerState};
@@ -36,6 +37,7 @@ use tokio::task::JoinHandle;
 
 pub use self::accept::SHUTDOWN_GRACE;
 use self::accept::{accept_loop, advertise, tls_acceptors, Shell};
+use self::broker_ports::{bind_broker_ports, serve_joined_brokers};
 use self::load::{bootstrap_scram, load, load_scram};
 pub use self::start_error::StartError;
 use crate::connection_limits::ConnectionLimits;
@@ -155,9 +157,12 @@ impl Server {
             bound.push(advertise(&config, listener, local_addr));
             sockets.push(socket);
         }
-        if let Some(gateway) = &gateway {
-            bind_broker_ports(&config, gateway, &mut sockets, &mut bound).await?;
-        }
+        let broker_ports = match &gateway {
+            Some(gateway) => {
+                Some(bind_broker_ports(&config, gateway, &mut sockets, &mut bound).await?)
+            }
+            None => None,
+        };
         let metrics_socket = match &config.metrics_listen {
             Some(address) => {
                 Some(
@@ -175,8 +180,8 @@ impl Server {
 
         let mut state =
             ServerState::new(config, store, acls, topics, bound.clone(), scram, metrics);
-        if let Some(gateway) = gateway {
-            state = state.with_forwarder(Arc::new(gateway));
+        if let Some(gateway) = &gateway {
+            state = state.with_forwarder(Arc::new(gateway.clone()));
         }
         let state = Arc::new(state);
         join_cluster(&state).await?;
@@ -207,6 +212,18 @@ impl Server {
                 ))
             })
             .collect();
+        if let (Some(gateway), Some(ports)) = (gateway, broker_ports) {
+            if let Some(joined) = gateway.joined_brokers() {
+                accept_loops.push(tokio::spawn(serve_joined_brokers(
+                    joined,
+                    ports,
+                    gateway,
+                    state.clone(),
+                    shell.clone(),
+                    shutdown.clone(),
+                )));
+            }
+        }
         if let (Some(_), Some(interval)) = (
             state.store.acl_snapshots(),
             state.config.acl_snapshot_interval,
@@ -233,93 +250,6 @@ impl Server {
             accept_loops,
         })
     }
-}
-
-/// Gateway mode: one port per upstream broker on the gateway listener's host (`base + node id`,
-/// the base being `kacl.gateway.broker.port.base` or the listener's port + 1; a listener on
-/// port 0 gets an OS-chosen port per broker), each routing to that broker.
-async fn bind_broker_ports(
-    config: &ServerConfig,
-    gateway: &Gateway,
-    sockets: &mut Vec<TcpListener>,
-    bound: &mut Vec<BoundListener>,
-) -> Result<(), StartError> {
-    let settings = config.gateway.as_ref().expect("gateway mode");
-    let (listener, front) = match &settings.listener {
-        Some(name) => config
-            .listeners
-            .iter()
-            .zip(bound.iter())
-            .find(|(l, _)| l.name.eq_ignore_ascii_case(name))
-            .ok_or_else(|| {
-                StartError::Task(format!("kacl.gateway.listener={name} is not a listener"))
-            })?,
-        None => config
-            .listeners
-            .first()
-            .zip(bound.first())
-            .ok_or_else(|| StartError::Task("gateway mode needs a listener".into()))?,
-    };
-    let (listener, front) = (listener.clone(), front.clone());
-    for node in gateway.upstream_node_ids() {
-        let base = match settings.broker_port_base {
-            Some(base) => Some(base),
-            None if listener.port == 0 => None,
-            None => listener.port.checked_add(1),
-        };
-        let port = match base {
-            None => 0,
-            Some(base) => u16::try_from(i64::from(base) + i64::from(node))
-                .ok()
-                .filter(|p| *p != 0)
-                .ok_or_else(|| {
-                    StartError::Task(format!(
-                        "upstream broker {node} has no port: {} + {node} is not a port",
-                        base
-                    ))
-                })?,
-        };
-        let address = format!("{}:{port}", listener.host);
-        let name = format!("{} (upstream broker {node})", listener.name);
-        let socket = TcpListener::bind(&address)
-            .await
-            .map_err(|source| StartError::Bind {
-                listener: name.clone(),
-                address: address.clone(),
-                source,
-            })?;
-        let local_addr = socket.local_addr().map_err(|source| StartError::Bind {
-            listener: name,
-            address,
-            source,
-        })?;
-        let advertised_port = if base.is_some() && front.advertised_port != listener.port {
-            // An advertised port differing from the bound one (a port mapping) shifts the
-            // broker ports the same way.
-            front
-                .advertised_port
-                .wrapping_add(local_addr.port().wrapping_sub(listener.port))
-        } else {
-            local_addr.port()
-        };
-        gateway.expose(
-            node,
-            Endpoint {
-                host: front.advertised_host.clone(),
-                port: advertised_port,
-            },
-        );
-        tracing::info!(node, upstream = %gateway.upstream_address(node).unwrap_or_default(),
-            gateway = %local_addr, "gateway port for an upstream broker");
-        bound.push(BoundListener {
-            local_addr,
-            advertised_port,
-            upstream_node: Some(node),
-            ..front.clone()
-        });
-        sockets.push(socket);
-    }
-    Ok(())
 }
 
 impl RunningServer {

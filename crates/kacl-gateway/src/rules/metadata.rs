@@ -101,11 +101,12 @@ pub(super) fn metadata(
     let include_cluster_ops = request.include_cluster_authorized_operations;
     let finish = Box::new(move |asker: &Asker, payload: Vec<u8>| {
         asker.rewrite::<MetadataResponse<'_>>(&payload, |asker, body| {
-            shared_for_answer.upstream.learn_brokers(
+            let joined = shared_for_answer.upstream.learn_brokers(
                 body.brokers
                     .iter()
                     .map(|b| (b.node_id, b.host.as_ref(), b.port)),
             );
+            shared_for_answer.brokers_joined(joined);
             shared_for_answer.topic_ids.learn(
                 body.topics
                     .iter()
