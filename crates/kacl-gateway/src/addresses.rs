@@ -26,8 +26,8 @@ impl Addresses {
         self.0.write().insert(node, endpoint);
     }
 
-    /// The endpoint of `node`, or `None` for a broker the gateway has no port for (one that
-    /// joined the upstream after the gateway started): it is left out of the broker lists a
+    /// The endpoint of `node`, or `None` for a broker the gateway has no port for yet (one that
+    /// joined the upstream after the gateway started, until its port is bound): it is left out of the broker lists a
     /// client sees, never shown with its upstream address.
     pub(crate) fn get(&self, node: i32) -> Option<Endpoint> {
         self.0.read().get(&node).cloned()

@@ -447,3 +447,49 @@ async fn etcd_without_the_required_flags_is_refused_naming_the_flag() {
     .expect_err("refused");
     assert!(format!("{err:#}").contains("--max-txn-ops"), "{err:#}");
 }
+
+/// The upstream's brokers as a gateway shows them: (node id, port) by node id.
+async fn brokers_through(addr: std::net::SocketAddr) -> Vec<(i32, i32)> {
+    let mut client = Client::connect(addr).await;
+    let payload = client.call(12, &MetadataRequest::default()).await;
+    let response = decode::<MetadataResponse>(&payload, 12);
+    let mut brokers: Vec<(i32, i32)> = response
+        .brokers
+        .iter()
+        .map(|b| (b.node_id, b.port))
+        .collect();
+    brokers.sort_unstable();
+    brokers
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_gateway_serves_a_broker_that_joins_its_upstream_without_a_restart() {
+    let Some(etcd) = Etcd::start() else { return };
+    // The upstream: kacl nodes in cluster mode, which list each other as brokers.
+    let first = node(&etcd, 1, &[]).await;
+    let bootstrap = first.addr().to_string();
+    let gateway: TestServer = ServerBuilder::plaintext()
+        .property("kacl.gateway.upstream.bootstrap.servers", &bootstrap)
+        .start()
+        .await
+        .into();
+    let before = brokers_through(gateway.addr()).await;
+    assert_eq!(before.iter().map(|b| b.0).collect::<Vec<_>>(), [1]);
+
+    let second = node(&etcd, 2, &[]).await;
+    // The first Metadata answer naming node 2 makes the gateway bind its port; it is shown
+    // from then on, at a gateway port (never node 2's own address).
+    let mut shown = Vec::new();
+    eventually("node 2 shown through the gateway", async || {
+        shown = brokers_through(gateway.addr()).await;
+        shown.len() == 2
+    })
+    .await;
+    let (id, port) = shown[1];
+    assert_eq!(id, 2);
+    assert_ne!(port, i32::from(second.addr().port()), "{shown:?}");
+    assert_ne!(port, i32::from(first.addr().port()), "{shown:?}");
+    // The new port serves: a request on it is forwarded (to node 2) and answered.
+    let via_new_port = std::net::SocketAddr::from(([127, 0, 0, 1], port as u16));
+    assert_eq!(brokers_through(via_new_port).await, shown);
+}
