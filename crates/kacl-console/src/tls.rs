@@ -8,8 +8,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio_rustls::server::TlsStream;
@@ -28,17 +26,8 @@ pub fn server_config(pem_path: &Path) -> Result<Arc<rustls::ServerConfig>, Conso
     let pem = std::fs::read(pem_path)
         .map_err(|e| ConsoleError::Config(format!("cannot read {}: {e}", pem_path.display())))?;
     let bad = |what: &str| ConsoleError::Config(format!("{}: {what}", pem_path.display()));
-    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
-        .collect::<Result<_, _>>()
-        .map_err(|e| bad(&format!("bad certificate PEM: {e}")))?;
-    if chain.is_empty() {
-        return Err(bad("no certificate"));
-    }
-    let key = PrivateKeyDer::from_pem_slice(&pem).map_err(|e| {
-        bad(&format!(
-            "no usable unencrypted private key (PKCS#8, PKCS#1 or SEC1 PEM): {e}"
-        ))
-    })?;
+    let chain = kacl_config::pem::certificates(&pem).map_err(|e| bad(&e.to_string()))?;
+    let key = kacl_config::pem::private_key(&pem).map_err(|e| bad(&e.to_string()))?;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()

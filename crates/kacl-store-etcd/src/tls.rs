@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use kacl_config::pem;
+use rustls::pki_types::CertificateDer;
 use rustls::{ClientConfig, RootCertStore};
 
 /// Where the TLS material is (`kacl.etcd.tls.*`).
@@ -49,17 +49,16 @@ fn file_error(key: &'static str, path: &Path, detail: impl std::fmt::Display) ->
     }
 }
 
+/// The bytes of the PEM file `path`, the value of `key`.
+fn read_pem(key: &'static str, path: &Path) -> Result<Vec<u8>, TlsFileError> {
+    std::fs::read(path).map_err(|e| file_error(key, path, e))
+}
+
 fn read_certs(
     key: &'static str,
     path: &Path,
 ) -> Result<Vec<CertificateDer<'static>>, TlsFileError> {
-    let certs = CertificateDer::pem_file_iter(path)
-        .and_then(|iter| iter.collect::<Result<Vec<_>, _>>())
-        .map_err(|e| file_error(key, path, e))?;
-    if certs.is_empty() {
-        return Err(file_error(key, path, "holds no PEM certificate"));
-    }
-    Ok(certs)
+    pem::certificates(&read_pem(key, path)?).map_err(|e| file_error(key, path, e))
 }
 
 impl EtcdTls {
@@ -84,12 +83,8 @@ impl EtcdTls {
             None => builder.with_no_client_auth(),
             Some((cert, key)) => {
                 let chain = read_certs(CERT, cert)?;
-                let private = PrivateKeyDer::from_pem_file(key).map_err(|e| match e {
-                    rustls::pki_types::pem::Error::NoItemsFound => {
-                        file_error(KEY, key, "holds no PEM private key")
-                    }
-                    other => file_error(KEY, key, other),
-                })?;
+                let private =
+                    pem::private_key(&read_pem(KEY, key)?).map_err(|e| file_error(KEY, key, e))?;
                 builder.with_client_auth_cert(chain, private).map_err(|e| {
                     file_error(KEY, key, format!("does not fit the certificate: {e}"))
                 })?

@@ -7,10 +7,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use kacl_config::pem;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::WebPkiServerVerifier;
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{
     CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
 };
@@ -25,17 +25,14 @@ fn tls_error(detail: impl std::fmt::Display) -> AdminError {
     AdminError::Config(format!("TLS: {detail}"))
 }
 
+/// The bytes of the PEM file `path`, the value of `what`.
+fn read_pem(path: &Path, what: &str) -> Result<Vec<u8>, AdminError> {
+    std::fs::read(path).map_err(|e| tls_error(format!("{what} {}: {e}", path.display())))
+}
+
 fn read_certs(path: &Path, what: &str) -> Result<Vec<CertificateDer<'static>>, AdminError> {
-    let certs = CertificateDer::pem_file_iter(path)
-        .and_then(|iter| iter.collect::<Result<Vec<_>, _>>())
-        .map_err(|e| tls_error(format!("{what} {}: {e}", path.display())))?;
-    if certs.is_empty() {
-        return Err(tls_error(format!(
-            "{what} {} holds no PEM certificate",
-            path.display()
-        )));
-    }
-    Ok(certs)
+    pem::certificates(&read_pem(path, what)?)
+        .map_err(|e| tls_error(format!("{what} {} {e}", path.display())))
 }
 
 /// A connector for the configuration; built once per connection attempt (cheap next to the
@@ -69,7 +66,7 @@ pub fn connector(config: &TlsConfig) -> Result<TlsConnector, AdminError> {
         None => builder.with_no_client_auth(),
         Some(path) => {
             let chain = read_certs(path, "ssl.keystore.location")?;
-            let key = PrivateKeyDer::from_pem_file(path)
+            let key = pem::private_key(&read_pem(path, "ssl.keystore.location")?)
                 .map_err(|e| tls_error(format!("ssl.keystore.location {}: {e}", path.display())))?;
             builder
                 .with_client_auth_cert(chain, key)

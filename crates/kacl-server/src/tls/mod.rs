@@ -24,8 +24,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use kacl_config::pem;
 use kacl_logsafe::safe;
-use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::WebPkiClientVerifier;
 use rustls::RootCertStore;
@@ -168,27 +168,18 @@ fn load_key_store(
         ),
     };
     let chain = certificates(chain_key, &chain_pem)?;
-    let key = PrivateKeyDer::from_pem_slice(&key_pem).map_err(|e| TlsError::Pem {
+    let key = pem::private_key(&key_pem).map_err(|e| TlsError::Pem {
         key: key_key,
-        reason: format!("no usable unencrypted private key (PKCS#8, PKCS#1 or SEC1 PEM): {e}"),
+        reason: e.to_string(),
     })?;
     Ok((chain, key))
 }
 
-fn certificates(key: &'static str, pem: &[u8]) -> Result<Vec<CertificateDer<'static>>, TlsError> {
-    let chain = CertificateDer::pem_slice_iter(pem)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| TlsError::Pem {
-            key,
-            reason: format!("unreadable PEM certificate: {e}"),
-        })?;
-    if chain.is_empty() {
-        return Err(TlsError::Pem {
-            key,
-            reason: "no PEM certificate (-----BEGIN CERTIFICATE-----) found".into(),
-        });
-    }
-    Ok(chain)
+fn certificates(key: &'static str, text: &[u8]) -> Result<Vec<CertificateDer<'static>>, TlsError> {
+    pem::certificates(text).map_err(|e| TlsError::Pem {
+        key,
+        reason: e.to_string(),
+    })
 }
 
 fn load_trust_store(trust_store: &TrustStore) -> Result<RootCertStore, TlsError> {
