@@ -82,11 +82,9 @@ pub use identity::{Identity, IDENTITY_FILE_NAME};
 pub use ids::{kafka_uuid_string, parse_kafka_uuid, random_kafka_uuid};
 pub use memory::MemoryStore;
 pub use ops::FORMAT_VERSION;
-pub use records::{AclCommit, PartitionRecord, TopicRecord};
+pub use records::{AclChunkSink, AclCommit, PartitionRecord, StoredScramCredential, TopicRecord};
 pub use redb_store::{RedbStore, StoreOptions, DB_FILE_NAME, DEFAULT_CACHE_BYTES};
-pub use store::{
-    AclChunkSink, AclSnapshots, ClusterMembership, MetadataStore, NodeInfo, StoredScramCredential,
-};
+pub use store::{AclSnapshots, ClusterMembership, MetadataStore, NodeInfo};
 pub use verify::{verify, VerifyReport};
 
 /// The exit code of `kacl serve` when it refuses its data directory (a store that is missing,

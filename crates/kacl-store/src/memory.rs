@@ -16,8 +16,10 @@ use crate::feed::{Change, ChangeSink, LocalFeed, Part, StoreContents};
 use crate::ids;
 use crate::kv::{KvGet, KvScan, KvWrite, Table, Visitor};
 use crate::ops;
-use crate::records::{AclCommit, PartitionRecord, TopicRecord};
-use crate::store::{AclChunkSink, MetadataStore, StoredScramCredential};
+use crate::records::{
+    AclChunkSink, AclCommit, PartitionRecord, StoredScramCredential, TopicRecord,
+};
+use crate::store::MetadataStore;
 
 /// A store that lives as long as the value does.
 #[derive(Debug)]

@@ -15,9 +15,10 @@ use crate::encoding::{
 use crate::error::StoreError;
 use crate::ids;
 use crate::kv::{KvGet, KvScan, KvWrite, Table};
-use crate::records::{AclCommit, PartitionRecord, TopicRecord};
+use crate::records::{
+    AclChunkSink, AclCommit, PartitionRecord, StoredScramCredential, TopicRecord,
+};
 use crate::rules;
-use crate::store::{AclChunkSink, StoredScramCredential};
 
 /// The layout version this build reads and writes, kept in the meta table. Version 2 added a
 /// checksum to every record (see `checksum`); a version 1 store is rewritten to version 2, in

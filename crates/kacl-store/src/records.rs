@@ -1,10 +1,22 @@
 //! The records the store keeps besides ACLs and SCRAM credentials (whose type is
 //! `kacl_sasl::ScramCredential`, the one the server authenticates with): topics with their
-//! partitions; and the outcome of an ACL commit.
+//! partitions; the outcome of an ACL commit; and the shapes in which a store hands out ACLs
+//! and credentials (here, not beside the trait, so that the operations every backend shares
+//! can name them without importing the trait's module).
 
 use std::collections::BTreeMap;
 
 use kacl_acl::AclBinding;
+use kacl_sasl::scram::{ScramCredential, ScramMechanism};
+
+use crate::error::StoreError;
+
+/// Receives one chunk of stored ACLs; an error stops the load and is returned by it.
+pub type AclChunkSink<'a> = dyn FnMut(Vec<AclBinding>) -> Result<(), StoreError> + 'a;
+
+/// One stored SCRAM credential as a store lists it: the user's name, the mechanism (its hash)
+/// and the credential (salt, iterations, keys).
+pub type StoredScramCredential = (String, ScramMechanism, ScramCredential);
 
 /// What an ACL commit actually changed: bindings that were already present (for adds)
 /// or absent (for removes) are left out, so the caller can report exactly what it did.

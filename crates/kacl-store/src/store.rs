@@ -11,24 +11,18 @@ use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 use crate::acl_keys::AclKeySink;
 use crate::acl_snapshot::{AclSnapshot, AclVersion, SnapshotRejected};
 use crate::feed::ChangeSink;
-use crate::records::{AclCommit, PartitionRecord, TopicRecord};
+use crate::records::{
+    AclChunkSink, AclCommit, PartitionRecord, StoredScramCredential, TopicRecord,
+};
 
-/// Durable cluster metadata: ACLs, topics, SCRAM credentials and the cluster id.
+/// Durable metadata: ACLs, topics, SCRAM credentials and the cluster's identity. Every write is
+/// one atomic, fsynced transaction; reads are only for loading at start (the server serves from
+/// memory).
 ///
 /// Every method that changes something is one atomic transaction: when it returns
 /// `Ok`, all of the change is durable (for a durable backend); when it returns `Err`,
 /// none of it happened. Implementations are safe to share between threads; calls are
 /// blocking (the server runs them on a blocking-capable thread).
-/// Receives one chunk of stored ACLs; an error stops the load and is returned by it.
-pub type AclChunkSink<'a> = dyn FnMut(Vec<AclBinding>) -> Result<(), StoreError> + 'a;
-
-/// One stored SCRAM credential as a store lists it: the user's name, the mechanism (its hash)
-/// and the credential (salt, iterations, keys).
-pub type StoredScramCredential = (String, ScramMechanism, ScramCredential);
-
-/// Durable metadata: ACLs, topics, SCRAM credentials and the cluster's identity. Every write is
-/// one atomic, fsynced transaction; reads are only for loading at start (the server serves from
-/// memory).
 pub trait MetadataStore: Send + Sync {
     /// The cluster id, generated on first open and the same ever after: 22 characters
     /// of URL-safe base64, as Kafka's `Uuid.toString()`.

@@ -25,8 +25,10 @@ use crate::fs_sync::sync_dir;
 use crate::identity::{self, Identity};
 use crate::ids;
 use crate::ops;
-use crate::records::{AclCommit, PartitionRecord, TopicRecord};
-use crate::store::{AclChunkSink, AclSnapshots, MetadataStore, StoredScramCredential};
+use crate::records::{
+    AclChunkSink, AclCommit, PartitionRecord, StoredScramCredential, TopicRecord,
+};
+use crate::store::{AclSnapshots, MetadataStore};
 
 use handle::{DbHandle, Opener};
 use lock::DirLock;
