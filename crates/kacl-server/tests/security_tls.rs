@@ -8,6 +8,7 @@ mod security_support;
 
 use std::borrow::Cow;
 
+use common::ServerBuilder;
 use kacl_protocol::messages::create_acls::{AclCreation, CreateAclsRequest, CreateAclsResponse};
 use kacl_sasl::ScramMechanism;
 use security_support::*;
@@ -45,17 +46,17 @@ fn cluster_describe(principal: &str) -> AclCreation<'static> {
 async fn mtls_principals_are_mapped_dns_and_acls_apply_to_them() {
     let pki = TestPki::new();
     let (keystore, truststore) = pki.server_files();
-    let (keystore, truststore) = (
-        keystore.display().to_string(),
-        truststore.display().to_string(),
-    );
-    let mut props = tls_props(&keystore, &truststore, "SSL://127.0.0.1:0", "required");
-    props.push((
-        "ssl.principal.mapping.rules",
-        "RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/,RULE:^CN=(.*?),OU=.*$/$1/L,DEFAULT",
-    ));
-    props.push(("super.users", "User:ops"));
-    let server = start(&props).await;
+    let server = ServerBuilder::bare()
+        .tls(&keystore, &truststore, "required")
+        .properties(&[
+            (
+                "ssl.principal.mapping.rules",
+                "RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/,RULE:^CN=(.*?),OU=.*$/$1/L,DEFAULT",
+            ),
+            ("super.users", "User:ops"),
+        ])
+        .start()
+        .await;
     let addr = server.addr_of("SSL");
 
     // CN=Alice,OU=eng → RULE 2 lower-cases: User:alice.

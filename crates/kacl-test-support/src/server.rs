@@ -150,10 +150,7 @@ impl ServerBuilder {
     /// Starts the server in this process, or why it did not start.
     pub async fn try_start(mut self) -> Result<InProcessServer, String> {
         init_logs();
-        let dir = match self.dir.take() {
-            Some(dir) => dir,
-            None => tempfile::tempdir().expect("tempdir"),
-        };
+        let dir = self.take_dir();
         let data = self
             .data_dir
             .clone()
@@ -174,10 +171,7 @@ impl ServerBuilder {
 
     /// [`ServerBuilder::spawn`], or why not and the server's log (a refused start).
     pub fn try_spawn(mut self, binary: &str) -> Result<ChildServer, (String, String)> {
-        let dir = match self.dir.take() {
-            Some(dir) => dir,
-            None => tempfile::tempdir().expect("tempdir"),
-        };
+        let dir = self.take_dir();
         let data = self
             .data_dir
             .clone()
@@ -209,6 +203,15 @@ impl ServerBuilder {
                 Err((why, log))
             }
         }
+    }
+}
+
+impl ServerBuilder {
+    /// The directory handed in with [`ServerBuilder::in_dir`], else a fresh one.
+    fn take_dir(&mut self) -> TempDir {
+        self.dir
+            .take()
+            .unwrap_or_else(|| tempfile::tempdir().expect("tempdir"))
     }
 }
 
