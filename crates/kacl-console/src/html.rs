@@ -78,9 +78,54 @@ pub(crate) fn respond(status: u16, markup: Markup) -> Response {
         status,
         [(header::CACHE_CONTROL, "no-store")],
         [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        markup.into_string(),
+        visible_controls(markup.into_string()),
     )
         .into_response()
+}
+
+/// Characters that change how the text around them reads without being seen: C0 and C1
+/// controls (but tab and line ends), bidi embeddings, overrides, isolates and marks (a
+/// principal `User:alice\u{202e}nimda` would read as another name), zero-width
+/// characters, line and paragraph separators.
+fn is_hidden_control(c: char) -> bool {
+    matches!(c,
+        '\u{0}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
+        | '\u{61c}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
+        | '\u{2060}'..='\u{2069}' | '\u{feff}')
+}
+
+/// `html` with every hidden control character (see [`is_hidden_control`]) in its text shown
+/// as `\u{202e}`, so a string from the cluster reads as what it is. maud has escaped the
+/// markup characters already; this covers what escaping does not. Inside tags (attribute
+/// values: a hidden field must post the exact name back) and inside `<textarea>` (the
+/// user's own pasted file) they are kept as they are. Every page is filtered here, and the
+/// streamed ACL page chunk by chunk, so no template can forget it.
+pub(crate) fn visible_controls(html: String) -> String {
+    if !html.chars().any(is_hidden_control) {
+        return html;
+    }
+    let mut out = String::with_capacity(html.len() + 64);
+    let (mut in_tag, mut in_textarea) = (false, false);
+    let mut rest = html.as_str();
+    while let Some(c) = rest.chars().next() {
+        if c == '<' {
+            in_tag = true;
+            if rest.starts_with("<textarea") {
+                in_textarea = true;
+            } else if rest.starts_with("</textarea") {
+                in_textarea = false;
+            }
+        } else if c == '>' {
+            in_tag = false;
+        }
+        if is_hidden_control(c) && !in_tag && !in_textarea {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    out
 }
 
 /// The error page for an admin failure.
@@ -154,4 +199,28 @@ pub(crate) fn input(name: &str, label: &str, value: &str, placeholder: &str) -> 
 /// A hidden CSRF field.
 pub(crate) fn csrf(session: &Session) -> Markup {
     html! { input type="hidden" name="csrf" value=(session.csrf); }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hidden_controls_show_in_text_and_stay_in_attributes_and_pasted_files() {
+        let name = "User:alice\u{202e}nimda\u{0}\u{2066}";
+        let markup = html! {
+            p { (name) }
+            input type="hidden" name="principal" value=(name);
+            textarea { (name) }
+        };
+        let shown = visible_controls(markup.into_string());
+        assert_eq!(
+            shown,
+            "<p>User:alice\\u{202e}nimda\\u{0}\\u{2066}</p>\
+             <input type=\"hidden\" name=\"principal\" value=\"User:alice\u{202e}nimda\u{0}\u{2066}\">\
+             <textarea>User:alice\u{202e}nimda\u{0}\u{2066}</textarea>"
+        );
+        let plain = "<p>tab\tand\nline, ünïcödé, 名前</p>".to_owned();
+        assert_eq!(visible_controls(plain.clone()), plain);
+    }
 }

@@ -28,7 +28,9 @@ mod html;
 mod metrics;
 mod pages;
 mod results;
+mod server;
 mod session;
+mod throttle;
 mod tls;
 
 use std::future::Future;
@@ -94,6 +96,8 @@ pub(crate) struct State {
     pub(crate) metrics: metrics::Sampler,
     /// `Secure` cookies: configured, or served over TLS.
     pub(crate) secure: std::sync::atomic::AtomicBool,
+    /// Failed logins by user name and by source.
+    pub(crate) throttle: throttle::Throttle,
 }
 
 impl State {
@@ -116,6 +120,7 @@ impl Console {
                 sessions,
                 metrics,
                 secure,
+                throttle: throttle::Throttle::default(),
             }),
         })
     }
@@ -126,13 +131,14 @@ impl Console {
     }
 
     /// Serves on `listener` until `shutdown` completes; expires idle sessions and samples
-    /// `/metrics` (when configured) in the background meanwhile.
+    /// `/metrics` (when configured) in the background meanwhile. Raises the process's
+    /// file-descriptor limit and logs the connection bounds it allows (see `server`).
     pub async fn serve(
         self,
         listener: tokio::net::TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ConsoleError> {
-        self.run(listener, shutdown).await
+        self.run(listener, None, shutdown).await
     }
 
     /// Like [`Console::serve`], over TLS (`tls` from [`tls_server_config`]). Cookies are
@@ -143,28 +149,24 @@ impl Console {
         tls: Arc<rustls::ServerConfig>,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ConsoleError> {
-        let listener = tls::TlsListener::new(listener, tls)?;
         self.state
             .secure
             .store(true, std::sync::atomic::Ordering::Relaxed);
-        self.run(listener, shutdown).await
+        let acceptor = tokio_rustls::TlsAcceptor::from(tls);
+        self.run(listener, Some(acceptor), shutdown).await
     }
 
     /// The one serving loop of [`Console::serve`] and [`Console::serve_tls`]: the routes on
     /// `listener`, the background task beside them, every session closed at the end.
-    async fn run<L>(
+    async fn run(
         self,
-        listener: L,
+        listener: tokio::net::TcpListener,
+        tls: Option<tokio_rustls::TlsAcceptor>,
         shutdown: impl Future<Output = ()> + Send + 'static,
-    ) -> Result<(), ConsoleError>
-    where
-        L: axum::serve::Listener,
-        L::Addr: std::fmt::Debug,
-    {
+    ) -> Result<(), ConsoleError> {
+        let limits = server::Limits::from_process();
         let background = tokio::spawn(background(self.state.clone()));
-        let result = axum::serve(listener, self.router())
-            .with_graceful_shutdown(shutdown)
-            .await;
+        let result = server::serve(listener, tls, self.router(), limits, shutdown).await;
         background.abort();
         self.state.sessions.clear();
         Ok(result?)
@@ -188,6 +190,7 @@ async fn background(state: Arc<State>) {
     loop {
         tick.tick().await;
         state.sessions.expire();
+        state.throttle.expire();
         state.metrics.sample().await;
     }
 }

@@ -56,6 +56,7 @@ pub(crate) fn run(args: ConsoleArgs) -> anyhow::Result<ExitCode> {
         metrics_url: args.metrics_url.clone(),
         secure_cookies: args.secure_cookies,
     };
+    crate::serve::init_logging();
     let console = kacl_console::Console::new(config)?;
     let tls = match &args.ssl_keystore_location {
         Some(path) => Some(kacl_console::tls_server_config(path)?),

@@ -111,7 +111,8 @@ async fn wait_for_signals(reloader: &kacl_server::TlsReloader) -> std::io::Resul
     }
 }
 
-fn init_logging() {
+/// Log lines to stderr, `RUST_LOG` or `info` (also `kacl console`'s).
+pub(crate) fn init_logging() {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)

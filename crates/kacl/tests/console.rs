@@ -437,7 +437,7 @@ fn over_tls_the_console_serves_https_and_cookies_are_secure() {
     let token = &form[start..start + 64];
     let body = format!("mechanism=none&username=&password=&csrf={token}");
     let raw = tls_request(format!(
-        "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nCookie: {login_cookie}\r\n\
+        "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://127.0.0.1\r\nConnection: close\r\nCookie: {login_cookie}\r\n\
          Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     ));

@@ -90,6 +90,8 @@ impl<T: DeserializeOwned> FromRequest<Arc<State>> for Change<T> {
 pub(crate) struct LoginPost<T> {
     /// The request's headers (cookies: a session id to replace).
     pub(crate) headers: HeaderMap,
+    /// The peer's address (the login throttle's source), when served by [`crate::server`].
+    pub(crate) source: Option<std::net::IpAddr>,
     /// The form's fields.
     pub(crate) form: T,
 }
@@ -99,6 +101,10 @@ impl<T: DeserializeOwned> FromRequest<Arc<State>> for LoginPost<T> {
 
     async fn from_request(request: Request, state: &Arc<State>) -> Result<Self, Self::Rejection> {
         let headers = request.headers().clone();
+        let source = request
+            .extensions()
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|peer| peer.0.ip());
         let body = form_body(request, state).await?;
         if !session::login_token_ok(&headers, token(&body).as_deref()) {
             return Err(html::refused(
@@ -110,12 +116,17 @@ impl<T: DeserializeOwned> FromRequest<Arc<State>> for LoginPost<T> {
             ));
         }
         let form = parse(&body, None)?;
-        Ok(LoginPost { headers, form })
+        Ok(LoginPost {
+            headers,
+            source,
+            form,
+        })
     }
 }
 
 /// The body of a form post (`application/x-www-form-urlencoded`, within the router's body
-/// limit).
+/// limit, complete within [`crate::server::BODY_TIMEOUT`]: a client that sends its form a
+/// byte at a time is cut off).
 async fn form_body(request: Request, state: &Arc<State>) -> Result<Bytes, Response> {
     let is_form = request
         .headers()
@@ -134,9 +145,20 @@ async fn form_body(request: Request, state: &Arc<State>) -> Result<Bytes, Respon
             None,
         ));
     }
-    Bytes::from_request(request, state)
-        .await
-        .map_err(IntoResponse::into_response)
+    match tokio::time::timeout(
+        crate::server::BODY_TIMEOUT,
+        Bytes::from_request(request, state),
+    )
+    .await
+    {
+        Ok(body) => body.map_err(IntoResponse::into_response),
+        Err(_) => Err(html::refused(
+            408,
+            "Request refused",
+            "The form did not arrive in time.",
+            None,
+        )),
+    }
 }
 
 fn token(body: &[u8]) -> Option<String> {
@@ -165,4 +187,117 @@ fn token_refused(session: Option<&Session>) -> Response {
          nothing was changed. Reload the page and try again.",
         session,
     )
+}
+
+/// The first check of every request that may change something (any method but GET, HEAD,
+/// OPTIONS and TRACE), the login post included, before its body is read: it must come from a
+/// page of this console. A browser says so in `Sec-Fetch-Site` (`same-origin`, or `none`
+/// for what the user typed) or, where it does not send that header (plain HTTP to a host
+/// other than localhost), in `Origin`, which must name the host the request was sent to. A
+/// request with neither, or from another site, is refused with 403 and reaches no handler,
+/// so nothing of it is sent to the cluster. (The CSRF token is checked too, by the
+/// extractors above: the two are independent defences.)
+pub(crate) async fn same_origin(request: Request, next: axum::middleware::Next) -> Response {
+    if request.method().is_safe() || is_same_origin(request.headers()) {
+        return next.run(request).await;
+    }
+    html::refused(
+        403,
+        "Request refused",
+        "This request did not come from a page of this console (its Origin or Sec-Fetch-Site \
+         header names another site, or it has neither), so it was refused and nothing was \
+         changed.",
+        None,
+    )
+}
+
+/// Whether the headers show a request made by a page of this console.
+pub(crate) fn is_same_origin(headers: &HeaderMap) -> bool {
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if let Some(site) = text("sec-fetch-site") {
+        return matches!(site.trim(), "same-origin" | "none");
+    }
+    let (Some(origin), Some(host)) = (text("origin"), text("host")) else {
+        return false;
+    };
+    // `http://host:port` or `https://host[:port]`; `null` (an opaque origin) is no origin.
+    let Some((scheme, authority)) = origin.trim().split_once("://") else {
+        return false;
+    };
+    let authority = authority.trim_end_matches('/');
+    if !matches!(scheme, "http" | "https") || authority.is_empty() || authority.contains('/') {
+        return false;
+    }
+    let default_port = if scheme == "https" { ":443" } else { ":80" };
+    let bare = |a: &str| {
+        let a = a.trim().to_ascii_lowercase();
+        a.strip_suffix(default_port).map(str::to_owned).unwrap_or(a)
+    };
+    bare(authority) == bare(host)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (n, v) in pairs {
+            h.insert(*n, v.parse().unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn only_this_consoles_own_pages_may_post() {
+        let ok = [
+            &[("sec-fetch-site", "same-origin")][..],
+            &[("sec-fetch-site", "none")],
+            &[
+                ("origin", "http://127.0.0.1:8080"),
+                ("host", "127.0.0.1:8080"),
+            ],
+            &[
+                ("origin", "https://Console.Example"),
+                ("host", "console.example:443"),
+            ],
+            &[
+                ("origin", "http://console.example:80"),
+                ("host", "console.example"),
+            ],
+        ];
+        for h in ok {
+            assert!(is_same_origin(&headers(h)), "{h:?}");
+        }
+        let refused = [
+            &[][..],
+            &[("host", "127.0.0.1:8080")],
+            &[
+                ("sec-fetch-site", "cross-site"),
+                ("origin", "http://127.0.0.1:8080"),
+                ("host", "127.0.0.1:8080"),
+            ],
+            &[("sec-fetch-site", "same-site")],
+            &[("origin", "null"), ("host", "127.0.0.1:8080")],
+            &[
+                ("origin", "http://evil.example"),
+                ("host", "127.0.0.1:8080"),
+            ],
+            &[
+                ("origin", "http://127.0.0.1:8081"),
+                ("host", "127.0.0.1:8080"),
+            ],
+            &[
+                ("origin", "file://127.0.0.1:8080"),
+                ("host", "127.0.0.1:8080"),
+            ],
+            &[
+                ("origin", "http://127.0.0.1:8080/x"),
+                ("host", "127.0.0.1:8080"),
+            ],
+        ];
+        for h in refused {
+            assert!(!is_same_origin(&headers(h)), "{h:?}");
+        }
+    }
 }

@@ -25,6 +25,24 @@ pub(super) fn routes() -> Router<Arc<State>> {
         .route("/logout", post(logout))
 }
 
+/// The answer to a login that must wait: 429, with `Retry-After` in whole seconds.
+fn throttled(wait: std::time::Duration) -> Response {
+    let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    let mut response = html::refused(
+        429,
+        "Too many failed logins",
+        &format!(
+            "Too many failed logins for this user name or from this address: try again in \
+             {seconds} s. Nothing was sent to the cluster."
+        ),
+        None,
+    );
+    if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
+        response.headers_mut().insert(header::RETRY_AFTER, value);
+    }
+    response
+}
+
 /// A logged-in user's session starts: a fresh id (one the browser already sent is dropped,
 /// never adopted: no fixation), its cookie, and the redirect to the ACL page.
 pub(crate) fn start_session(
@@ -138,24 +156,36 @@ async fn login_form(Extract(state): AppState, headers: HeaderMap) -> Response {
 /// cross-site page cannot log a browser in.
 async fn login(
     Extract(state): AppState,
-    LoginPost { headers, form }: LoginPost<LoginForm>,
+    LoginPost {
+        headers,
+        source,
+        form,
+    }: LoginPost<LoginForm>,
 ) -> Response {
     let Some(mechanism) = Mechanism::parse(&form.mechanism) else {
         let mechanism = connect::default_mechanism(&state.config);
         return login_response(&state, 400, mechanism, &form.username, None);
     };
-    match connect::login(
-        &state.config,
-        mechanism,
-        form.username.trim(),
-        &form.password,
-    )
-    .await
-    {
-        Ok((admin, principal)) => start_session(&state, &headers, admin, principal),
+    let user = form.username.trim();
+    // Password guessing waits here, before any connection to the cluster (crate::throttle).
+    if let Err(wait) = state.throttle.attempt(user, source) {
+        tracing::info!(
+            user = %kacl_logsafe::safe(user),
+            "console login throttled"
+        );
+        return throttled(wait);
+    }
+    match connect::login(&state.config, mechanism, user, &form.password).await {
+        Ok((admin, principal)) => {
+            state.throttle.succeeded(user, source);
+            start_session(&state, &headers, admin, principal)
+        }
         Err(err) => {
-            let principal = format!("User:{}", form.username.trim());
+            let principal = format!("User:{user}");
             let problem = connect::problem(&err, &principal);
+            if problem.status != 401 {
+                state.throttle.not_a_guess(user, source);
+            }
             // Only the outcome is logged: never the password, and the user name only escaped.
             tracing::info!(error = %err, "console login failed");
             login_response(

@@ -15,6 +15,7 @@ mod why;
 
 use std::sync::Arc;
 
+use axum::extract::DefaultBodyLimit;
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
@@ -36,18 +37,55 @@ pub(crate) fn router(state: Arc<State>) -> Router {
         .merge(cluster::routes())
         .merge(plan::routes())
         .fallback(|| async { html::refused(404, "Not found", "There is no such page.", None) })
+        .layer(axum::middleware::from_fn(guard::same_origin))
+        .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(state)
 }
 
-/// No framing, no foreign scripts or styles, no caching of pages that show ACLs.
+/// The largest form body read: a pasted desired-state file is the largest form, and
+/// kacl-policy reads no file over [`kacl_policy::MAX_FILE_BYTES`] (8 MiB); a form of 2 MiB
+/// holds a plan of tens of thousands of ACLs. A larger body is refused (413) before it is read
+/// whole.
+pub(crate) const MAX_FORM_BYTES: usize = 2 << 20;
+
+/// The page's Content-Security-Policy: scripts and styles only from the console's own files
+/// (no inline script at all; of inline styles only the two fixed rules the streamed ACL page
+/// ends with, by their hashes), no plugins, no `<base>`, no framing, forms only to itself.
+fn content_security_policy() -> &'static HeaderValue {
+    static CSP: std::sync::OnceLock<HeaderValue> = std::sync::OnceLock::new();
+    CSP.get_or_init(|| {
+        use base64::Engine as _;
+        use sha2::Digest as _;
+        let hashes: Vec<String> = acls::INLINE_STYLES
+            .iter()
+            .map(|style| {
+                let digest = sha2::Sha256::digest(style.as_bytes());
+                format!(
+                    "'sha256-{}'",
+                    base64::engine::general_purpose::STANDARD.encode(digest)
+                )
+            })
+            .collect();
+        let policy = format!(
+            "default-src 'self'; script-src 'self'; style-src 'self' {}; img-src 'self' data:; \
+             object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+            hashes.join(" ")
+        );
+        HeaderValue::from_str(&policy)
+            .unwrap_or_else(|_| HeaderValue::from_static("default-src 'self'"))
+    })
+}
+
+/// On every answer: the page's policy, no framing, no type sniffing, and no referrer to
+/// another site. `Referrer-Policy: same-origin`, not `no-referrer`: under `no-referrer` a
+/// browser sends `Origin: null` with its own form posts, and the same-origin check
+/// ([`guard::same_origin`]) could not tell them from a foreign site's.
 async fn security_headers(mut response: Response) -> Response {
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(
-            "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'",
-        ),
+        content_security_policy().clone(),
     );
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     headers.insert(
@@ -56,7 +94,7 @@ async fn security_headers(mut response: Response) -> Response {
     );
     headers.insert(
         header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
+        HeaderValue::from_static("same-origin"),
     );
     response
 }

@@ -60,7 +60,7 @@ async fn form(LoggedIn(s): LoggedIn) -> Response {
     )
 }
 
-fn parse(text: &str) -> Result<Document, String> {
+fn parse_now(text: &str) -> Result<Document, String> {
     let format = if text.trim_start().starts_with('{') {
         Format::Json
     } else {
@@ -69,11 +69,46 @@ fn parse(text: &str) -> Result<Document, String> {
     Document::parse(Path::new("pasted"), text, format).map_err(|e| e.to_string())
 }
 
-/// The plan of `doc` against the cluster as the session's user sees it now.
-async fn current_plan(session: &Session, doc: &Document) -> Result<Plan, Response> {
-    cluster::plan(&session.admin, doc)
+/// Pastes parsed or planned at once, console-wide: each is bounded by kacl-policy's limits
+/// (size, nesting, alias expansion, ACL count), and at most this many run together, so a
+/// burst of pastes cannot grow the process by more than a few times one.
+const PARSES_AT_ONCE: usize = 2;
+
+fn parse_slots() -> &'static tokio::sync::Semaphore {
+    static SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(PARSES_AT_ONCE);
+    &SLOTS
+}
+
+/// Runs `work` (parsing or planning a paste: CPU, up to seconds for a large file) on a
+/// blocking thread, one of [`PARSES_AT_ONCE`], so that it never holds up the async runtime
+/// and with it every other visitor's page.
+async fn off_runtime<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    let _slot = parse_slots()
+        .acquire()
         .await
-        .map_err(|e| html::problem_page(&problem(&e, &session.principal), Some(session)))
+        .map_err(|_| "the console is stopping".to_owned())?;
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|_| Err("reading the file failed".to_owned()))
+}
+
+/// The pasted file, parsed off the runtime.
+async fn parse(text: &str) -> Result<Document, String> {
+    let text = text.to_owned();
+    off_runtime(move || parse_now(&text)).await
+}
+
+/// The plan of `doc` against the cluster as the session's user sees it now: the scope's ACLs
+/// read (kacl_policy::cluster, as the CLI reads them), the diff computed off the runtime.
+async fn current_plan(session: &Session, doc: Document) -> Result<Plan, Response> {
+    let (in_scope, outside) = cluster::acls_in_scope(&session.admin, &doc.scope)
+        .await
+        .map_err(|e| html::problem_page(&problem(&e, &session.principal), Some(session)))?;
+    off_runtime(move || Ok(Plan::from_in_scope(&doc, in_scope, outside)))
+        .await
+        .map_err(|e| html::refused(500, "Plan", &e, Some(session)))
 }
 
 fn plan_view(plan: &Plan) -> Markup {
@@ -92,7 +127,7 @@ fn plan_view(plan: &Plan) -> Markup {
 }
 
 async fn plan(Change { session, form: f }: Change<PlanForm>) -> Response {
-    let doc = match parse(&f.document) {
+    let doc = match parse(&f.document).await {
         Ok(d) => d,
         Err(e) => {
             return respond(
@@ -106,7 +141,7 @@ async fn plan(Change { session, form: f }: Change<PlanForm>) -> Response {
             )
         }
     };
-    let plan = match current_plan(&session, &doc).await {
+    let plan = match current_plan(&session, doc).await {
         Ok(p) => p,
         Err(r) => return r,
     };
@@ -141,11 +176,11 @@ async fn apply(Change { session, form: f }: Change<PlanForm>) -> Response {
     let Ok(max_removals) = f.max_removals.trim().parse::<usize>() else {
         return refuse("The removal limit must be a number.");
     };
-    let doc = match parse(&f.document) {
+    let doc = match parse(&f.document).await {
         Ok(d) => d,
         Err(e) => return refuse(&e),
     };
-    let plan = match current_plan(&session, &doc).await {
+    let plan = match current_plan(&session, doc).await {
         Ok(p) => p,
         Err(r) => return r,
     };

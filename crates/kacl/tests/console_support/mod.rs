@@ -23,7 +23,26 @@ pub(crate) struct Console {
 impl Console {
     /// A console for `bootstrap`; `extra` are more `kacl console` flags.
     pub(crate) fn start(bootstrap: &str, extra: &[&str]) -> Console {
-        let mut child = Command::new(KACL)
+        Console::start_as(&[], bootstrap, extra, Stdio::null())
+    }
+
+    /// Like [`Console::start`], run through `wrapper` (e.g. `prlimit --nofile=300:300 --`),
+    /// its log lines into `stderr`.
+    pub(crate) fn start_as(
+        wrapper: &[&str],
+        bootstrap: &str,
+        extra: &[&str],
+        stderr: Stdio,
+    ) -> Console {
+        let mut command = match wrapper.split_first() {
+            Some((program, args)) => {
+                let mut c = Command::new(program);
+                c.args(args).arg(KACL);
+                c
+            }
+            None => Command::new(KACL),
+        };
+        let mut child = command
             .args([
                 "console",
                 "--bootstrap-server",
@@ -34,7 +53,7 @@ impl Console {
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("spawn kacl console");
         let stdout = child.stdout.take().expect("stdout");
@@ -173,7 +192,8 @@ pub(crate) fn enc(text: &str) -> String {
 }
 
 /// One HTTP/1.1 request over a fresh connection (`Connection: close`), bounded by a
-/// 30 s read timeout.
+/// 30 s read timeout. A POST carries the console's own `Origin`, as a browser's form post
+/// from one of its pages does.
 pub(crate) fn http(
     addr: &str,
     method: &str,
@@ -181,11 +201,32 @@ pub(crate) fn http(
     cookie: Option<&str>,
     form: Option<&str>,
 ) -> Response {
+    let origin = format!("http://{addr}");
+    let headers: &[(&str, &str)] = if method == "GET" || method == "HEAD" {
+        &[]
+    } else {
+        &[("Origin", &origin)]
+    };
+    http_with(addr, method, path, cookie, form, headers)
+}
+
+/// [`http`] with exactly `headers` besides Host, Cookie and the form's.
+pub(crate) fn http_with(
+    addr: &str,
+    method: &str,
+    path: &str,
+    cookie: Option<&str>,
+    form: Option<&str>,
+    headers: &[(&str, &str)],
+) -> Response {
     let mut stream = TcpStream::connect(addr).expect("connect to the console");
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
         .unwrap();
     let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
     if let Some(c) = cookie {
         request.push_str(&format!("Cookie: {c}\r\n"));
     }

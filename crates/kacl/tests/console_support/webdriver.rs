@@ -90,6 +90,7 @@ impl Browser {
         let profile = tempfile::tempdir().unwrap();
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
+            "goog:loggingPrefs": {"browser": "ALL"},
             "goog:chromeOptions": {"binary": chromium, "args": [
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -204,6 +205,35 @@ impl Browser {
             &self.path("/execute/sync"),
             Some(json!({"script": script, "args": []})),
         );
+    }
+
+    /// The value a script (`return ...`) gives.
+    pub(crate) fn eval(&self, script: &str) -> Value {
+        self.call(
+            "POST",
+            &self.path("/execute/sync"),
+            Some(json!({"script": script, "args": []})),
+        )["value"]
+            .take()
+    }
+
+    /// The browser console's messages since the last call (chromedriver's log; CSP
+    /// violations are reported there).
+    pub(crate) fn console_log(&self) -> Vec<String> {
+        let v = self.call(
+            "POST",
+            &self.path("/se/log"),
+            Some(json!({"type": "browser"})),
+        );
+        v["value"]
+            .as_array()
+            .map(|entries| {
+                entries
+                    .iter()
+                    .map(|e| e["message"].as_str().unwrap_or_default().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// A PNG of the viewport.

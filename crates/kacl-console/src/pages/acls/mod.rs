@@ -18,6 +18,8 @@ mod change;
 mod stream;
 pub(super) mod view;
 
+pub(super) use stream::INLINE_STYLES;
+
 use crate::connect::problem;
 use crate::filter::{AclQuery, Sort};
 use crate::html::{self, page, respond};

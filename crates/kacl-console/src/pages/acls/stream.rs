@@ -49,6 +49,15 @@ const HEAD_WAIT: Duration = Duration::from_millis(50);
 /// every interpolated value, so no user input can contain it.
 const CUT: &str = "<!--kacl:result-->";
 
+/// Hides the early rows when the answer left the resource order after they were sent.
+const HIDE_EARLY_ROWS: &str = "#early-rows{display:none}";
+/// Hides the "reading" line once the page is complete.
+const HIDE_LOADING: &str = "#acl-loading{display:none}";
+/// The page's only inline styles (they come after the content they hide, which a style
+/// sheet loaded in the head cannot do without `:has()`): the Content-Security-Policy allows
+/// exactly these, by hash, and no other.
+pub(crate) const INLINE_STYLES: [&str; 2] = [HIDE_EARLY_ROWS, HIDE_LOADING];
+
 /// A response body fed through a channel, one chunk per send.
 struct Streamed(mpsc::UnboundedReceiver<Bytes>);
 
@@ -148,9 +157,9 @@ async fn fill(
     )
     .into_string();
     let (head, tail) = frame.split_once(CUT).unwrap_or((&frame, ""));
-    let _ = tx.send(Bytes::from(format!(
+    let _ = tx.send(Bytes::from(html::visible_controls(format!(
         "{head}<p id=\"acl-loading\" class=\"muted\" role=\"status\">Reading the cluster's answer…</p>"
-    )));
+    ))));
     let tail = tail.to_owned();
     if committed.send(Ok(timing)).is_err() {
         return;
@@ -178,7 +187,7 @@ async fn fill(
                     {
                         let rows = reader.first(PAGE_SIZE);
                         let markup = html! { div #early-rows { (table(true, &rows)) } };
-                        let _ = tx.send(Bytes::from(markup.into_string()));
+                        let _ = tx.send(Bytes::from(html::visible_controls(markup.into_string())));
                         first_row = Some(asked.elapsed());
                         early_rows = Some(rows);
                     }
@@ -207,7 +216,7 @@ async fn fill(
             let markup = html! {
                 @if early_rows.is_some() && !early_ok {
                     // The answer left the resource order after the early rows were sent.
-                    style { "#early-rows{display:none}" }
+                    style { (HIDE_EARLY_ROWS) }
                 }
                 div #result-top { (counts_and_pager(&q, &fresh, page_no)) }
                 @if !early_ok {
@@ -229,7 +238,7 @@ async fn fill(
     let total = asked.elapsed();
     let first = first_row.unwrap_or(total);
     let end: Markup = html! {
-        style { "#acl-loading{display:none}" }
+        style { (HIDE_LOADING) }
         (rest)
         p #acl-timing .muted
             data-first-row-ms=(format!("{:.1}", ms(first)))
@@ -246,5 +255,7 @@ async fn fill(
         console_ms = ms(busy),
         "streamed ACL search"
     );
-    let _ = tx.send(Bytes::from(end.into_string() + &tail));
+    let _ = tx.send(Bytes::from(html::visible_controls(
+        end.into_string() + &tail,
+    )));
 }
