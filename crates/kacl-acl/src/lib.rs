@@ -23,9 +23,9 @@ pub use enums::{
 pub use explain::{allow_grants, deny_refuses, DecidingRule, Explanation};
 pub use filter::{AccessControlEntryFilter, AclBindingFilter, ResourcePatternFilter};
 pub use index::{
-    is_storable, AclChanges, AclGroup, AclIndex, AclIndexBuilder, AclIndexReadGuard, AclRef,
-    ApplyOutcome, DeletePlan, EntryRef, GroupEntries, IndexBytesError, IndexError, PatternRef,
-    SharedAclIndex,
+    is_storable, AclChanges, AclDigest, AclGroup, AclIndex, AclIndexBuilder, AclIndexReadGuard,
+    AclRef, ApplyOutcome, DeletePlan, EntryRef, GroupEntries, IndexBytesError, IndexError,
+    PatternRef, SharedAclIndex,
 };
 pub use types::{
     AccessControlEntry, AclBinding, ResourcePattern, CLUSTER_NAME, WILDCARD_HOST,

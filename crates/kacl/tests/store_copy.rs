@@ -306,3 +306,104 @@ fn another_cluster_and_a_held_directory_are_refused() {
     let (code, _, _) = copy(&etcd, "/none/", &["--from", "etcd", "--to", "etcd"]);
     assert_ne!(code, 0);
 }
+
+#[test]
+fn a_copy_killed_half_way_and_run_again_ends_with_exactly_the_source() {
+    let Some(etcd) = Etcd::start() else { return };
+    let source = tempfile::tempdir().unwrap();
+    fill(source.path(), ACLS);
+    let original = seen_dir(source.path());
+    let mut child = Command::new(KACL)
+        .args([
+            "store",
+            "copy",
+            "--from",
+            path(source.path()),
+            "--to",
+            "etcd",
+        ])
+        .args(["--override", "kacl.acl.max.batch=1000"])
+        .arg("--override")
+        .arg(format!("kacl.etcd.endpoints={}", etcd.endpoint()))
+        .args(["--override", "kacl.etcd.prefix=/kacl/"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // SIGKILL after a few of its transactions, mid-copy.
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
+    let mut progress = 0;
+    for line in lines.by_ref() {
+        if line.unwrap().starts_with("copied ") {
+            progress += 1;
+            if progress == 5 {
+                break;
+            }
+        }
+    }
+    assert_eq!(progress, 5, "the copy printed its progress");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let partial = seen_etcd(&etcd, "/kacl/");
+    assert!(
+        partial.acls.len() >= 5_000 && partial.acls.len() < ACLS,
+        "killed half-way: {} ACLs",
+        partial.acls.len()
+    );
+    assert!(partial.acls.is_subset(&original.acls));
+
+    let (code, out, err) = copy(
+        &etcd,
+        "/kacl/",
+        &["--from", path(source.path()), "--to", "etcd"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(seen_etcd(&etcd, "/kacl/"), original);
+    let (code, out, _) = copy(
+        &etcd,
+        "/kacl/",
+        &["--from", path(source.path()), "--to", "etcd"],
+    );
+    assert_eq!(code, 0);
+    assert!(out.starts_with("nothing to copy"), "{out}");
+}
+
+#[test]
+fn a_damaged_source_is_refused_naming_the_record_and_nothing_is_copied() {
+    let Some(etcd) = Etcd::start() else { return };
+    let source = tempfile::tempdir().unwrap();
+    fill(source.path(), 200);
+    let db = source.path().join(kacl_store::DB_FILE_NAME);
+    let mut file = std::fs::read(&db).unwrap();
+    let at = file.windows(4).position(|w| w == b"t150").unwrap();
+    file[at + 1] ^= 0x04; // t150 -> t550
+    std::fs::write(&db, &file).unwrap();
+    for _ in 0..2 {
+        let (code, out, err) = copy(
+            &etcd,
+            "/kacl/",
+            &["--from", path(source.path()), "--to", "etcd"],
+        );
+        assert_ne!(code, 0, "{out}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(
+            err.contains("table `acls`") && err.contains("t550"),
+            "the damaged record is named: {err}"
+        );
+        assert!(
+            kacl_store_etcd::stored_cluster_id(&etcd.client(Duration::from_secs(5)), "/kacl/")
+                .unwrap()
+                .is_none(),
+            "nothing was written to etcd"
+        );
+    }
+    // Into a directory likewise: nothing is written, the target stays without a store.
+    let back = tempfile::tempdir().unwrap();
+    let (code, _, err) = copy(
+        &etcd,
+        "/kacl/",
+        &["--from", path(source.path()), "--to", path(back.path())],
+    );
+    assert_ne!(code, 0);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!back.path().join(kacl_store::DB_FILE_NAME).exists());
+}

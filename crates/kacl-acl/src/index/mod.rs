@@ -19,6 +19,7 @@
 
 mod builder;
 mod describe;
+mod digest;
 mod encoded;
 mod entries;
 mod id_hash;
@@ -39,6 +40,7 @@ use crate::types::AclBinding;
 
 pub use builder::{AclIndexBuilder, AclRef};
 pub use describe::{AclGroup, EntryRef, GroupEntries, PatternRef};
+pub use digest::AclDigest;
 pub use encoded::IndexBytesError;
 pub(crate) use lookup::{Requester, Verdict};
 

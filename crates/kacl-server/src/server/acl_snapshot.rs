@@ -1,8 +1,9 @@
 //! Starting from the ACL snapshot (`kacl_store::acl_snapshot`) and writing it at a clean stop, so
-//! that a restart with millions of ACLs loads the index in a fraction of the time a scan of
-//! the store takes. The snapshot is only used when the store vouches for it (same cluster,
-//! same ACL version, same count, checksums match) and the index decodes from it; anything else
-//! is logged and the store is read as before.
+//! that a restart with millions of ACLs builds the index in a fraction of the time indexing
+//! the store's records takes. The snapshot is only used when the store vouches for it (same
+//! cluster, same ACL version, same count, checksums match), the index decodes from it, and the
+//! index holds exactly the ACLs the store's records hold (every record read and checked, see
+//! [`load`]); a mismatch is logged and the store is read as before, a damaged store refused.
 //!
 //! While serving, [`keep_fresh`] rewrites it once the ACLs have settled (see
 //! `kacl.acl.snapshot.interval.ms`), so that a restart after a crash (SIGKILL, power loss)
@@ -11,12 +12,13 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kacl_acl::{AclIndex, SharedAclIndex};
+use kacl_acl::{AclDigest, AclIndex, SharedAclIndex};
 use kacl_service::ServerState;
 use kacl_store::acl_snapshot::{AclVersion, SnapshotRejected};
 use kacl_store::{AclSnapshots, StoreError};
 use tokio::sync::watch;
 
+use super::start_error::StartError;
 use crate::shutdown::wait_for_shutdown;
 
 /// With the ACLs changing at every check, the snapshot is written anyway after this many
@@ -24,8 +26,15 @@ use crate::shutdown::wait_for_shutdown;
 const MAX_INTERVALS_BEHIND: u32 = 6;
 
 /// The index from the snapshot and the store's ACL version it is current at, or `None`
-/// (logged) when the store must be read instead.
-pub(super) fn load(store: &dyn AclSnapshots) -> Option<(AclIndex, AclVersion)> {
+/// (logged) when the store must be read instead; an error when the store is damaged.
+///
+/// The snapshot is only an accelerator of indexing, never a substitute for reading the store:
+/// while it decodes, a second thread reads every stored ACL record (checksums, ids and the
+/// table's count checked, as the load from the store does) and sums their digest
+/// ([`kacl_acl::AclDigest`]); the snapshot is used only if its index's digest is the same. So
+/// a damaged store is refused at start with a snapshot beside it exactly as without one, and a
+/// snapshot that holds anything else than the store (whatever its header says) is not served.
+pub(super) fn load(store: &dyn AclSnapshots) -> Result<Option<(AclIndex, AclVersion)>, StartError> {
     let started = Instant::now();
     let snapshot = match store.read_acl_snapshot() {
         Ok(snapshot) => snapshot,
@@ -33,37 +42,65 @@ pub(super) fn load(store: &dyn AclSnapshots) -> Option<(AclIndex, AclVersion)> {
             tracing::info!(
                 "no ACL snapshot (a new store, or the last stop was not clean): reading the store"
             );
-            return None;
+            return Ok(None);
         }
         Err(error) => {
             tracing::warn!(%error, "not using the ACL snapshot: reading the store");
-            return None;
+            return Ok(None);
         }
     };
-    match AclIndex::from_bytes(&snapshot.payload) {
-        Ok(index) if index.len() as u64 == snapshot.acl_count => {
+    let (stored, decoded) = std::thread::scope(|scope| {
+        let reader = scope.spawn(|| stored_digest(store));
+        let decoded = AclIndex::from_bytes(&snapshot.payload).map(|index| {
+            let digest = index.digest();
+            (index, digest)
+        });
+        let stored = reader
+            .join()
+            .map_err(|_| StartError::Task("the ACL check thread panicked".to_owned()));
+        (stored, decoded)
+    });
+    let stored = stored?.map_err(StartError::Load)?;
+    match decoded {
+        Ok((index, digest)) if digest == stored && index.len() as u64 == snapshot.acl_count => {
             tracing::info!(
                 acls = index.len(),
                 bytes = snapshot.payload.len(),
                 ms = started.elapsed().as_millis() as u64,
-                "loaded the ACL index from its snapshot"
+                "loaded the ACL index from its snapshot (checked against every stored ACL)"
             );
-            Some((index, snapshot.version))
+            Ok(Some((index, snapshot.version)))
         }
-        Ok(index) => {
+        Ok((index, _)) => {
             tracing::warn!(
                 found = index.len(),
-                expected = snapshot.acl_count,
-                "not using the ACL snapshot (it holds another count of ACLs): reading the store"
+                stored = stored.count(),
+                "not using the ACL snapshot (it holds other ACLs than the store): reading the \
+                 store"
             );
-            None
+            Ok(None)
         }
         Err(error) => {
             tracing::warn!(%error, "not using the ACL snapshot: reading the store");
-            None
+            Ok(None)
         }
     }
 }
+
+/// The digest of every ACL the store holds, each record checked as a load checks it.
+fn stored_digest(store: &dyn AclSnapshots) -> Result<AclDigest, StoreError> {
+    let mut digest = AclDigest::new();
+    store.load_acl_keys_chunked(CHECK_CHUNK_LEN, &mut |chunk| {
+        for acl in chunk.acls() {
+            digest.add(acl?);
+        }
+        Ok(())
+    })?;
+    Ok(digest)
+}
+
+/// Keys read at a time by the check of the store against a snapshot.
+const CHECK_CHUNK_LEN: usize = 8_192;
 
 /// Writes the snapshot of `acls`, which must hold exactly the store's ACLs with no ACL
 /// commit running (the server has stopped serving). A failure is logged: the next start

@@ -1,5 +1,6 @@
 //! What a start reads into memory: the ACLs (from the live snapshot beside a store that keeps
-//! one when it is current, else from the store, read on one thread and indexed on another),
+//! one when it is current and holds exactly the store's records, which are read and checked
+//! all the same; else from the store, read on one thread and indexed on another),
 //! the topics and the SCRAM credentials; and the SCRAM bootstrap, once the feed is attached.
 
 use std::sync::Arc;
@@ -53,7 +54,11 @@ pub(super) type Loaded = (
 pub(super) fn load(store: &dyn MetadataStore) -> Result<Loaded, StartError> {
     let started = Instant::now();
     let snapshot_store = store.acl_snapshots();
-    if let Some((index, version)) = snapshot_store.and_then(acl_snapshot::load) {
+    let from_snapshot = match snapshot_store {
+        Some(redb) => acl_snapshot::load(redb)?,
+        None => None,
+    };
+    if let Some((index, version)) = from_snapshot {
         let topics = store.load_topics().map_err(StartError::Load)?;
         tracing::info!(
             acls = index.len(),
