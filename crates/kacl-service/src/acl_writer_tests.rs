@@ -6,8 +6,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use kacl_acl::{
-    AccessControlEntry, AclBinding, AclOperation, AclPermissionType, PatternType, ResourcePattern,
-    ResourceType, SharedAclIndex,
+    AccessControlEntry, AclBinding, AclChanges, AclOperation, AclPermissionType, PatternType,
+    ResourcePattern, ResourceType, SharedAclIndex,
 };
 use kacl_store::{MetadataStore, RedbStore};
 

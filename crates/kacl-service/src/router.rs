@@ -179,7 +179,7 @@ async fn route(
         }),
         ApiKey::DeleteAcls => with_context!(|ctx| {
             let request = decode_or_close!(ctx, frame);
-            ctx.respond(&handlers::delete_acls::handle(&ctx, request).await)
+            handlers::delete_acls::handle(&ctx, request).await
         }),
         ApiKey::Metadata => with_context!(|ctx| {
             let request = decode_or_close!(ctx, frame);

@@ -28,18 +28,18 @@ use kacl_acl::{AclBinding, AclBindingFilter, AclOperation};
 use kacl_protocol::messages::delete_acls::{
     DeleteAclsFilterResult, DeleteAclsMatchingAcl, DeleteAclsRequest, DeleteAclsResponse,
 };
-use kacl_protocol::ErrorCode;
+use kacl_protocol::wire::{Cx, Field};
+use kacl_protocol::{ErrorCode, Message};
 
 use super::acl_filter::WireFilter;
 use super::create_acls::{store_failure_code, BATCH_TOO_LARGE};
-use crate::acl_writer::FilterDeletion;
+use crate::acl_writer::{Deletion, FilterDeletion};
 use crate::context::RequestContext;
+use crate::metrics::ResponseErrors;
+use crate::outcome::Outcome;
 
-/// Answers one DeleteAcls request.
-pub async fn handle(
-    ctx: &RequestContext<'_>,
-    request: DeleteAclsRequest<'_>,
-) -> DeleteAclsResponse<'static> {
+/// Answers one DeleteAcls request (encoded here: see [`respond`]).
+pub async fn handle(ctx: &RequestContext<'_>, request: DeleteAclsRequest<'_>) -> Outcome {
     if !ctx.cluster_allows(AclOperation::Alter) {
         let message = ctx.cluster_denied_message();
         let results = request
@@ -47,7 +47,7 @@ pub async fn handle(
             .iter()
             .map(|_| failed(ErrorCode::ClusterAuthorizationFailed, message.clone()))
             .collect();
-        return response(results);
+        return ctx.respond(&response(results));
     }
     let checked: Vec<Result<AclBindingFilter, &'static str>> = request
         .filters
@@ -76,10 +76,10 @@ pub async fn handle(
             .delete_within(&planned, max_batch, max_response)
     })
     .await;
-    let outcomes = match deleted {
-        Ok(Ok(Ok(outcomes))) => outcomes,
+    let deletion = match deleted {
+        Ok(Ok(Ok(deletion))) => deletion,
         Ok(Ok(Err(bytes))) => {
-            return all_failed(
+            return ctx.respond(&all_failed(
                 &checked,
                 ErrorCode::PolicyViolation,
                 format!(
@@ -87,79 +87,114 @@ pub async fn handle(
                      socket.request.max.bytes ({max_response}); nothing was deleted. Use fewer \
                      or narrower filters per request."
                 ),
-            );
+            ));
         }
         Ok(Err(err)) => {
-            return all_failed(
+            return ctx.respond(&all_failed(
                 &checked,
                 store_failure_code(&err),
                 format!("The ACLs could not be deleted: {err}"),
-            );
+            ));
         }
         Err(err) => {
-            return all_failed(
+            return ctx.respond(&all_failed(
                 &checked,
                 ErrorCode::UnknownServerError,
                 format!("The ACL writer failed: {err}"),
-            );
+            ));
         }
     };
-    let mut logged = std::collections::HashSet::new();
-    crate::audit::acls_removed(
-        ctx.requester(),
-        outcomes
-            .iter()
-            .flat_map(|o| match o {
-                FilterDeletion::Deleted(list) => list.as_slice(),
-                _ => &[],
-            })
-            .filter(|binding| logged.insert(*binding)),
-    );
-    let removed: usize = outcomes
-        .iter()
-        .map(|o| match o {
-            FilterDeletion::Deleted(list) => list.len(),
-            _ => 0,
-        })
-        .sum();
+    // Each ACL is deleted (and audited) once, whatever the number of filters that matched it.
+    crate::audit::acls_removed(ctx.requester(), deletion.acls.iter());
     tracing::info!(
         principal = %kacl_logsafe::safe(ctx.principal),
         filters = checked.len(),
-        matched = removed,
+        matched = deletion.acls.len(),
         "deleted ACLs"
     );
-    let results = checked
-        .iter()
-        .zip(outcomes)
-        .map(|(check, outcome)| match (check, outcome) {
-            (Err(message), _) => failed(ErrorCode::InvalidRequest, (*message).to_owned()),
-            (Ok(_), FilterDeletion::Deleted(matched)) => DeleteAclsFilterResult {
-                error_code: 0,
-                error_message: None,
-                matching_acls: matched.into_iter().map(matching_acl).collect(),
-                unknown_tagged_fields: Default::default(),
-            },
-            (Ok(_), FilterDeletion::TooLarge) => {
-                failed(ErrorCode::PolicyViolation, BATCH_TOO_LARGE.to_owned())
-            }
-            (Ok(_), FilterDeletion::Skipped) => failed(
-                ErrorCode::UnknownServerError,
-                "The filter was not applied.".to_owned(),
-            ),
-        })
-        .collect();
-    response(results)
+    respond(ctx, &checked, &deletion)
 }
 
-fn matching_acl(binding: AclBinding) -> DeleteAclsMatchingAcl<'static> {
+/// The answer, encoded one filter result at a time from the deletion's single copy of each
+/// ACL (borrowed, in one reused result): the request's memory is the bindings once, four
+/// bytes per listed match and the encoded frame, never a value per listed match.
+fn respond(
+    ctx: &RequestContext<'_>,
+    checked: &[Result<AclBindingFilter, &'static str>],
+    deletion: &Deletion,
+) -> Outcome {
+    const WHAT: &str = "DeleteAclsResponse.filter_results";
+    let count = checked.len();
+    let cx = Cx::top(
+        ctx.version,
+        DeleteAclsResponse::FLEXIBLE.contains(ctx.version),
+    );
+    let mut result = DeleteAclsFilterResult::default();
+    let mut codes = Vec::with_capacity(count);
+    let mut body_len = 0usize;
+    for at in 0..count {
+        fill(&mut result, at, checked, deletion);
+        codes.push(result.error_code);
+        body_len += result.field_len(cx);
+    }
+    ctx.state.metrics.count_errors(ctx.api, &Codes(codes));
+    ctx.respond_with_array(&response(Vec::new()), count, body_len, |out, cx| {
+        for at in 0..count {
+            fill(&mut result, at, checked, deletion);
+            result.encode_field(out, cx, WHAT)?;
+        }
+        Ok(())
+    })
+}
+
+/// Sets `result` to filter `at`'s outcome, its matches borrowed from `deletion`.
+fn fill<'d>(
+    result: &mut DeleteAclsFilterResult<'d>,
+    at: usize,
+    checked: &[Result<AclBindingFilter, &'static str>],
+    deletion: &'d Deletion,
+) {
+    let outcome = deletion.filters.get(at).unwrap_or(&FilterDeletion::Skipped);
+    let (code, message) = match (checked.get(at), outcome) {
+        (Some(Err(message)), _) => (ErrorCode::InvalidRequest, Some(*message)),
+        (_, FilterDeletion::Deleted(_)) => (ErrorCode::None, None),
+        (_, FilterDeletion::TooLarge) => (ErrorCode::PolicyViolation, Some(BATCH_TOO_LARGE)),
+        (_, FilterDeletion::Skipped) => (
+            ErrorCode::UnknownServerError,
+            Some("The filter was not applied."),
+        ),
+    };
+    result.error_code = code.code();
+    result.error_message = message.map(Cow::Borrowed);
+    result.matching_acls.clear();
+    if let FilterDeletion::Deleted(matched) = outcome {
+        result.matching_acls.extend(
+            matched
+                .iter()
+                .filter_map(|&id| deletion.acls.get(id as usize))
+                .map(matching_acl),
+        );
+    }
+}
+
+/// The filter results' error codes, for the metrics (the answer is encoded without them).
+struct Codes(Vec<i16>);
+
+impl ResponseErrors for Codes {
+    fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
+        self.0.iter().for_each(|&c| code(c));
+    }
+}
+
+fn matching_acl(binding: &AclBinding) -> DeleteAclsMatchingAcl<'_> {
     DeleteAclsMatchingAcl {
         error_code: 0,
         error_message: None,
         resource_type: binding.pattern.resource_type.code(),
-        resource_name: Cow::Owned(binding.pattern.name),
+        resource_name: Cow::Borrowed(&binding.pattern.name),
         pattern_type: binding.pattern.pattern_type.code(),
-        principal: Cow::Owned(binding.entry.principal),
-        host: Cow::Owned(binding.entry.host),
+        principal: Cow::Borrowed(&binding.entry.principal),
+        host: Cow::Borrowed(&binding.entry.host),
         operation: binding.entry.operation.code(),
         permission_type: binding.entry.permission_type.code(),
         unknown_tagged_fields: Default::default(),
