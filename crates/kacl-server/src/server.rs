@@ -27,10 +27,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kacl_gateway::Gateway;
-use kacl_server_config::ServerConfig;
+use kacl_server_config::{MetadataStoreConfig, ServerConfig};
 use kacl_service::metrics::{MeteredStore, Metrics};
 use kacl_service::{BoundListener, ServerState};
-use kacl_store::MetadataStore;
+use kacl_store::{MetadataStore, StoreError};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -103,10 +103,50 @@ impl Server {
         let location =
             StoreLocation::configured(&config).map_err(|e| StartError::Task(e.to_string()))?;
         let dir = location.describe();
+        // In cluster mode the node's own directory records the cluster it joined: a node
+        // pointed at another kacl cluster's prefix (or another etcd) is refused naming both
+        // ids, checked before the open (which would create a cluster on an empty prefix).
+        let claim = match (&config.metadata_store, &location) {
+            (MetadataStoreConfig::Etcd(etcd), StoreLocation::Etcd(options)) => Some((
+                config.data_dir.clone(),
+                config.node_id,
+                format!("{dir} prefix {}", etcd.prefix),
+                options.clone(),
+            )),
+            _ => None,
+        };
+        let refused = |source| StartError::Store {
+            dir: config.data_dir.display().to_string(),
+            source,
+        };
+        if let Some((data_dir, node_id, source, options)) = claim.clone() {
+            tokio::task::spawn_blocking(move || {
+                let client = kacl_store_etcd::EtcdClient::new(options.client.clone());
+                let stored =
+                    kacl_store_etcd::stored_cluster_id(&client, &options.prefix).map_err(|e| {
+                        StoreError::Unavailable {
+                            detail: e.to_string(),
+                        }
+                    })?;
+                kacl_store::claim_node_dir(&data_dir, stored.as_deref(), node_id, &source)
+            })
+            .await
+            .map_err(|e| StartError::Task(e.to_string()))?
+            .map_err(refused)?;
+        }
         let opened = tokio::task::spawn_blocking(move || location.open())
             .await
             .map_err(|e| StartError::Task(e.to_string()))?;
         let store = opened.map_err(|source| StartError::Store { dir, source })?;
+        if let Some((data_dir, node_id, source, _)) = claim {
+            let cluster_id = store.cluster_id();
+            tokio::task::spawn_blocking(move || {
+                kacl_store::claim_node_dir(&data_dir, Some(&cluster_id), node_id, &source)
+            })
+            .await
+            .map_err(|e| StartError::Task(e.to_string()))?
+            .map_err(refused)?;
+        }
         Server::start_with_store(config, store).await
     }
 

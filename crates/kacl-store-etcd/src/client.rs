@@ -8,6 +8,16 @@
 //! only when it cannot have reached etcd (a refused connect, a connection that etcd had
 //! closed, a refused stream), so a transaction is never applied twice by a retry. Each
 //! endpoint has one HTTP/2 connection that every thread's calls share.
+//!
+//! A member that stops answering without closing anything (SIGSTOP, a hung disk, a network
+//! that drops packets) must not hold every call for the whole deadline: each attempt has a
+//! shorter one, the probe ([`probe_interval`], a quarter of the request timeout, at most 2 s).
+//! A new connection must answer an HTTP/2 PING within it before a request goes out (else the
+//! next endpoint is tried: nothing was sent); a call without an answer after a probe is
+//! PINGed, and a member that does not answer that within another probe is given up: a read, a
+//! lease call or an authentication is sent to the next endpoint, a transaction ends as
+//! outcome-unknown (REQUEST_TIMED_OUT; never re-sent, it may have been proposed), and the
+//! next calls start at the next endpoint. A slow member answers PINGs and keeps its calls.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -37,6 +47,21 @@ const LEASE_GRANT: &str = "/etcdserverpb.Lease/LeaseGrant";
 const LEASE_REVOKE: &str = "/etcdserverpb.Lease/LeaseRevoke";
 const LEASE_KEEPALIVE: &str = "/etcdserverpb.Lease/LeaseKeepAlive";
 const AUTHENTICATE: &str = "/etcdserverpb.Auth/Authenticate";
+
+/// The per-attempt deadline for a request timeout of `timeout`: a quarter of it, between
+/// 50 ms and 2 s (see the module documentation). A member that stops answering is given up
+/// within two of these, well inside the request timeout, so the call can still be served by
+/// another member.
+pub fn probe_interval(timeout: Duration) -> Duration {
+    (timeout / 4).clamp(Duration::from_millis(50), Duration::from_secs(2))
+}
+
+/// Calls that may be sent again after an attempt whose outcome is unknown: reads, lease
+/// renewals and revocations, authentication. (A lease granted twice leaves one unused lease,
+/// which expires.) Never a transaction.
+fn resendable(path: &str) -> bool {
+    path != TXN
+}
 
 /// How to reach etcd.
 #[derive(Clone)]
@@ -109,6 +134,23 @@ impl EtcdClient {
         self.options.timeout
     }
 
+    /// The per-attempt deadline ([`probe_interval`] of the call deadline).
+    pub fn probe(&self) -> Duration {
+        probe_interval(self.options.timeout)
+    }
+
+    /// After endpoint `index` stopped answering: the next calls start at the next one
+    /// (unless another call moved on already).
+    fn avoid(&self, index: usize) {
+        let count = self.options.endpoints.len().max(1);
+        let _ = self.preferred.compare_exchange(
+            index,
+            (index + 1) % count,
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        );
+    }
+
     /// The endpoints, for messages.
     pub fn endpoints_text(&self) -> String {
         self.options
@@ -136,7 +178,13 @@ impl EtcdClient {
     fn connect(&self, index: usize, timeout: Duration) -> Result<Conn, Attempt> {
         let (host, port) = self.options.endpoints[index].clone();
         let endpoint = self.endpoint_text(&host, port);
-        match http::block(Conn::connect(host, port, self.options.tls.clone()), timeout) {
+        // A member that stopped answering can also stop completing TCP handshakes (its
+        // listen backlog full): the connect, TLS included, gets one probe, the PING another.
+        let probe = self.probe();
+        match http::block(
+            Conn::connect(host, port, self.options.tls.clone(), probe),
+            timeout.min(probe * 2),
+        ) {
             Ok(Ok(conn)) => Ok(conn),
             Ok(Err(err)) if err.handshake => Err(Attempt::Fatal(EtcdError::Tls {
                 endpoint,
@@ -264,13 +312,24 @@ impl EtcdClient {
         };
         let timeout = deadline.saturating_duration_since(Instant::now());
         let (conn, _) = self.conn(index, timeout)?;
-        let call = conn
-            .clone()
-            .unary(AUTHENTICATE, None, grpc::frame_message(&request));
+        let probe = self.probe();
+        let watched = conn.clone();
+        let call = async move {
+            let call = watched
+                .clone()
+                .unary(AUTHENTICATE, None, grpc::frame_message(&request));
+            watched.watched(call, probe).await
+        };
         let answer = match http::block(call, timeout) {
             Ok(Ok(answer)) => answer,
-            Ok(Err(CallError::NotSent(detail) | CallError::Lost(detail))) | Err(detail) => {
+            Ok(Err(
+                CallError::NotSent(detail)
+                | CallError::Lost(detail)
+                | CallError::Unresponsive(detail),
+            ))
+            | Err(detail) => {
                 self.forget(index, &conn);
+                self.avoid(index);
                 return Err(Attempt::Retry(format!("authenticate: {detail}")));
             }
             // 14 UNAVAILABLE (no leader yet) may pass; anything else (3: a wrong user name
@@ -321,8 +380,23 @@ impl EtcdClient {
             Ok(conn) => conn,
             Err(attempt) => return attempt,
         };
-        match http::block(conn.clone().unary(path, token, body.clone()), remaining) {
+        let probe = self.probe();
+        let (watched, request) = (conn.clone(), body.clone());
+        let call = async move {
+            let call = watched.clone().unary(path, token, request);
+            watched.watched(call, probe).await
+        };
+        match http::block(call, remaining) {
             Ok(Ok(answer)) => Attempt::Done(answer),
+            Ok(Err(CallError::Unresponsive(detail))) => {
+                self.forget(index, &conn);
+                self.avoid(index);
+                if resendable(path) {
+                    Attempt::Retry(detail)
+                } else {
+                    Attempt::Lost(detail)
+                }
+            }
             Ok(Err(CallError::Grpc(GrpcError::Status { code, message }))) => {
                 Attempt::Status(code, message)
             }
@@ -341,10 +415,12 @@ impl EtcdClient {
             }
             Ok(Err(CallError::Lost(detail))) => {
                 self.forget(index, &conn);
+                self.avoid(index);
                 Attempt::Lost(detail)
             }
             Err(detail) => {
                 self.forget(index, &conn);
+                self.avoid(index);
                 Attempt::Lost(format!("{detail} (the outcome is unknown)"))
             }
         }
@@ -468,8 +544,16 @@ impl EtcdClient {
                     continue;
                 }
             };
-            match http::block(conn.stream(WATCH, token, first.clone()), remaining) {
-                Ok(Ok((send, body))) => return WatchStream::start(send, body, self.token.clone()),
+            let probe = self.probe();
+            let (watched, request) = (conn.clone(), first.clone());
+            let open = async move {
+                let open = watched.clone().stream(WATCH, token, request);
+                watched.watched(open, probe).await
+            };
+            match http::block(open, remaining) {
+                Ok(Ok((send, body))) => {
+                    return WatchStream::start(send, body, self.token.clone(), conn, probe)
+                }
                 Ok(Err(CallError::Grpc(GrpcError::Status { code, message }))) => {
                     if stale_token(code, &message) {
                         *self.token.write() = None;
@@ -479,7 +563,13 @@ impl EtcdClient {
                 Ok(Err(CallError::Grpc(GrpcError::Protocol(detail)))) => {
                     return Err(EtcdError::Protocol(detail))
                 }
-                Ok(Err(CallError::NotSent(detail) | CallError::Lost(detail))) | Err(detail) => {
+                Ok(Err(
+                    CallError::NotSent(detail)
+                    | CallError::Lost(detail)
+                    | CallError::Unresponsive(detail),
+                ))
+                | Err(detail) => {
+                    self.avoid(index);
                     last = detail
                 }
             }

@@ -69,6 +69,9 @@ pub(crate) fn spawn(
 pub(crate) struct Conn {
     send: SendRequest<Bytes>,
     base: Arc<str>,
+    /// HTTP/2 PING, to tell a member that stopped answering (frozen, cut off: the kernel
+    /// still accepts its connections and buffers requests) from one that is only slow.
+    ping: Arc<tokio::sync::Mutex<h2::PingPong>>,
 }
 
 impl std::fmt::Debug for Conn {
@@ -108,6 +111,9 @@ impl std::fmt::Display for ConnectError {
 pub(crate) enum CallError {
     /// The request cannot have reached etcd (a dead connection, a refused stream).
     NotSent(String),
+    /// It was sent, and then the member stopped answering even HTTP/2 PINGs: it may have
+    /// reached etcd (the outcome is unknown), but this member will not answer it.
+    Unresponsive(String),
     /// It may have reached etcd; the outcome is unknown.
     Lost(String),
     /// etcd answered: a status, or an answer that breaks gRPC.
@@ -115,9 +121,30 @@ pub(crate) enum CallError {
 }
 
 impl Conn {
-    /// Connects (TLS when `tls` is set) and runs the HTTP/2 handshake; the connection is
-    /// driven by a task on the etcd runtime until every clone is dropped or it fails.
+    /// Connects (TLS when `tls` is set), runs the HTTP/2 handshake and checks that the member
+    /// answers a PING within `probe` (a frozen process's kernel completes the TCP handshake
+    /// and takes the request, which then never gets an answer); the connection is driven by a
+    /// task on the etcd runtime until every clone is dropped or it fails.
     pub(crate) async fn connect(
+        host: String,
+        port: u16,
+        tls: Option<EtcdTls>,
+        probe: Duration,
+    ) -> Result<Conn, ConnectError> {
+        let conn = Conn::connect_only(host, port, tls).await?;
+        if !conn.alive(probe).await {
+            return Err(ConnectError::from(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!(
+                    "connected, but no answer to an HTTP/2 PING within {} ms",
+                    probe.as_millis()
+                ),
+            )));
+        }
+        Ok(conn)
+    }
+
+    async fn connect_only(
         host: String,
         port: u16,
         tls: Option<EtcdTls>,
@@ -160,7 +187,7 @@ impl Conn {
     where
         T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        let (send, connection) = h2::client::Builder::new()
+        let (send, mut connection) = h2::client::Builder::new()
             .initial_window_size(STREAM_WINDOW)
             .initial_connection_window_size(CONNECTION_WINDOW)
             .max_frame_size(MAX_FRAME)
@@ -168,6 +195,9 @@ impl Conn {
             .handshake(io)
             .await
             .map_err(|e| io::Error::other(format!("HTTP/2 handshake: {e}")))?;
+        let ping = connection
+            .ping_pong()
+            .ok_or_else(|| io::Error::other("HTTP/2: no PING handle"))?;
         tokio::spawn(async move {
             if let Err(err) = connection.await {
                 tracing::debug!(%err, "etcd HTTP/2 connection ended");
@@ -176,7 +206,52 @@ impl Conn {
         Ok(Conn {
             send,
             base: base.into(),
+            ping: Arc::new(tokio::sync::Mutex::new(ping)),
         })
+    }
+
+    /// True when the member answers an HTTP/2 PING within `within` (its process runs and
+    /// reads this connection). One PING at a time per connection; a caller that finds one in
+    /// flight waits for its turn within the same bound.
+    pub(crate) async fn alive(&self, within: Duration) -> bool {
+        let ping = async {
+            let mut ping = self.ping.lock().await;
+            ping.ping(h2::Ping::opaque()).await.is_ok()
+        };
+        tokio::time::timeout(within, ping).await.unwrap_or(false)
+    }
+
+    /// Runs `call` (a request on this connection) to its end, unless the member stops
+    /// answering: after each `probe` without an answer, a PING must come back within `probe`,
+    /// else the call ends as [`CallError::Unresponsive`]. A member that is merely slow (a
+    /// large transaction, a slow disk) answers PINGs and keeps its call.
+    pub(crate) async fn watched<T>(
+        &self,
+        call: impl Future<Output = Result<T, CallError>>,
+        probe: Duration,
+    ) -> Result<T, CallError> {
+        tokio::pin!(call);
+        loop {
+            tokio::select! {
+                result = &mut call => return result,
+                () = tokio::time::sleep(probe) => {}
+            }
+            let alive = self.alive(probe);
+            tokio::pin!(alive);
+            tokio::select! {
+                result = &mut call => return result,
+                alive = &mut alive => {
+                    if !alive {
+                        return Err(CallError::Unresponsive(format!(
+                            "{} stopped answering: no answer to an HTTP/2 PING within {} ms \
+                             (the outcome is unknown)",
+                            self.base,
+                            probe.as_millis()
+                        )));
+                    }
+                }
+            }
+        }
     }
 
     /// True for clones of one connection.

@@ -43,16 +43,23 @@ fn hand_over(tx: &SyncSender<WatchItem>, item: WatchItem) -> Result<(), GrpcErro
 }
 
 impl WatchStream {
+    /// Reads the watch opened on `conn` (its own connection). While it is read, `conn` is
+    /// PINGed every `probe`: a member that stops answering (frozen, cut off) ends the watch
+    /// within two probes, so the feed re-opens it on another member instead of waiting for
+    /// its idle timeout while this node's writes wait for their changes to come back.
     pub(crate) fn start(
         send: h2::SendStream<Bytes>,
         body: h2::RecvStream,
         token: TokenSlot,
+        conn: http::Conn,
+        probe: Duration,
     ) -> Result<WatchStream, EtcdError> {
         let (tx, messages) = std::sync::mpsc::sync_channel(64);
         let reader = http::spawn(async move {
             // The request side stays open for as long as the watch is read.
             let _send = send;
-            let result = http::read_messages(body, |message| hand_over(&tx, Ok(message))).await;
+            let read = http::read_messages(body, |message| hand_over(&tx, Ok(message)));
+            let result = conn.watched(read, probe).await;
             let end = match result {
                 Ok(()) => EtcdError::Unavailable {
                     endpoints: String::new(),
@@ -62,12 +69,14 @@ impl WatchStream {
                     EtcdError::Status { code, message }
                 }
                 Err(CallError::Grpc(GrpcError::Protocol(detail))) => EtcdError::Protocol(detail),
-                Err(CallError::NotSent(detail) | CallError::Lost(detail)) => {
-                    EtcdError::Unavailable {
-                        endpoints: String::new(),
-                        detail: format!("watch: {detail}"),
-                    }
-                }
+                Err(
+                    CallError::NotSent(detail)
+                    | CallError::Lost(detail)
+                    | CallError::Unresponsive(detail),
+                ) => EtcdError::Unavailable {
+                    endpoints: String::new(),
+                    detail: format!("watch: {detail}"),
+                },
             };
             let _ = hand_over(&tx, Err(end));
         })

@@ -131,6 +131,61 @@ pub(crate) fn write(dir: &Path, identity: &Identity) -> Result<(), StoreError> {
     crate::fs_sync::sync_dir(dir)
 }
 
+/// For a node whose metadata lives elsewhere (cluster mode on etcd): records in `dir`
+/// (`metadata.log.dir`) which cluster and node it joined, as Kafka's broker does in every log
+/// directory, and refuses a later start against another cluster (a node pointed at another
+/// kacl cluster's `kacl.etcd.prefix`, or at another etcd) or under another `node.id`, naming
+/// both ids. `cluster_id` is the cluster `source` holds (`None`: none yet, so that the check
+/// can run before the node would create one there); `source` names it for the message. The
+/// file is written the first time a cluster id is given, so a new node records its cluster.
+pub fn claim_node_dir(
+    dir: &Path,
+    cluster_id: Option<&str>,
+    node_id: i32,
+    source: &str,
+) -> Result<(), StoreError> {
+    let found = read(dir)?;
+    match (&found, cluster_id) {
+        (Some(found), cluster_id) if Some(found.cluster_id.as_str()) != cluster_id => {
+            let holds = match cluster_id {
+                Some(id) => format!("holds cluster {id}"),
+                None => "holds no kacl cluster".to_owned(),
+            };
+            Err(StoreError::IdentityMismatch {
+                path: identity_path(dir),
+                detail: format!(
+                    "this node (node.id {node_id}) joined cluster {} (recorded in its \
+                     metadata.log.dir), but {source} {holds}: a node is never moved to another \
+                     cluster (check kacl.etcd.prefix and kacl.etcd.endpoints, or give it a new \
+                     metadata.log.dir)",
+                    found.cluster_id
+                ),
+            })
+        }
+        (Some(found), _) if found.node_id.is_some_and(|owner| owner != node_id) => {
+            Err(StoreError::IdentityMismatch {
+                path: identity_path(dir),
+                detail: format!(
+                    "the directory belongs to node.id {}, but this server is node.id {node_id}",
+                    found.node_id.unwrap_or_default()
+                ),
+            })
+        }
+        (Some(_), _) | (None, None) => Ok(()),
+        (None, Some(cluster_id)) => {
+            fs::create_dir_all(dir).map_err(|e| StoreError::from_io(dir, e))?;
+            write(
+                dir,
+                &Identity {
+                    cluster_id: cluster_id.to_owned(),
+                    node_id: Some(node_id),
+                    format_version: crate::ops::FORMAT_VERSION,
+                },
+            )
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

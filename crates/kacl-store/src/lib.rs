@@ -78,7 +78,7 @@ pub use acl_keys::{AclKeyChunk, AclKeySink};
 pub use codec::RecordDecodeError;
 pub use error::StoreError;
 pub use feed::{Change, ChangeSink, FeedStats, StoreContents};
-pub use identity::{Identity, IDENTITY_FILE_NAME};
+pub use identity::{claim_node_dir, Identity, IDENTITY_FILE_NAME};
 pub use ids::{kafka_uuid_string, parse_kafka_uuid, random_kafka_uuid};
 pub use memory::MemoryStore;
 pub use ops::FORMAT_VERSION;

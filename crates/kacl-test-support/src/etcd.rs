@@ -70,6 +70,13 @@ impl EtcdCluster {
             member.spawn();
         }
         let cluster = EtcdCluster { members };
+        cluster.wait_until_serving();
+        Some(cluster)
+    }
+
+    /// Waits (at most 30 s) until the cluster serves a linearizable read.
+    pub(crate) fn wait_until_serving(&self) {
+        let cluster = self;
         let client = cluster.client(Duration::from_millis(500));
         let deadline = Instant::now() + Duration::from_secs(30);
         while client.range(b"probe", None, 0, 1).is_err() {
@@ -86,7 +93,6 @@ impl EtcdCluster {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        Some(cluster)
     }
 
     /// Every member's endpoint, comma-separated (`kacl.etcd.endpoints`).
@@ -323,6 +329,35 @@ impl Etcd {
             let _ = child.kill();
             let _ = child.wait();
         }
+    }
+
+    /// Freezes the member (SIGSTOP): its process stops, its sockets stay open, and the
+    /// kernel keeps accepting connections and requests that nobody answers.
+    pub(crate) fn freeze(&self) {
+        self.signal("STOP");
+    }
+
+    /// Resumes a frozen member (SIGCONT).
+    pub(crate) fn thaw(&self) {
+        self.signal("CONT");
+    }
+
+    fn signal(&self, name: &str) {
+        if let Some(child) = &self.child {
+            let status = Command::new("kill")
+                .arg(format!("-{name}"))
+                .arg(child.id().to_string())
+                .status()
+                .expect("kill runs");
+            assert!(status.success(), "kill -{name} failed");
+        }
+    }
+
+    /// Starts it again on the same ports and data without waiting for it (a member of a
+    /// cluster whose other members are down cannot serve alone).
+    pub(crate) fn restart_async(&mut self) {
+        self.stop();
+        self.spawn();
     }
 
     /// Starts it again on the same ports and data.
