@@ -253,3 +253,79 @@ fn a_node_killed_in_a_write_storm_loses_nothing_acknowledged() {
         let _ = child.wait();
     }
 }
+
+/// SIGSTOP / SIGCONT of a child.
+fn signal(child: &Child, name: &str) {
+    let status = Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(child.id().to_string())
+        .status()
+        .expect("kill runs");
+    assert!(status.success(), "kill -{name}");
+}
+
+#[test]
+fn a_compaction_while_a_node_is_down_leaves_it_with_exactly_every_acknowledged_change() {
+    let Some(etcd) = etcd_support::Etcd::start() else {
+        return;
+    };
+    let endpoint = etcd.endpoint();
+    let (dir1, dir2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (mut node1, addr1) = spawn_node(dir1.path(), 1, &endpoint).expect("node 1 starts");
+    let (mut node2, addr2) = spawn_node(dir2.path(), 2, &endpoint).expect("node 2 starts");
+    let mut watching = Client::connect(addr1);
+
+    // Node 1 stops (SIGSTOP: its watch and its lease stop with it) while writers on node 2
+    // create and delete batches, and etcd compacts away the history node 1 has not seen.
+    let stop = Arc::new(AtomicBool::new(false));
+    let writers: Vec<_> = (0..2)
+        .map(|i| {
+            let stop = stop.clone();
+            std::thread::spawn(move || writer(addr2, format!("c{i}"), stop))
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    signal(&node1, "STOP");
+    std::thread::sleep(Duration::from_millis(1_500));
+    let client = etcd.client(Duration::from_secs(5));
+    let revision = client
+        .range(b"probe", None, 0, 1)
+        .expect("etcd answers")
+        .revision;
+    client.compact(revision).expect("compacted");
+    println!("compacted etcd at revision {revision} while node 1 was stopped");
+    std::thread::sleep(Duration::from_millis(1_000));
+    stop.store(true, Ordering::SeqCst);
+    let mut known = BTreeMap::new();
+    for writer in writers {
+        known.extend(writer.join().expect("writer"));
+    }
+    let count = |state| known.values().filter(|k| **k == state).count();
+    println!(
+        "batches: {} present, {} deleted, {} unknown",
+        count(Known::Present),
+        count(Known::Deleted),
+        count(Known::Unknown)
+    );
+    assert!(count(Known::Present) > 20 && count(Known::Deleted) > 5);
+    let on_node2 = Client::connect(addr2).batches();
+    check(&on_node2, &known, "node 2");
+
+    // Node 1 resumes: its watch finds the history compacted, it re-lists, and its view is
+    // exactly node 2's (bounded wait), with nothing acknowledged missing and nothing extra.
+    signal(&node1, "CONT");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let on_node1 = loop {
+        let view = watching.batches();
+        if view == on_node2 || Instant::now() > deadline {
+            break view;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    check(&on_node1, &known, "node 1 after the compaction");
+    assert_eq!(on_node1, on_node2, "node 1 equals node 2, counted exactly");
+    for child in [&mut node1, &mut node2] {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
