@@ -196,6 +196,37 @@ pub fn java_host_address(ip: IpAddr) -> String {
     }
 }
 
+/// What a [`SessionHandler`](crate::handlers::SessionHandler) (ApiVersions, SaslHandshake,
+/// SaslAuthenticate) knows about the request it serves: the connection's session, which the
+/// SASL exchange moves on, rather than a principal, which may not exist yet.
+#[derive(Debug)]
+pub struct SessionContext<'a> {
+    /// Shared server state.
+    pub state: &'a Arc<ServerState>,
+    /// The connection's identity and authentication state.
+    pub session: &'a mut Session,
+    /// The request version.
+    pub version: i16,
+    /// The correlation id to echo.
+    pub correlation_id: i32,
+}
+
+impl SessionContext<'_> {
+    /// `body` as the answer to a failed authentication: written after
+    /// `connection.failed.authentication.delay.ms`, then the connection closes (`reason` is
+    /// for its log). A body this version cannot encode closes at once.
+    pub fn respond_then_close<'m, M: Message<'m>>(&self, body: &M, reason: String) -> Outcome {
+        match crate::handlers::respond_to(self.correlation_id, self.version, body) {
+            Outcome::Respond(response) => Outcome::RespondThenClose {
+                response,
+                delay: self.state.config.failed_authentication_delay,
+                reason,
+            },
+            other => other,
+        }
+    }
+}
+
 /// What a handler knows about the request it serves.
 #[derive(Debug, Clone, Copy)]
 pub struct RequestContext<'a> {

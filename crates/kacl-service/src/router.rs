@@ -3,9 +3,11 @@
 //! ApiVersions advertises, what the metrics count, and — through the exhaustive match in
 //! [`route`] — what is routed, so adding an API is one `ApiKey` entry plus its handler.
 //!
-//! The router decodes each request body into its typed request and encodes the handler's typed
-//! response; handlers never see bytes. The exceptions are the SASL state machine (which changes
-//! the session and may close the connection) and DescribeAcls, whose answer is streamed.
+//! Every API is dispatched the same way, by [`serve`] (or [`serve_session`] for the APIs
+//! answered before and during authentication): decode the body into the handler's typed
+//! request, run its [`Handler`], encode its typed response; handlers never see bytes. A
+//! handler's `Err` is an [`Outcome`] of its own (a close, a failed authentication's delayed
+//! answer, DescribeAcls's answer encoded from the ACL index).
 //!
 //! Kafka's rules, which kacl follows:
 //! - an API key kacl does not serve, or a header that does not parse: close the connection;
@@ -28,9 +30,16 @@ use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::header::RequestPrefix;
 use kacl_protocol::{ApiKey, ApiRole};
 
-use crate::context::{AuthState, RequestContext, Session};
+use crate::context::{AuthState, RequestContext, Session, SessionContext};
 use crate::forward;
-use crate::handlers::{self, decode};
+use crate::handlers::{self, decode, respond_to, Handler, SessionHandler};
+use crate::handlers::{
+    AlterConfigs, AlterUserScramCredentials, ApiVersions, CreateAcls, CreatePartitions,
+    CreateTopics, DeleteAcls, DeleteTopics, DescribeAcls, DescribeCluster, DescribeConfigs,
+    DescribeUserScramCredentials, IncrementalAlterConfigs, Metadata, SaslAuthenticate,
+    SaslHandshake,
+};
+
 use crate::outcome::Outcome;
 use crate::state::ServerState;
 
@@ -58,17 +67,6 @@ pub async fn dispatch(state: &Arc<ServerState>, session: &mut Session, payload: 
         .metrics
         .request_finished(counted.as_ref(), started.elapsed());
     outcome
-}
-
-/// Decodes the request body for a typed handler, or returns the [`Outcome`] that closes the
-/// connection on a malformed body.
-macro_rules! decode_or_close {
-    ($ctx:expr, $frame:expr) => {
-        match decode($ctx.api, &$frame) {
-            Ok(request) => request,
-            Err(outcome) => return outcome,
-        }
-    };
 }
 
 async fn route(
@@ -158,76 +156,78 @@ async fn route(
         });
     }
     match api {
-        ApiKey::ApiVersions => {
-            let request = match decode(api, &frame) {
-                Ok(request) => request,
-                Err(outcome) => return outcome,
-            };
-            let response = handlers::api_versions::handle(frame.version(), &request, forwarder);
-            handlers::respond_to(prefix.correlation_id, frame.version(), &response)
+        ApiKey::ApiVersions => serve_session::<ApiVersions>(api, state, session, &frame).await,
+        ApiKey::SaslHandshake => serve_session::<SaslHandshake>(api, state, session, &frame).await,
+        ApiKey::SaslAuthenticate => {
+            serve_session::<SaslAuthenticate>(api, state, session, &frame).await
         }
-        ApiKey::SaslHandshake => handlers::sasl_handshake::handle(state, session, &frame),
-        ApiKey::SaslAuthenticate => handlers::sasl_authenticate::handle(state, session, &frame),
-        // Streamed: the answer is encoded resource by resource, never built as a struct.
-        ApiKey::DescribeAcls => with_context!(|ctx| {
-            let request = decode_or_close!(ctx, frame);
-            handlers::describe_acls::handle_consistent(&ctx, request).await
-        }),
-        ApiKey::CreateAcls => with_context!(|ctx| {
-            let request = decode_or_close!(ctx, frame);
-            ctx.respond(&handlers::create_acls::handle(&ctx, request).await)
-        }),
-        ApiKey::DeleteAcls => with_context!(|ctx| {
-            let request = decode_or_close!(ctx, frame);
-            handlers::delete_acls::handle(&ctx, request).await
-        }),
-        ApiKey::Metadata => with_context!(|ctx| {
-            let request = decode_or_close!(ctx, frame);
-            let table = state.topics.read();
-            ctx.respond(&handlers::metadata::handle(&ctx, &request, &table))
-        }),
-        ApiKey::DescribeCluster => with_context!(|ctx| {
-            let request = decode_or_close!(ctx, frame);
-            ctx.respond(&handlers::describe_cluster::handle(&ctx, request))
-        }),
-        ApiKey::DescribeUserScramCredentials => with_context!(|ctx| {
-            let request = decode_or_close!(ctx, frame);
-            ctx.respond(&handlers::describe_user_scram_credentials::handle(
-                &ctx, request,
-            ))
-        }),
-        ApiKey::AlterUserScramCredentials => with_context!(|ctx| {
-            let request = decode_or_close!(ctx, frame);
-            match handlers::alter_user_scram_credentials::handle(&ctx, request).await {
-                Ok(response) => ctx.respond(&response),
-                Err(close) => close,
-            }
-        }),
-        ApiKey::CreateTopics => with_context!(|ctx| {
-            let request = decode_or_close!(ctx, frame);
-            ctx.respond(&handlers::create_topics::handle(&ctx, request).await)
-        }),
-        ApiKey::DeleteTopics => with_context!(|ctx| {
-            let request = decode_or_close!(ctx, frame);
-            ctx.respond(&handlers::delete_topics::handle(&ctx, request).await)
-        }),
-        ApiKey::CreatePartitions => with_context!(|ctx| {
-            let request = decode_or_close!(ctx, frame);
-            ctx.respond(&handlers::create_partitions::handle(&ctx, request).await)
-        }),
-        ApiKey::DescribeConfigs => with_context!(|ctx| {
-            let request = decode_or_close!(ctx, frame);
-            ctx.respond(&handlers::describe_configs::handle(&ctx, request))
-        }),
-        ApiKey::AlterConfigs => with_context!(|ctx| {
-            let request = decode_or_close!(ctx, frame);
-            ctx.respond(&handlers::alter_configs::handle(&ctx, request).await)
-        }),
-        ApiKey::IncrementalAlterConfigs => with_context!(|ctx| {
-            let request = decode_or_close!(ctx, frame);
-            ctx.respond(&handlers::incremental_alter_configs::handle(&ctx, request).await)
-        }),
+        ApiKey::DescribeAcls => with_context!(|ctx| serve::<DescribeAcls>(&ctx, &frame).await),
+        ApiKey::CreateAcls => with_context!(|ctx| serve::<CreateAcls>(&ctx, &frame).await),
+        ApiKey::DeleteAcls => with_context!(|ctx| serve::<DeleteAcls>(&ctx, &frame).await),
+        ApiKey::Metadata => with_context!(|ctx| serve::<Metadata>(&ctx, &frame).await),
+        ApiKey::DescribeCluster => {
+            with_context!(|ctx| serve::<DescribeCluster>(&ctx, &frame).await)
+        }
+        ApiKey::DescribeUserScramCredentials => {
+            with_context!(|ctx| serve::<DescribeUserScramCredentials>(&ctx, &frame).await)
+        }
+        ApiKey::AlterUserScramCredentials => {
+            with_context!(|ctx| serve::<AlterUserScramCredentials>(&ctx, &frame).await)
+        }
+        ApiKey::CreateTopics => with_context!(|ctx| serve::<CreateTopics>(&ctx, &frame).await),
+        ApiKey::DeleteTopics => with_context!(|ctx| serve::<DeleteTopics>(&ctx, &frame).await),
+        ApiKey::CreatePartitions => {
+            with_context!(|ctx| serve::<CreatePartitions>(&ctx, &frame).await)
+        }
+        ApiKey::DescribeConfigs => {
+            with_context!(|ctx| serve::<DescribeConfigs>(&ctx, &frame).await)
+        }
+        ApiKey::AlterConfigs => with_context!(|ctx| serve::<AlterConfigs>(&ctx, &frame).await),
+        ApiKey::IncrementalAlterConfigs => {
+            with_context!(|ctx| serve::<IncrementalAlterConfigs>(&ctx, &frame).await)
+        }
         // Forwarded-only APIs returned above (`local` is false for them).
         _ => Outcome::close(format!("{api} is served only by a gateway node")),
+    }
+}
+
+/// Decodes the body into `H`'s request, runs `H`, and encodes its response (counting the
+/// response's error codes): the one path of every authenticated API, which the benches drive
+/// in-process too.
+pub async fn serve<'r, H: Handler>(
+    ctx: &'r RequestContext<'r>,
+    frame: &RequestFrame<'r>,
+) -> Outcome {
+    let request = match decode::<H::Request<'r>>(ctx.api, frame) {
+        Ok(request) => request,
+        Err(outcome) => return outcome,
+    };
+    match H::handle(ctx, request).await {
+        Ok(response) => ctx.respond(&response),
+        Err(outcome) => outcome,
+    }
+}
+
+/// [`serve`] for the APIs answered from the session (before and during authentication).
+async fn serve_session<'r, H: SessionHandler>(
+    api: ApiKey,
+    state: &'r Arc<ServerState>,
+    session: &'r mut Session,
+    frame: &RequestFrame<'r>,
+) -> Outcome {
+    let (version, correlation_id) = (frame.version(), frame.header.correlation_id);
+    let request = match decode::<H::Request<'r>>(api, frame) {
+        Ok(request) => request,
+        Err(outcome) => return outcome,
+    };
+    let ctx = SessionContext {
+        state,
+        session,
+        version,
+        correlation_id,
+    };
+    match H::handle(ctx, request).await {
+        Ok(response) => respond_to(correlation_id, version, &response),
+        Err(outcome) => outcome,
     }
 }

@@ -26,7 +26,10 @@ use kacl_protocol::ErrorCode;
 use kacl_topics::validate_topic_configs;
 
 use super::describe_configs::{BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, TOPIC};
+use super::topic_commit::topic_store_failure;
+use super::Handler;
 use crate::context::RequestContext;
+use crate::outcome::Outcome;
 use crate::topic_registry::{TopicChange, TopicCommit};
 
 /// A per-resource failure: Kafka's code and message.
@@ -194,7 +197,7 @@ pub(crate) async fn commit_topic_configs(
             tracing::error!(topic = name, %err, "topic configs could not be stored");
             // REQUEST_TIMED_OUT naming etcd when etcd did not answer, as the other writes;
             // Kafka sends no text with UNKNOWN_SERVER_ERROR (the cause is in the log).
-            let (code, message) = super::topic_store_failure(err).answer();
+            let (code, message) = topic_store_failure(err).answer();
             Err(refusal(
                 ErrorCode::from_code(code),
                 message.unwrap_or_default(),
@@ -208,33 +211,42 @@ pub(crate) async fn commit_topic_configs(
     }
 }
 
-/// Answers one AlterConfigs request.
-pub async fn handle(
-    ctx: &RequestContext<'_>,
-    request: AlterConfigsRequest<'_>,
-) -> AlterConfigsResponse<'static> {
-    let repeats = repeated(
-        request
-            .resources
-            .iter()
-            .map(|r| (r.resource_type, &*r.resource_name)),
-    );
-    let mut responses = Vec::with_capacity(request.resources.len());
-    for (resource, repeated) in request.resources.iter().zip(repeats) {
-        let outcome = if repeated {
-            Err(refusal(ErrorCode::InvalidRequest, REPEATED_RESOURCE))
-        } else {
-            alter_one(ctx, resource, request.validate_only).await
-        };
-        responses.push(response_entry(
-            resource.resource_type,
-            &resource.resource_name,
-            outcome,
-        ));
-    }
-    AlterConfigsResponse {
-        responses,
-        ..Default::default()
+/// AlterConfigs: see the module documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct AlterConfigs;
+
+impl Handler for AlterConfigs {
+    type Request<'r> = AlterConfigsRequest<'r>;
+    type Response<'r> = AlterConfigsResponse<'r>;
+
+    /// Answers one AlterConfigs request.
+    async fn handle<'r>(
+        ctx: &'r RequestContext<'r>,
+        request: AlterConfigsRequest<'r>,
+    ) -> Result<AlterConfigsResponse<'r>, Outcome> {
+        let repeats = repeated(
+            request
+                .resources
+                .iter()
+                .map(|r| (r.resource_type, &*r.resource_name)),
+        );
+        let mut responses = Vec::with_capacity(request.resources.len());
+        for (resource, repeated) in request.resources.iter().zip(repeats) {
+            let outcome = if repeated {
+                Err(refusal(ErrorCode::InvalidRequest, REPEATED_RESOURCE))
+            } else {
+                alter_one(ctx, resource, request.validate_only).await
+            };
+            responses.push(response_entry(
+                resource.resource_type,
+                &resource.resource_name,
+                outcome,
+            ));
+        }
+        Ok(AlterConfigsResponse {
+            responses,
+            ..Default::default()
+        })
     }
 }
 

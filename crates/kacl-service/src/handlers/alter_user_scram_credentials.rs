@@ -37,6 +37,7 @@ use kacl_protocol::messages::alter_user_scram_credentials::{
 };
 use kacl_protocol::ErrorCode;
 
+use super::Handler;
 use crate::context::RequestContext;
 use crate::credentials::{CredentialChange, CredentialView};
 use crate::outcome::Outcome;
@@ -80,95 +81,104 @@ pub struct Refusal {
     pub message: &'static str,
 }
 
-/// Answers one AlterUserScramCredentials request; `Err` closes the connection (the credential
-/// writer's thread failed, so nothing can be said about what was stored).
-pub async fn handle(
-    ctx: &RequestContext<'_>,
-    request: AlterUserScramCredentialsRequest<'_>,
-) -> Result<AlterUserScramCredentialsResponse<'static>, Outcome> {
-    let deletions: Vec<Deletion> = request
-        .deletions
-        .iter()
-        .map(|d| Deletion {
-            name: d.name.to_string(),
-            mechanism: d.mechanism,
-        })
-        .collect();
-    let upsertions: Vec<Upsertion> = request
-        .upsertions
-        .iter()
-        .map(|u| Upsertion {
-            name: u.name.to_string(),
-            mechanism: u.mechanism,
-            iterations: u.iterations,
-            salt: u.salt.to_vec(),
-            salted_password: u.salted_password.to_vec(),
-        })
-        .collect();
-    if !ctx.cluster_allows(AclOperation::Alter) {
-        let message = ctx.cluster_denied_message();
-        let users: BTreeSet<&str> = deletions
+/// AlterUserScramCredentials: see the module documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct AlterUserScramCredentials;
+
+impl Handler for AlterUserScramCredentials {
+    type Request<'r> = AlterUserScramCredentialsRequest<'r>;
+    type Response<'r> = AlterUserScramCredentialsResponse<'r>;
+
+    /// Answers one AlterUserScramCredentials request; `Err` closes the connection (the credential
+    /// writer's thread failed, so nothing can be said about what was stored).
+    async fn handle<'r>(
+        ctx: &'r RequestContext<'r>,
+        request: AlterUserScramCredentialsRequest<'r>,
+    ) -> Result<AlterUserScramCredentialsResponse<'r>, Outcome> {
+        let deletions: Vec<Deletion> = request
+            .deletions
             .iter()
-            .map(|d| d.name.as_str())
-            .chain(upsertions.iter().map(|u| u.name.as_str()))
-            .collect();
-        let results = users
-            .into_iter()
-            .map(|user| {
-                result(
-                    user.to_owned(),
-                    ErrorCode::ClusterAuthorizationFailed,
-                    Some(message.clone()),
-                )
+            .map(|d| Deletion {
+                name: d.name.to_string(),
+                mechanism: d.mechanism,
             })
             .collect();
-        return Ok(response(results));
-    }
-
-    let state = ctx.state.clone();
-    let written = tokio::task::spawn_blocking(move || {
-        state
-            .scram
-            .write(|view| plan(&deletions, &upsertions, view))
-    })
-    .await;
-    let (outcomes, refusals) = match written {
-        Ok(done) => done,
-        Err(err) => {
-            tracing::error!(%err, "the SCRAM credential writer failed");
-            return Err(Outcome::close(format!(
-                "the SCRAM credential writer failed: {err}"
-            )));
+        let upsertions: Vec<Upsertion> = request
+            .upsertions
+            .iter()
+            .map(|u| Upsertion {
+                name: u.name.to_string(),
+                mechanism: u.mechanism,
+                iterations: u.iterations,
+                salt: u.salt.to_vec(),
+                salted_password: u.salted_password.to_vec(),
+            })
+            .collect();
+        if !ctx.cluster_allows(AclOperation::Alter) {
+            let message = ctx.cluster_denied_message();
+            let users: BTreeSet<&str> = deletions
+                .iter()
+                .map(|d| d.name.as_str())
+                .chain(upsertions.iter().map(|u| u.name.as_str()))
+                .collect();
+            let results = users
+                .into_iter()
+                .map(|user| {
+                    result(
+                        user.to_owned(),
+                        ErrorCode::ClusterAuthorizationFailed,
+                        Some(message.clone()),
+                    )
+                })
+                .collect();
+            return Ok(response(results));
         }
-    };
 
-    let mut results = Vec::with_capacity(outcomes.len() + refusals.len());
-    let mut failed = Vec::new();
-    for (change, stored) in outcomes {
-        let user = change.user().to_owned();
-        match stored {
-            Ok(()) => {
-                log_change(ctx, &change);
-                results.push(result(user, ErrorCode::None, None));
-            }
+        let state = ctx.state.clone();
+        let written = tokio::task::spawn_blocking(move || {
+            state
+                .scram
+                .write(|view| plan(&deletions, &upsertions, view))
+        })
+        .await;
+        let (outcomes, refusals) = match written {
+            Ok(done) => done,
             Err(err) => {
-                tracing::error!(%err, user = %kacl_logsafe::safe(&user), mechanism = %change.mechanism(),
-                    "cannot store the SCRAM credential change");
-                failed.push(result(
-                    user,
-                    super::create_acls::store_failure_code(&err),
-                    Some(format!("The SCRAM credential could not be stored: {err}")),
-                ));
+                tracing::error!(%err, "the SCRAM credential writer failed");
+                return Err(Outcome::close(format!(
+                    "the SCRAM credential writer failed: {err}"
+                )));
+            }
+        };
+
+        let mut results = Vec::with_capacity(outcomes.len() + refusals.len());
+        let mut failed = Vec::new();
+        for (change, stored) in outcomes {
+            let user = change.user().to_owned();
+            match stored {
+                Ok(()) => {
+                    log_change(ctx, &change);
+                    results.push(result(user, ErrorCode::None, None));
+                }
+                Err(err) => {
+                    tracing::error!(%err, user = %kacl_logsafe::safe(&user), mechanism = %change.mechanism(),
+                        "cannot store the SCRAM credential change");
+                    failed.push(result(
+                        user,
+                        super::create_acls::store_failure_code(&err),
+                        Some(format!("The SCRAM credential could not be stored: {err}")),
+                    ));
+                }
             }
         }
+        results.extend(failed);
+        results.extend(
+            refusals
+                .into_iter()
+                .map(|r| result(r.user, r.code, Some(r.message.to_owned()))),
+        );
+        Ok(response(results))
     }
-    results.extend(failed);
-    results.extend(
-        refusals
-            .into_iter()
-            .map(|r| result(r.user, r.code, Some(r.message.to_owned()))),
-    );
-    Ok(response(results))
 }
 
 fn log_change(ctx: &RequestContext<'_>, change: &CredentialChange) {

@@ -9,7 +9,8 @@
 use kacl_protocol::messages::api_versions::{ApiVersion, ApiVersionsRequest, ApiVersionsResponse};
 use kacl_protocol::{ApiKey, ApiRole, ErrorCode};
 
-use super::respond_to;
+use super::{respond_to, SessionHandler};
+use crate::context::SessionContext;
 use crate::forward::{answered_locally, Forwarder};
 use crate::outcome::Outcome;
 
@@ -58,8 +59,30 @@ fn valid_software_field(value: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'.')
 }
 
-/// Answers a served ApiVersions version.
-pub fn handle(
+/// ApiVersions: see the module documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct ApiVersions;
+
+impl SessionHandler for ApiVersions {
+    type Request<'r> = ApiVersionsRequest<'r>;
+    type Response<'r> = ApiVersionsResponse<'r>;
+
+    /// Answers a served ApiVersions version.
+    async fn handle<'r>(
+        ctx: SessionContext<'r>,
+        request: ApiVersionsRequest<'r>,
+    ) -> Result<ApiVersionsResponse<'r>, Outcome> {
+        Ok(answer(
+            ctx.version,
+            &request,
+            ctx.state.forwarder.as_deref(),
+        ))
+    }
+}
+
+/// The pure step: the answer to a served version from this node's table (and, on a gateway
+/// node, the forwarder's offer).
+fn answer(
     version: i16,
     request: &ApiVersionsRequest<'_>,
     forwarder: Option<&dyn Forwarder>,

@@ -26,93 +26,105 @@ use kacl_protocol::messages::create_acls::{
 use kacl_protocol::ErrorCode;
 
 use super::acl_filter::creation_binding;
+use super::Handler;
 use crate::acl_writer::CreateError;
 use crate::context::RequestContext;
+use crate::outcome::Outcome;
 
 /// Kafka's POLICY_VIOLATION text for an operation above the record limit.
 pub const BATCH_TOO_LARGE: &str = "Unable to perform excessively large batch operation.";
 
-/// Answers one CreateAcls request.
-pub async fn handle(
-    ctx: &RequestContext<'_>,
-    request: CreateAclsRequest<'_>,
-) -> CreateAclsResponse<'static> {
-    if !ctx.cluster_allows(AclOperation::Alter) {
-        let message = ctx.cluster_denied_message();
-        let results = request
-            .creations
-            .iter()
-            .map(|_| result(ErrorCode::ClusterAuthorizationFailed, Some(message.clone())))
+/// CreateAcls: see the module documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct CreateAcls;
+
+impl Handler for CreateAcls {
+    type Request<'r> = CreateAclsRequest<'r>;
+    type Response<'r> = CreateAclsResponse<'r>;
+
+    /// Answers one CreateAcls request.
+    async fn handle<'r>(
+        ctx: &'r RequestContext<'r>,
+        request: CreateAclsRequest<'r>,
+    ) -> Result<CreateAclsResponse<'r>, Outcome> {
+        if !ctx.cluster_allows(AclOperation::Alter) {
+            let message = ctx.cluster_denied_message();
+            let results = request
+                .creations
+                .iter()
+                .map(|_| result(ErrorCode::ClusterAuthorizationFailed, Some(message.clone())))
+                .collect();
+            return Ok(response(results));
+        }
+        let mut results: Vec<Option<AclCreationResult<'static>>> = Vec::new();
+        let mut valid: Vec<AclBinding> = Vec::new();
+        for creation in &request.creations {
+            let binding = creation_binding(
+                creation.resource_type,
+                &creation.resource_name,
+                creation.resource_pattern_type,
+                &creation.principal,
+                &creation.host,
+                creation.operation,
+                creation.permission_type,
+            );
+            match validate_new_acl(&binding) {
+                Ok(()) => {
+                    valid.push(binding);
+                    results.push(None);
+                }
+                Err(err) => results.push(Some(result(
+                    ErrorCode::InvalidRequest,
+                    Some(err.to_string()),
+                ))),
+            }
+        }
+        let outcome_for_valid = if valid.is_empty() {
+            result(ErrorCode::None, Some(String::new()))
+        } else {
+            let state = ctx.state.clone();
+            let max_batch = ctx.state.config.acl_max_batch;
+            let count = valid.len();
+            let written = tokio::task::spawn_blocking(move || {
+                state.acl_writer.create_owned(valid, max_batch)
+            })
+            .await;
+            match written {
+                Ok(Ok(added)) => {
+                    crate::audit::acls_added(ctx.requester(), &added);
+                    tracing::info!(
+                        principal = %kacl_logsafe::safe(ctx.principal),
+                        requested = count,
+                        added = added.len(),
+                        "created ACLs"
+                    );
+                    result(ErrorCode::None, Some(String::new()))
+                }
+                Ok(Err(CreateError::TooLarge { new, max })) => {
+                    tracing::info!(
+                        principal = %kacl_logsafe::safe(ctx.principal),
+                        new,
+                        max,
+                        "CreateAcls above the batch limit"
+                    );
+                    result(ErrorCode::PolicyViolation, Some(BATCH_TOO_LARGE.to_owned()))
+                }
+                Ok(Err(CreateError::Store(err))) => result(
+                    store_failure_code(&err),
+                    Some(format!("The ACLs could not be stored: {err}")),
+                ),
+                Err(err) => result(
+                    ErrorCode::UnknownServerError,
+                    Some(format!("The ACL writer failed: {err}")),
+                ),
+            }
+        };
+        let results = results
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| outcome_for_valid.clone()))
             .collect();
-        return response(results);
+        Ok(response(results))
     }
-    let mut results: Vec<Option<AclCreationResult<'static>>> = Vec::new();
-    let mut valid: Vec<AclBinding> = Vec::new();
-    for creation in &request.creations {
-        let binding = creation_binding(
-            creation.resource_type,
-            &creation.resource_name,
-            creation.resource_pattern_type,
-            &creation.principal,
-            &creation.host,
-            creation.operation,
-            creation.permission_type,
-        );
-        match validate_new_acl(&binding) {
-            Ok(()) => {
-                valid.push(binding);
-                results.push(None);
-            }
-            Err(err) => results.push(Some(result(
-                ErrorCode::InvalidRequest,
-                Some(err.to_string()),
-            ))),
-        }
-    }
-    let outcome_for_valid = if valid.is_empty() {
-        result(ErrorCode::None, Some(String::new()))
-    } else {
-        let state = ctx.state.clone();
-        let max_batch = ctx.state.config.acl_max_batch;
-        let count = valid.len();
-        let written =
-            tokio::task::spawn_blocking(move || state.acl_writer.create_owned(valid, max_batch))
-                .await;
-        match written {
-            Ok(Ok(added)) => {
-                crate::audit::acls_added(ctx.requester(), &added);
-                tracing::info!(
-                    principal = %kacl_logsafe::safe(ctx.principal),
-                    requested = count,
-                    added = added.len(),
-                    "created ACLs"
-                );
-                result(ErrorCode::None, Some(String::new()))
-            }
-            Ok(Err(CreateError::TooLarge { new, max })) => {
-                tracing::info!(
-                    principal = %kacl_logsafe::safe(ctx.principal),
-                    new,
-                    max,
-                    "CreateAcls above the batch limit"
-                );
-                result(ErrorCode::PolicyViolation, Some(BATCH_TOO_LARGE.to_owned()))
-            }
-            Ok(Err(CreateError::Store(err))) => result(
-                store_failure_code(&err),
-                Some(format!("The ACLs could not be stored: {err}")),
-            ),
-            Err(err) => result(
-                ErrorCode::UnknownServerError,
-                Some(format!("The ACL writer failed: {err}")),
-            ),
-        }
-    };
-    let results = results
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| outcome_for_valid.clone()))
-        .collect();
-    response(results)
 }
 
 /// The code for an ACL write the store failed: KAFKA_STORAGE_ERROR when the storage itself

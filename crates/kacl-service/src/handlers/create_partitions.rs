@@ -25,136 +25,149 @@ use kacl_protocol::messages::create_partitions::{
 use kacl_protocol::ErrorCode;
 use kacl_store::PartitionRecord;
 
+use super::brokers::{live_brokers, place_rack_aware, racked_brokers};
+use super::topic_commit::{commit_topics_coded, topic_store_failure};
+use super::Handler;
 use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
+use crate::outcome::Outcome;
 use crate::topic_registry::{PartitionsOutcome, TopicChange, TopicCommit, TopicTable};
 use kacl_topics::{plan_partition_increase, TopicError};
 
-/// Answers one CreatePartitions request.
-pub async fn handle(
-    ctx: &RequestContext<'_>,
-    request: CreatePartitionsRequest<'_>,
-) -> CreatePartitionsResponse<'static> {
-    let state = ctx.state;
-    let mut occurrences: HashMap<&str, usize> = HashMap::new();
-    for topic in &request.topics {
-        *occurrences.entry(&topic.name).or_default() += 1;
-    }
-    let mut seen = HashSet::new();
-    let unique: Vec<&CreatePartitionsTopic<'_>> = request
-        .topics
-        .iter()
-        .filter(|t| seen.insert(&*t.name))
-        .collect();
-    let is_duplicate = |name: &str| occurrences.get(name).copied().unwrap_or(0) > 1;
+/// CreatePartitions: see the module documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct CreatePartitions;
 
-    let mut results: Vec<CreatePartitionsTopicResult<'static>> = unique
-        .iter()
-        .filter(|t| is_duplicate(&t.name))
-        .map(|t| {
-            result(
-                &t.name,
-                ErrorCode::InvalidRequest.code(),
-                Some(TopicError::duplicate_name().message()),
-            )
-        })
-        .collect();
-    let authorized: Vec<&CreatePartitionsTopic<'_>> = {
-        let session = ctx.authorizer();
-        let mut authorized = Vec::new();
-        for topic in unique.iter().filter(|t| !is_duplicate(&t.name)) {
-            if session.allows(
-                AclOperation::Alter,
-                ResourceType::Topic,
-                &topic.name,
-                AuditPolicy::ENFORCED,
-            ) {
-                authorized.push(*topic);
-            } else {
-                results.push(result(
-                    &topic.name,
-                    ErrorCode::TopicAuthorizationFailed.code(),
-                    None,
-                ));
-            }
+impl Handler for CreatePartitions {
+    type Request<'r> = CreatePartitionsRequest<'r>;
+    type Response<'r> = CreatePartitionsResponse<'r>;
+
+    /// Answers one CreatePartitions request.
+    async fn handle<'r>(
+        ctx: &'r RequestContext<'r>,
+        request: CreatePartitionsRequest<'r>,
+    ) -> Result<CreatePartitionsResponse<'r>, Outcome> {
+        let state = ctx.state;
+        let mut occurrences: HashMap<&str, usize> = HashMap::new();
+        for topic in &request.topics {
+            *occurrences.entry(&topic.name).or_default() += 1;
         }
-        authorized
-    };
-
-    let guard = state.topics.begin_write().await;
-    let planned: Vec<(&str, Result<Vec<PartitionRecord>, Refusal>)> = {
-        let table = state.topics.read();
-        let brokers = super::live_brokers(state);
-        let racked = super::racked_brokers(state);
-        authorized
+        let mut seen = HashSet::new();
+        let unique: Vec<&CreatePartitionsTopic<'_>> = request
+            .topics
             .iter()
-            .map(|topic| {
-                let mut plan = plan_topic(topic, &table, &brokers);
-                if let (Ok(new), None) = (&mut plan, &topic.assignments) {
-                    let previous_leader = table
-                        .get(&topic.name)
-                        .and_then(|t| t.partitions.last())
-                        .and_then(|p| p.replicas.first().copied());
-                    super::place_rack_aware(&racked, previous_leader, new);
-                }
-                (&*topic.name, plan)
+            .filter(|t| seen.insert(&*t.name))
+            .collect();
+        let is_duplicate = |name: &str| occurrences.get(name).copied().unwrap_or(0) > 1;
+
+        let mut results: Vec<CreatePartitionsTopicResult<'static>> = unique
+            .iter()
+            .filter(|t| is_duplicate(&t.name))
+            .map(|t| {
+                result(
+                    &t.name,
+                    ErrorCode::InvalidRequest.code(),
+                    Some(TopicError::duplicate_name().message()),
+                )
             })
-            .collect()
-    };
-    let increases: Vec<(String, Vec<PartitionRecord>)> = planned
-        .iter()
-        .filter_map(|(name, plan)| Some((name.to_string(), plan.as_ref().ok()?.clone())))
-        .collect();
-    // For each planned increase, in order: stored, or the code and message to answer.
-    let stored: Vec<Result<(), (i16, Option<String>)>> =
-        if request.validate_only || increases.is_empty() {
-            drop(guard);
-            vec![Ok(()); increases.len()]
-        } else {
-            let count = increases.len();
-            let change = TopicChange::AddPartitions(increases);
-            match super::commit_topics_coded(state, guard, change).await {
-                Ok(TopicCommit::PartitionsAdded(outcomes)) => {
-                    tracing::info!(
-                        principal = %kacl_logsafe::safe(ctx.principal),
-                        topics = count,
-                        "added partitions"
-                    );
-                    stored_outcomes(outcomes)
-                }
-                Ok(other) => {
-                    tracing::error!(outcome = ?other, "CreatePartitions could not be stored");
-                    let unknown = (ErrorCode::UnknownServerError.code(), None);
-                    vec![Err(unknown); count]
-                }
-                Err(failure) => {
-                    tracing::error!(?failure, "CreatePartitions could not be stored");
-                    vec![Err(failure.answer()); count]
+            .collect();
+        let authorized: Vec<&CreatePartitionsTopic<'_>> = {
+            let session = ctx.authorizer();
+            let mut authorized = Vec::new();
+            for topic in unique.iter().filter(|t| !is_duplicate(&t.name)) {
+                if session.allows(
+                    AclOperation::Alter,
+                    ResourceType::Topic,
+                    &topic.name,
+                    AuditPolicy::ENFORCED,
+                ) {
+                    authorized.push(*topic);
+                } else {
+                    results.push(result(
+                        &topic.name,
+                        ErrorCode::TopicAuthorizationFailed.code(),
+                        None,
+                    ));
                 }
             }
+            authorized
         };
-    let mut stored = stored.into_iter();
-    for (name, plan) in planned {
-        results.push(match plan {
-            Ok(_) => match stored.next() {
-                Some(Ok(())) => result(name, 0, None),
-                Some(Err((code, message))) => result(name, code, message.as_deref()),
-                None => result(name, ErrorCode::UnknownServerError.code(), None),
-            },
-            Err(Refusal::UnknownTopic) => {
-                result(name, ErrorCode::UnknownTopicOrPartition.code(), None)
-            }
-            // Kafka hides the text of an UNKNOWN_SERVER_ERROR.
-            Err(Refusal::Rule(TopicError::UnknownServerError(_))) => {
-                result(name, ErrorCode::UnknownServerError.code(), None)
-            }
-            Err(Refusal::Rule(error)) => result(name, error.code(), Some(error.message())),
-        });
-    }
-    CreatePartitionsResponse {
-        throttle_time_ms: 0,
-        results,
-        unknown_tagged_fields: Default::default(),
+
+        let guard = state.topics.begin_write().await;
+        let planned: Vec<(&str, Result<Vec<PartitionRecord>, Refusal>)> = {
+            let table = state.topics.read();
+            let brokers = live_brokers(state);
+            let racked = racked_brokers(state);
+            authorized
+                .iter()
+                .map(|topic| {
+                    let mut plan = plan_topic(topic, &table, &brokers);
+                    if let (Ok(new), None) = (&mut plan, &topic.assignments) {
+                        let previous_leader = table
+                            .get(&topic.name)
+                            .and_then(|t| t.partitions.last())
+                            .and_then(|p| p.replicas.first().copied());
+                        place_rack_aware(&racked, previous_leader, new);
+                    }
+                    (&*topic.name, plan)
+                })
+                .collect()
+        };
+        let increases: Vec<(String, Vec<PartitionRecord>)> = planned
+            .iter()
+            .filter_map(|(name, plan)| Some((name.to_string(), plan.as_ref().ok()?.clone())))
+            .collect();
+        // For each planned increase, in order: stored, or the code and message to answer.
+        let stored: Vec<Result<(), (i16, Option<String>)>> =
+            if request.validate_only || increases.is_empty() {
+                drop(guard);
+                vec![Ok(()); increases.len()]
+            } else {
+                let count = increases.len();
+                let change = TopicChange::AddPartitions(increases);
+                match commit_topics_coded(state, guard, change).await {
+                    Ok(TopicCommit::PartitionsAdded(outcomes)) => {
+                        tracing::info!(
+                            principal = %kacl_logsafe::safe(ctx.principal),
+                            topics = count,
+                            "added partitions"
+                        );
+                        stored_outcomes(outcomes)
+                    }
+                    Ok(other) => {
+                        tracing::error!(outcome = ?other, "CreatePartitions could not be stored");
+                        let unknown = (ErrorCode::UnknownServerError.code(), None);
+                        vec![Err(unknown); count]
+                    }
+                    Err(failure) => {
+                        tracing::error!(?failure, "CreatePartitions could not be stored");
+                        vec![Err(failure.answer()); count]
+                    }
+                }
+            };
+        let mut stored = stored.into_iter();
+        for (name, plan) in planned {
+            results.push(match plan {
+                Ok(_) => match stored.next() {
+                    Some(Ok(())) => result(name, 0, None),
+                    Some(Err((code, message))) => result(name, code, message.as_deref()),
+                    None => result(name, ErrorCode::UnknownServerError.code(), None),
+                },
+                Err(Refusal::UnknownTopic) => {
+                    result(name, ErrorCode::UnknownTopicOrPartition.code(), None)
+                }
+                // Kafka hides the text of an UNKNOWN_SERVER_ERROR.
+                Err(Refusal::Rule(TopicError::UnknownServerError(_))) => {
+                    result(name, ErrorCode::UnknownServerError.code(), None)
+                }
+                Err(Refusal::Rule(error)) => result(name, error.code(), Some(error.message())),
+            });
+        }
+        Ok(CreatePartitionsResponse {
+            throttle_time_ms: 0,
+            results,
+            unknown_tagged_fields: Default::default(),
+        })
     }
 }
 
@@ -216,7 +229,7 @@ fn stored_outcomes(outcomes: Vec<PartitionsOutcome>) -> Vec<Result<(), (i16, Opt
             PartitionsOutcome::Added(_) => Ok(()),
             PartitionsOutcome::Failed(err) => {
                 tracing::error!(%err, "CreatePartitions could not be stored");
-                first_failure = super::topic_store_failure(err).answer();
+                first_failure = topic_store_failure(err).answer();
                 Err(first_failure.clone())
             }
             PartitionsOutcome::NotAttempted => Err(first_failure.clone()),

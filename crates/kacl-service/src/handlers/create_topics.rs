@@ -32,8 +32,12 @@ use kacl_protocol::messages::create_topics::{
 use kacl_protocol::ErrorCode;
 use kacl_store::{PartitionRecord, TopicRecord};
 
+use super::brokers::{live_brokers, place_rack_aware, racked_brokers};
+use super::topic_commit::{commit_topics_coded, CommitFailure};
+use super::Handler;
 use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
+use crate::outcome::Outcome;
 use crate::topic_registry::{TopicChange, TopicCommit, TopicTable};
 use kacl_topics::{
     check_new_topic_name, check_request_partition_total, effective_topic_configs, plan_new_topic,
@@ -51,185 +55,197 @@ struct NewTopic {
     show_configs: bool,
 }
 
-/// Answers one CreateTopics request.
-pub async fn handle(
-    ctx: &RequestContext<'_>,
-    request: CreateTopicsRequest<'_>,
-) -> CreateTopicsResponse<'static> {
-    let state = ctx.state;
+/// CreateTopics: see the module documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct CreateTopics;
 
-    let mut occurrences: HashMap<&str, usize> = HashMap::new();
-    for topic in &request.topics {
-        *occurrences.entry(&topic.name).or_default() += 1;
-    }
-    let mut seen = HashSet::new();
-    let unique: Vec<&str> = request
-        .topics
-        .iter()
-        .map(|t| &*t.name)
-        .filter(|name| seen.insert(*name))
-        .collect();
-    let duplicates: Vec<&str> = unique
-        .iter()
-        .copied()
-        .filter(|name| occurrences.get(name).copied().unwrap_or(0) > 1)
-        .collect();
-    let candidates: Vec<&str> = unique
-        .iter()
-        .copied()
-        .filter(|name| !duplicates.contains(name) && *name != CLUSTER_METADATA_TOPIC_NAME)
-        .collect();
+impl Handler for CreateTopics {
+    type Request<'r> = CreateTopicsRequest<'r>;
+    type Response<'r> = CreateTopicsResponse<'r>;
 
-    let (authorized, describable): (HashSet<&str>, HashSet<&str>) = {
-        // Kafka's ControllerApis: the cluster-wide CREATE is asked without logging a denial
-        // (each topic's own CREATE is asked next, and audited); DESCRIBE_CONFIGS only decides
-        // whether configs are shown, so only its denials are logged.
-        let session = ctx.authorizer();
-        let cluster_create = session.allows(
-            AclOperation::Create,
-            ResourceType::Cluster,
-            CLUSTER_NAME,
-            AuditPolicy::FILTERING,
-        );
-        let authorized = candidates
-            .iter()
-            .copied()
-            .filter(|name| {
-                cluster_create
-                    || session.allows(
-                        AclOperation::Create,
-                        ResourceType::Topic,
-                        name,
-                        AuditPolicy::ENFORCED,
-                    )
-            })
-            .collect();
-        let describable = candidates
-            .iter()
-            .copied()
-            .filter(|name| {
-                session.allows(
-                    AclOperation::DescribeConfigs,
-                    ResourceType::Topic,
-                    name,
-                    AuditPolicy::DENIALS_ONLY,
-                )
-            })
-            .collect();
-        (authorized, describable)
-    };
-    let effective: Vec<&CreatableTopic<'_>> = request
-        .topics
-        .iter()
-        .filter(|t| authorized.contains(&*t.name))
-        .collect();
+    /// Answers one CreateTopics request.
+    async fn handle<'r>(
+        ctx: &'r RequestContext<'r>,
+        request: CreateTopicsRequest<'r>,
+    ) -> Result<CreateTopicsResponse<'r>, Outcome> {
+        let state = ctx.state;
 
-    let defaults = TopicDefaults {
-        num_partitions: state.config.num_partitions,
-        replication_factor: state.config.default_replication_factor,
-    };
-    if let Err(error) = check_request_partition_total(effective.iter().map(|t| {
-        requested_partition_count(
-            t.num_partitions,
-            t.assignments.len(),
-            defaults.num_partitions,
-        )
-    })) {
-        // Kafka fails the whole request: every entry gets the error.
-        let results = request
+        let mut occurrences: HashMap<&str, usize> = HashMap::new();
+        for topic in &request.topics {
+            *occurrences.entry(&topic.name).or_default() += 1;
+        }
+        let mut seen = HashSet::new();
+        let unique: Vec<&str> = request
             .topics
             .iter()
-            .map(|t| error_result(&t.name, error.code(), Some(error.message().to_owned())))
+            .map(|t| &*t.name)
+            .filter(|name| seen.insert(*name))
             .collect();
-        return response(results);
-    }
-
-    let guard = state.topics.begin_write().await;
-    let outcomes: Vec<(&str, Result<NewTopic, TopicError>)> = {
-        let table = state.topics.read();
-        let brokers = super::live_brokers(state);
-        let racked = super::racked_brokers(state);
-        effective
+        let duplicates: Vec<&str> = unique
             .iter()
-            .map(|topic| {
-                let outcome = check_topic(topic, &table, defaults, &brokers).map(|mut record| {
-                    if topic.assignments.is_empty() {
-                        super::place_rack_aware(&racked, None, &mut record.partitions);
-                    }
-                    NewTopic {
-                        show_configs: describable.contains(&*topic.name),
-                        record,
-                    }
-                });
-                (&*topic.name, outcome)
-            })
-            .collect()
-    };
-    let records: Vec<TopicRecord> = outcomes
-        .iter()
-        .filter_map(|(_, outcome)| outcome.as_ref().ok().map(|t| t.record.clone()))
-        .collect();
-    // Per topic: the code and message when the commit refused it (another node won a race
-    // for its name or its collision group), or the failure of the whole commit.
-    let mut refused: HashMap<String, (i16, String)> = HashMap::new();
-    let stored = if request.validate_only || records.is_empty() {
-        drop(guard);
-        Ok(())
-    } else {
-        commit_new_topics(ctx, state, guard, records, &mut refused).await
-    };
-    if let Err(err) = &stored {
-        tracing::error!(error = %err.1, "CreateTopics could not be stored");
-    }
-
-    let mut results: Vec<CreatableTopicResult<'static>> = outcomes
-        .into_iter()
-        .map(|(name, outcome)| match (outcome, &stored) {
-            (Ok(_), _) if refused.contains_key(name) => {
-                let (code, message) = refused[name].clone();
-                error_result(name, code, Some(message))
-            }
-            (Ok(topic), Ok(())) => success_result(topic),
-            // Kafka sends no text with UNKNOWN_SERVER_ERROR; the cause is in the log. A store
-            // that did not answer in time (etcd) gets REQUEST_TIMED_OUT with its cause.
-            (Ok(_), Err((code, message))) => error_result(
-                name,
-                *code,
-                (*code != ErrorCode::UnknownServerError.code()).then(|| message.clone()),
-            ),
-            (Err(error), _) => error_result(name, error.code(), Some(error.message().to_owned())),
-        })
-        .collect();
-    results.extend(duplicates.iter().map(|name| {
-        error_result(
-            name,
-            ErrorCode::InvalidRequest.code(),
-            Some(TopicError::duplicate_name().message().to_owned()),
-        )
-    }));
-    results.extend(
-        unique
+            .copied()
+            .filter(|name| occurrences.get(name).copied().unwrap_or(0) > 1)
+            .collect();
+        let candidates: Vec<&str> = unique
             .iter()
-            .filter(|name| !duplicates.contains(name) && !authorized.contains(*name))
-            .map(|name| {
-                if *name == CLUSTER_METADATA_TOPIC_NAME {
-                    error_result(
+            .copied()
+            .filter(|name| !duplicates.contains(name) && *name != CLUSTER_METADATA_TOPIC_NAME)
+            .collect();
+
+        let (authorized, describable): (HashSet<&str>, HashSet<&str>) = {
+            // Kafka's ControllerApis: the cluster-wide CREATE is asked without logging a denial
+            // (each topic's own CREATE is asked next, and audited); DESCRIBE_CONFIGS only decides
+            // whether configs are shown, so only its denials are logged.
+            let session = ctx.authorizer();
+            let cluster_create = session.allows(
+                AclOperation::Create,
+                ResourceType::Cluster,
+                CLUSTER_NAME,
+                AuditPolicy::FILTERING,
+            );
+            let authorized = candidates
+                .iter()
+                .copied()
+                .filter(|name| {
+                    cluster_create
+                        || session.allows(
+                            AclOperation::Create,
+                            ResourceType::Topic,
+                            name,
+                            AuditPolicy::ENFORCED,
+                        )
+                })
+                .collect();
+            let describable = candidates
+                .iter()
+                .copied()
+                .filter(|name| {
+                    session.allows(
+                        AclOperation::DescribeConfigs,
+                        ResourceType::Topic,
                         name,
-                        ErrorCode::InvalidRequest.code(),
-                        Some(format!(
-                            "Creation of internal topic {CLUSTER_METADATA_TOPIC_NAME} is prohibited."
-                        )),
+                        AuditPolicy::DENIALS_ONLY,
                     )
-                } else {
-                    error_result(
-                        name,
-                        ErrorCode::TopicAuthorizationFailed.code(),
-                        Some(NOT_AUTHORIZED.to_owned()),
-                    )
+                })
+                .collect();
+            (authorized, describable)
+        };
+        let effective: Vec<&CreatableTopic<'_>> = request
+            .topics
+            .iter()
+            .filter(|t| authorized.contains(&*t.name))
+            .collect();
+
+        let defaults = TopicDefaults {
+            num_partitions: state.config.num_partitions,
+            replication_factor: state.config.default_replication_factor,
+        };
+        if let Err(error) = check_request_partition_total(effective.iter().map(|t| {
+            requested_partition_count(
+                t.num_partitions,
+                t.assignments.len(),
+                defaults.num_partitions,
+            )
+        })) {
+            // Kafka fails the whole request: every entry gets the error.
+            let results = request
+                .topics
+                .iter()
+                .map(|t| error_result(&t.name, error.code(), Some(error.message().to_owned())))
+                .collect();
+            return Ok(response(results));
+        }
+
+        let guard = state.topics.begin_write().await;
+        let outcomes: Vec<(&str, Result<NewTopic, TopicError>)> = {
+            let table = state.topics.read();
+            let brokers = live_brokers(state);
+            let racked = racked_brokers(state);
+            effective
+                .iter()
+                .map(|topic| {
+                    let outcome =
+                        check_topic(topic, &table, defaults, &brokers).map(|mut record| {
+                            if topic.assignments.is_empty() {
+                                place_rack_aware(&racked, None, &mut record.partitions);
+                            }
+                            NewTopic {
+                                show_configs: describable.contains(&*topic.name),
+                                record,
+                            }
+                        });
+                    (&*topic.name, outcome)
+                })
+                .collect()
+        };
+        let records: Vec<TopicRecord> = outcomes
+            .iter()
+            .filter_map(|(_, outcome)| outcome.as_ref().ok().map(|t| t.record.clone()))
+            .collect();
+        // Per topic: the code and message when the commit refused it (another node won a race
+        // for its name or its collision group), or the failure of the whole commit.
+        let mut refused: HashMap<String, (i16, String)> = HashMap::new();
+        let stored = if request.validate_only || records.is_empty() {
+            drop(guard);
+            Ok(())
+        } else {
+            commit_new_topics(ctx, state, guard, records, &mut refused).await
+        };
+        if let Err(err) = &stored {
+            tracing::error!(error = %err.1, "CreateTopics could not be stored");
+        }
+
+        let mut results: Vec<CreatableTopicResult<'static>> = outcomes
+            .into_iter()
+            .map(|(name, outcome)| match (outcome, &stored) {
+                (Ok(_), _) if refused.contains_key(name) => {
+                    let (code, message) = refused[name].clone();
+                    error_result(name, code, Some(message))
                 }
-            }),
-    );
-    response(results)
+                (Ok(topic), Ok(())) => success_result(topic),
+                // Kafka sends no text with UNKNOWN_SERVER_ERROR; the cause is in the log. A store
+                // that did not answer in time (etcd) gets REQUEST_TIMED_OUT with its cause.
+                (Ok(_), Err((code, message))) => error_result(
+                    name,
+                    *code,
+                    (*code != ErrorCode::UnknownServerError.code()).then(|| message.clone()),
+                ),
+                (Err(error), _) => {
+                    error_result(name, error.code(), Some(error.message().to_owned()))
+                }
+            })
+            .collect();
+        results.extend(duplicates.iter().map(|name| {
+            error_result(
+                name,
+                ErrorCode::InvalidRequest.code(),
+                Some(TopicError::duplicate_name().message().to_owned()),
+            )
+        }));
+        results.extend(
+            unique
+                .iter()
+                .filter(|name| !duplicates.contains(name) && !authorized.contains(*name))
+                .map(|name| {
+                    if *name == CLUSTER_METADATA_TOPIC_NAME {
+                        error_result(
+                            name,
+                            ErrorCode::InvalidRequest.code(),
+                            Some(format!(
+                                "Creation of internal topic {CLUSTER_METADATA_TOPIC_NAME} is prohibited."
+                            )),
+                        )
+                    } else {
+                        error_result(
+                            name,
+                            ErrorCode::TopicAuthorizationFailed.code(),
+                            Some(NOT_AUTHORIZED.to_owned()),
+                        )
+                    }
+                }),
+        );
+        Ok(response(results))
+    }
 }
 
 /// Commits the planned topics. A shared store (etcd) may refuse one because another node
@@ -245,7 +261,7 @@ async fn commit_new_topics(
     loop {
         let count = records.len();
         let change = TopicChange::Create(records.clone());
-        match super::commit_topics_coded(state, guard, change).await {
+        match commit_topics_coded(state, guard, change).await {
             Ok(TopicCommit::Created(_)) => {
                 tracing::info!(principal = %kacl_logsafe::safe(ctx.principal), topics = count, "created topics");
                 return Ok(());
@@ -256,7 +272,7 @@ async fn commit_new_topics(
                     format!("unexpected commit outcome {other:?}"),
                 ))
             }
-            Err(super::CommitFailure::Topic {
+            Err(CommitFailure::Topic {
                 name,
                 code,
                 message,
@@ -268,7 +284,7 @@ async fn commit_new_topics(
                 }
                 guard = state.topics.begin_write().await;
             }
-            Err(super::CommitFailure::Whole { code, message }) => return Err((code, message)),
+            Err(CommitFailure::Whole { code, message }) => return Err((code, message)),
         }
     }
 }

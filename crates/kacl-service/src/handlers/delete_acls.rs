@@ -34,85 +34,100 @@ use kacl_protocol::{ErrorCode, Message};
 use super::acl_filter::WireFilter;
 use super::create_acls::{store_failure_code, BATCH_TOO_LARGE};
 use crate::acl_writer::{Deletion, FilterDeletion};
+use super::Handler;
 use crate::context::RequestContext;
 use crate::metrics::ResponseErrors;
 use crate::outcome::Outcome;
 
-/// Answers one DeleteAcls request (encoded here: see [`respond`]).
-pub async fn handle(ctx: &RequestContext<'_>, request: DeleteAclsRequest<'_>) -> Outcome {
-    if !ctx.cluster_allows(AclOperation::Alter) {
-        let message = ctx.cluster_denied_message();
-        let results = request
+/// DeleteAcls: see the module documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct DeleteAcls;
+
+impl Handler for DeleteAcls {
+    type Request<'r> = DeleteAclsRequest<'r>;
+    type Response<'r> = DeleteAclsResponse<'r>;
+
+    /// Answers one DeleteAcls request; a successful deletion's answer is encoded here (`Err`
+    /// carries it, see [`respond`]), the refusals are returned as responses.
+    async fn handle<'r>(
+        ctx: &'r RequestContext<'r>,
+        request: DeleteAclsRequest<'r>,
+    ) -> Result<DeleteAclsResponse<'r>, Outcome> {
+        if !ctx.cluster_allows(AclOperation::Alter) {
+            let message = ctx.cluster_denied_message();
+            let results = request
+                .filters
+                .iter()
+                .map(|_| failed(ErrorCode::ClusterAuthorizationFailed, message.clone()))
+                .collect();
+            return Ok(response(results));
+        }
+        let checked: Vec<Result<AclBindingFilter, &'static str>> = request
             .filters
             .iter()
-            .map(|_| failed(ErrorCode::ClusterAuthorizationFailed, message.clone()))
+            .map(|f| {
+                WireFilter {
+                    resource_type: f.resource_type_filter,
+                    resource_name: f.resource_name_filter.as_deref(),
+                    pattern_type: f.pattern_type_filter,
+                    principal: f.principal_filter.as_deref(),
+                    host: f.host_filter.as_deref(),
+                    operation: f.operation,
+                    permission_type: f.permission_type,
+                }
+                .delete_filter()
+            })
             .collect();
-        return ctx.respond(&response(results));
-    }
-    let checked: Vec<Result<AclBindingFilter, &'static str>> = request
-        .filters
-        .iter()
-        .map(|f| {
-            WireFilter {
-                resource_type: f.resource_type_filter,
-                resource_name: f.resource_name_filter.as_deref(),
-                pattern_type: f.pattern_type_filter,
-                principal: f.principal_filter.as_deref(),
-                host: f.host_filter.as_deref(),
-                operation: f.operation,
-                permission_type: f.permission_type,
-            }
-            .delete_filter()
+        let planned: Vec<Option<AclBindingFilter>> =
+            checked.iter().map(|c| c.as_ref().ok().cloned()).collect();
+        let state = ctx.state.clone();
+        let max_batch = ctx.state.config.acl_max_batch;
+        let max_response = ctx.state.config.socket_request_max_bytes as usize;
+        let deleted = tokio::task::spawn_blocking(move || {
+            state
+                .acl_writer
+                .delete_within(&planned, max_batch, max_response)
         })
-        .collect();
-    let planned: Vec<Option<AclBindingFilter>> =
-        checked.iter().map(|c| c.as_ref().ok().cloned()).collect();
-    let state = ctx.state.clone();
-    let max_batch = ctx.state.config.acl_max_batch;
-    let max_response = ctx.state.config.socket_request_max_bytes as usize;
-    let deleted = tokio::task::spawn_blocking(move || {
-        state
-            .acl_writer
-            .delete_within(&planned, max_batch, max_response)
-    })
-    .await;
-    let deletion = match deleted {
-        Ok(Ok(Ok(deletion))) => deletion,
-        Ok(Ok(Err(bytes))) => {
-            return ctx.respond(&all_failed(
-                &checked,
-                ErrorCode::PolicyViolation,
-                format!(
-                    "The response would list about {bytes} bytes of matching ACLs, more than \
-                     socket.request.max.bytes ({max_response}); nothing was deleted. Use fewer \
-                     or narrower filters per request."
-                ),
-            ));
-        }
-        Ok(Err(err)) => {
-            return ctx.respond(&all_failed(
-                &checked,
-                store_failure_code(&err),
-                format!("The ACLs could not be deleted: {err}"),
-            ));
-        }
-        Err(err) => {
-            return ctx.respond(&all_failed(
-                &checked,
-                ErrorCode::UnknownServerError,
-                format!("The ACL writer failed: {err}"),
-            ));
-        }
-    };
-    // Each ACL is deleted (and audited) once, whatever the number of filters that matched it.
-    crate::audit::acls_removed(ctx.requester(), deletion.acls.iter());
-    tracing::info!(
-        principal = %kacl_logsafe::safe(ctx.principal),
-        filters = checked.len(),
-        matched = deletion.acls.len(),
-        "deleted ACLs"
-    );
-    respond(ctx, &checked, &deletion)
+        .await;
+        let deletion = match deleted {
+            Ok(Ok(Ok(deletion))) => deletion,
+            Ok(Ok(Err(bytes))) => {
+                return Ok(all_failed(
+                    &checked,
+                    ErrorCode::PolicyViolation,
+                    format!(
+                        "The response would list about {bytes} bytes of matching ACLs, more than \
+                         socket.request.max.bytes ({max_response}); nothing was deleted. Use fewer \
+                         or narrower filters per request."
+                    ),
+                ));
+            }
+            Ok(Err(err)) => {
+                return Ok(all_failed(
+                    &checked,
+                    store_failure_code(&err),
+                    format!("The ACLs could not be deleted: {err}"),
+                ));
+            }
+            Err(err) => {
+                return Ok(all_failed(
+                    &checked,
+                    ErrorCode::UnknownServerError,
+                    format!("The ACL writer failed: {err}"),
+                ));
+            }
+        };
+        // Each ACL is deleted (and audited) once, whatever the number of filters that matched it.
+        crate::audit::acls_removed(ctx.requester(), deletion.acls.iter());
+        tracing::info!(
+            principal = %kacl_logsafe::safe(ctx.principal),
+            filters = checked.len(),
+            matched = deletion.acls.len(),
+            "deleted ACLs"
+        );
+        // Encoded here, one filter result at a time, instead of built as a response struct.
+        Err(respond(ctx, &checked, &deletion))
+    }
 }
 
 /// The answer, encoded one filter result at a time from the deletion's single copy of each

@@ -26,9 +26,11 @@ use kacl_protocol::messages::delete_topics::{
 };
 use kacl_protocol::ErrorCode;
 
-use super::CommitFailure;
+use super::topic_commit::{commit_topics_coded, CommitFailure};
+use super::Handler;
 use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
+use crate::outcome::Outcome;
 use crate::topic_registry::{TopicChange, TopicCommit, TopicTable, TopicWriteGuard};
 
 /// One entry of the request, as given.
@@ -51,21 +53,30 @@ enum Verdict {
     Silent,
 }
 
-/// Answers one DeleteTopics request.
-pub async fn handle(
-    ctx: &RequestContext<'_>,
-    request: DeleteTopicsRequest<'_>,
-) -> DeleteTopicsResponse<'static> {
-    let state = ctx.state;
-    let targets = targets(&request, ctx.version);
-    let guard = state.topics.begin_write().await;
-    let verdicts = {
-        let table = state.topics.read();
-        let rights = topic_rights(ctx, &targets, &table);
-        plan(&targets, &table, &rights)
-    };
-    let stored = commit(ctx, guard, &verdicts).await;
-    response(verdicts, &stored)
+/// DeleteTopics: see the module documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct DeleteTopics;
+
+impl Handler for DeleteTopics {
+    type Request<'r> = DeleteTopicsRequest<'r>;
+    type Response<'r> = DeleteTopicsResponse<'r>;
+
+    /// Answers one DeleteTopics request.
+    async fn handle<'r>(
+        ctx: &'r RequestContext<'r>,
+        request: DeleteTopicsRequest<'r>,
+    ) -> Result<DeleteTopicsResponse<'r>, Outcome> {
+        let state = ctx.state;
+        let targets = targets(&request, ctx.version);
+        let guard = state.topics.begin_write().await;
+        let verdicts = {
+            let table = state.topics.read();
+            let rights = topic_rights(ctx, &targets, &table);
+            plan(&targets, &table, &rights)
+        };
+        let stored = commit(ctx, guard, &verdicts).await;
+        Ok(response(verdicts, &stored))
+    }
 }
 
 /// What the request names, in request order: names before v6, names or ids from v6.
@@ -238,7 +249,7 @@ async fn commit(
         Ok(())
     } else {
         let count = doomed.len();
-        match super::commit_topics_coded(state, guard, TopicChange::Delete(doomed)).await {
+        match commit_topics_coded(state, guard, TopicChange::Delete(doomed)).await {
             Ok(TopicCommit::Deleted(_)) => {
                 tracing::info!(principal = %kacl_logsafe::safe(ctx.principal), topics = count, "deleted topics");
                 Ok(())

@@ -22,35 +22,76 @@ use kacl_protocol::{EncodeError, ErrorCode};
 
 use super::acl_filter::WireFilter;
 use super::acl_resources;
+use super::Handler;
 use crate::context::RequestContext;
 use crate::outcome::Outcome;
 
-/// [`handle`], after waiting (with `kacl.describe.consistent` on a shared store) until this
-/// node has applied everything the store had committed when the request arrived, so that a
-/// tool writing on one node and reading on another reads its writes. A store that does not
-/// answer in time gets REQUEST_TIMED_OUT (retriable).
-pub async fn handle_consistent(
-    ctx: &RequestContext<'_>,
-    request: DescribeAclsRequest<'_>,
-) -> Outcome {
-    // An embedded store's catch-up returns at once (its commits reach memory inside them).
-    if ctx.state.config.describe_consistent {
-        let store = ctx.state.store.clone();
-        let caught_up = tokio::task::spawn_blocking(move || store.catch_up())
-            .await
-            .map_err(|e| e.to_string())
-            .and_then(|r| r.map_err(|e| e.to_string()));
-        if let Err(message) = caught_up {
-            return error(ctx, ErrorCode::RequestTimedOut, message);
+/// DescribeAcls: see the module documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct DescribeAcls;
+
+impl Handler for DescribeAcls {
+    type Request<'r> = DescribeAclsRequest<'r>;
+    type Response<'r> = DescribeAclsResponse<'r>;
+
+    /// Answers one DescribeAcls request, after waiting (with `kacl.describe.consistent` on a
+    /// shared store) until this node has applied everything the store had committed when the
+    /// request arrived, so that a tool writing on one node and reading on another reads its
+    /// writes. A store that does not answer in time gets REQUEST_TIMED_OUT (retriable).
+    ///
+    /// Refusals are typed responses; a success is the one answer a handler encodes itself
+    /// (`Err` with the encoded or streamed frame, see [`answer`]).
+    async fn handle<'r>(
+        ctx: &'r RequestContext<'r>,
+        request: DescribeAclsRequest<'r>,
+    ) -> Result<DescribeAclsResponse<'r>, Outcome> {
+        // An embedded store's catch-up returns at once (its commits reach memory inside them).
+        if ctx.state.config.describe_consistent {
+            let store = ctx.state.store.clone();
+            let caught_up = tokio::task::spawn_blocking(move || store.catch_up())
+                .await
+                .map_err(|e| e.to_string())
+                .and_then(|r| r.map_err(|e| e.to_string()));
+            if let Err(message) = caught_up {
+                return Ok(error(ErrorCode::RequestTimedOut, message));
+            }
+        }
+        let planned = plan(
+            &request,
+            ctx.principal,
+            ctx.state.config.describe_self_service,
+            || ctx.cluster_allows(AclOperation::Describe),
+        );
+        match planned {
+            Ok(Some(filter)) => Err(answer(ctx, filter)),
+            Ok(None) => Ok(acl_resources::shell()),
+            Err(Refused::InvalidFilter(message)) => Ok(error(ErrorCode::InvalidRequest, message)),
+            Err(Refused::ClusterDenied) => Ok(error(
+                ErrorCode::ClusterAuthorizationFailed,
+                ctx.cluster_denied_message(),
+            )),
         }
     }
-    handle(ctx, request)
 }
 
-/// Answers one DescribeAcls request. The one handler that encodes its own answer: the resources
-/// are written into the frame one at a time, and a large frame is written to the socket while
-/// it is encoded, so it returns the [`Outcome`] rather than a response.
-pub fn handle(ctx: &RequestContext<'_>, request: DescribeAclsRequest<'_>) -> Outcome {
+/// Why a DescribeAcls request is refused.
+#[derive(Debug, PartialEq, Eq)]
+enum Refused {
+    /// INVALID_REQUEST with this message.
+    InvalidFilter(String),
+    /// CLUSTER_AUTHORIZATION_FAILED: no DESCRIBE on the cluster, and no self-service.
+    ClusterDenied,
+}
+
+/// The pure step: the filter to answer, `None` for a self-service request that may see
+/// nothing (an empty success), or the refusal. `cluster_describe` (an audited decision) is
+/// asked only once the filter is valid, as in Kafka.
+fn plan(
+    request: &DescribeAclsRequest<'_>,
+    principal: &str,
+    self_service: bool,
+    cluster_describe: impl FnOnce() -> bool,
+) -> Result<Option<AclBindingFilter>, Refused> {
     let wire = WireFilter {
         resource_type: request.resource_type_filter,
         resource_name: request.resource_name_filter.as_deref(),
@@ -60,25 +101,20 @@ pub fn handle(ctx: &RequestContext<'_>, request: DescribeAclsRequest<'_>) -> Out
         operation: request.operation,
         permission_type: request.permission_type,
     };
-    let filter = match wire.describe_filter() {
-        Ok(filter) => filter,
-        // Deliberate difference from Kafka (see `WireFilter::describe_filter`).
-        Err(message) => return error(ctx, ErrorCode::InvalidRequest, message),
-    };
-    let filter = if ctx.cluster_allows(AclOperation::Describe) {
-        Some(filter)
-    } else if ctx.state.config.describe_self_service {
-        own_allow_acls(filter, ctx.principal)
+    // Deliberate difference from Kafka (see `WireFilter::describe_filter`).
+    let filter = wire.describe_filter().map_err(Refused::InvalidFilter)?;
+    if cluster_describe() {
+        Ok(Some(filter))
+    } else if self_service {
+        Ok(own_allow_acls(filter, principal))
     } else {
-        return error(
-            ctx,
-            ErrorCode::ClusterAuthorizationFailed,
-            ctx.cluster_denied_message(),
-        );
-    };
-    let Some(filter) = filter else {
-        return ctx.respond(&acl_resources::shell());
-    };
+        Err(Refused::ClusterDenied)
+    }
+}
+
+/// The success answer to `filter`, encoded from the index: the resources are written into
+/// the frame one at a time, and a large frame is written to the socket while it is encoded.
+fn answer(ctx: &RequestContext<'_>, filter: AclBindingFilter) -> Outcome {
     // Resources are built one at a time in reused storage and written straight into the
     // frame, which a first walk over the same groups sized: a full describe of millions of
     // ACLs never holds them as message values or even as a list of groups (that was 160 MB
@@ -147,7 +183,7 @@ pub fn handle(ctx: &RequestContext<'_>, request: DescribeAclsRequest<'_>) -> Out
     )
 }
 
-/// Up to this many groups are kept from the sizing walk for the encoding (see [`handle`]);
+/// Up to this many groups are kept from the sizing walk for the encoding (see [`answer`]);
 /// more are walked again instead, so that a full describe never holds a list of its groups.
 const KEPT_GROUPS: usize = 64;
 
@@ -174,10 +210,64 @@ fn own_allow_acls(mut filter: AclBindingFilter, principal: &str) -> Option<AclBi
     Some(filter)
 }
 
-fn error(ctx: &RequestContext<'_>, code: ErrorCode, message: String) -> Outcome {
-    ctx.respond(&DescribeAclsResponse {
+fn error(code: ErrorCode, message: String) -> DescribeAclsResponse<'static> {
+    DescribeAclsResponse {
         error_code: code.code(),
         error_message: Some(Cow::Owned(message)),
         ..Default::default()
-    })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ANY resource, MATCH pattern, any principal/host, ANY operation and permission.
+    fn describe_all() -> DescribeAclsRequest<'static> {
+        DescribeAclsRequest {
+            resource_type_filter: 1,
+            pattern_type_filter: 2,
+            operation: 1,
+            permission_type: 1,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn an_invalid_filter_is_refused_before_the_cluster_is_asked() {
+        let request = DescribeAclsRequest {
+            resource_type_filter: 0, // UNKNOWN
+            ..describe_all()
+        };
+        let planned = plan(&request, "User:alice", false, || {
+            panic!("the authorization of an invalid filter was asked")
+        });
+        assert!(
+            matches!(planned, Err(Refused::InvalidFilter(_))),
+            "{planned:?}"
+        );
+    }
+
+    #[test]
+    fn without_cluster_describe_only_self_service_sees_its_own_allow_acls() {
+        let request = describe_all();
+        assert_eq!(
+            plan(&request, "User:alice", false, || false),
+            Err(Refused::ClusterDenied)
+        );
+        let own = plan(&request, "User:alice", true, || false)
+            .expect("self service")
+            .expect("a filter");
+        assert_eq!(own.entry.principal.as_deref(), Some("User:alice"));
+        assert_eq!(own.entry.permission_type, AclPermissionType::Allow);
+        let other = DescribeAclsRequest {
+            principal_filter: Some(Cow::Borrowed("User:bob")),
+            ..describe_all()
+        };
+        assert_eq!(plan(&other, "User:alice", true, || false), Ok(None));
+        let everyone = plan(&request, "User:alice", true, || true)
+            .expect("allowed")
+            .expect("a filter");
+        assert_eq!(everyone.entry.principal, None);
+    }
 }

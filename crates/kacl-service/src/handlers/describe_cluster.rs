@@ -14,67 +14,79 @@ use kacl_protocol::messages::describe_cluster::{
 };
 use kacl_protocol::ErrorCode;
 
+use super::brokers::cluster_brokers;
+use super::Handler;
 use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
+use crate::outcome::Outcome;
 
 /// Endpoint type 1: brokers.
 const BROKERS: i8 = 1;
 /// Endpoint type 2: controllers.
 const CONTROLLERS: i8 = 2;
 
-/// Answers one DescribeCluster request.
-pub fn handle<'c>(
-    ctx: &RequestContext<'c>,
-    request: DescribeClusterRequest<'_>,
-) -> DescribeClusterResponse<'c> {
-    let state = ctx.state;
-    if !matches!(request.endpoint_type, BROKERS | CONTROLLERS) {
-        return DescribeClusterResponse {
-            error_code: ErrorCode::UnsupportedEndpointType.code(),
-            error_message: Some(Cow::Owned(format!(
-                "Unsupported endpoint type {}",
-                request.endpoint_type
-            ))),
+/// DescribeCluster: see the module documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct DescribeCluster;
+
+impl Handler for DescribeCluster {
+    type Request<'r> = DescribeClusterRequest<'r>;
+    type Response<'r> = DescribeClusterResponse<'r>;
+
+    /// Answers one DescribeCluster request.
+    async fn handle<'r>(
+        ctx: &'r RequestContext<'r>,
+        request: DescribeClusterRequest<'r>,
+    ) -> Result<DescribeClusterResponse<'r>, Outcome> {
+        let state = ctx.state;
+        if !matches!(request.endpoint_type, BROKERS | CONTROLLERS) {
+            return Ok(DescribeClusterResponse {
+                error_code: ErrorCode::UnsupportedEndpointType.code(),
+                error_message: Some(Cow::Owned(format!(
+                    "Unsupported endpoint type {}",
+                    request.endpoint_type
+                ))),
+                endpoint_type: request.endpoint_type,
+                cluster_id: Cow::Borrowed(&state.cluster_id),
+                ..Default::default()
+            });
+        }
+        let cluster_authorized_operations = if request.include_cluster_authorized_operations {
+            let session = ctx.authorizer();
+            if session.allows(
+                AclOperation::Describe,
+                ResourceType::Cluster,
+                CLUSTER_NAME,
+                AuditPolicy::ENFORCED,
+            ) {
+                session.authorized_operations(ResourceType::Cluster, CLUSTER_NAME)
+            } else {
+                0
+            }
+        } else {
+            i32::MIN
+        };
+        let (brokers, controller_id) = cluster_brokers(state, ctx.listener);
+        Ok(DescribeClusterResponse {
+            throttle_time_ms: 0,
+            error_code: 0,
+            error_message: None,
             endpoint_type: request.endpoint_type,
             cluster_id: Cow::Borrowed(&state.cluster_id),
-            ..Default::default()
-        };
-    }
-    let cluster_authorized_operations = if request.include_cluster_authorized_operations {
-        let session = ctx.authorizer();
-        if session.allows(
-            AclOperation::Describe,
-            ResourceType::Cluster,
-            CLUSTER_NAME,
-            AuditPolicy::ENFORCED,
-        ) {
-            session.authorized_operations(ResourceType::Cluster, CLUSTER_NAME)
-        } else {
-            0
-        }
-    } else {
-        i32::MIN
-    };
-    let (brokers, controller_id) = super::cluster_brokers(state, ctx.listener);
-    DescribeClusterResponse {
-        throttle_time_ms: 0,
-        error_code: 0,
-        error_message: None,
-        endpoint_type: request.endpoint_type,
-        cluster_id: Cow::Borrowed(&state.cluster_id),
-        controller_id,
-        brokers: brokers
-            .into_iter()
-            .map(|(broker_id, host, port, rack)| DescribeClusterBroker {
-                broker_id,
-                host: Cow::Owned(host),
-                port: i32::from(port),
-                rack: rack.map(Cow::Owned),
-                is_fenced: false,
-                unknown_tagged_fields: Default::default(),
-            })
-            .collect(),
-        cluster_authorized_operations,
-        unknown_tagged_fields: Default::default(),
+            controller_id,
+            brokers: brokers
+                .into_iter()
+                .map(|(broker_id, host, port, rack)| DescribeClusterBroker {
+                    broker_id,
+                    host: Cow::Owned(host),
+                    port: i32::from(port),
+                    rack: rack.map(Cow::Owned),
+                    is_fenced: false,
+                    unknown_tagged_fields: Default::default(),
+                })
+                .collect(),
+            cluster_authorized_operations,
+            unknown_tagged_fields: Default::default(),
+        })
     }
 }

@@ -27,7 +27,9 @@ use kacl_protocol::messages::describe_configs::{
 use kacl_protocol::ErrorCode;
 use kacl_topics::{broker_synonyms, documentation, validate_topic_name, TOPIC_CONFIGS};
 
+use super::Handler;
 use crate::context::RequestContext;
+use crate::outcome::Outcome;
 
 /// Resource type codes (`ConfigResource.Type`).
 pub(crate) const TOPIC: i8 = 2;
@@ -61,50 +63,59 @@ const BROKER_DEFAULTS: &[(&str, &str)] = &[
 /// listener overrides included, and kacl's SCRAM bootstrap credentials).
 pub use kacl_topics::is_sensitive_broker_key;
 
-/// Answers one DescribeConfigs request.
-pub fn handle(
-    ctx: &RequestContext<'_>,
-    request: DescribeConfigsRequest<'_>,
-) -> DescribeConfigsResponse<'static> {
-    let flags = Flags {
-        synonyms: request.include_synonyms,
-        documentation: request.include_documentation,
-        v0: ctx.version == 0,
-    };
-    let mut authorized = Vec::new();
-    let mut refused = Vec::new();
-    for resource in &request.resources {
-        let allowed = match resource.resource_type {
-            BROKER | BROKER_LOGGER | CLIENT_METRICS => {
-                ctx.cluster_allows(AclOperation::DescribeConfigs)
-            }
-            TOPIC => ctx.authorize(
-                AclOperation::DescribeConfigs,
-                ResourceType::Topic,
-                &resource.resource_name,
-            ),
-            GROUP => ctx.authorize(
-                AclOperation::DescribeConfigs,
-                ResourceType::Group,
-                &resource.resource_name,
-            ),
-            _ => true,
+/// DescribeConfigs: see the module documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct DescribeConfigs;
+
+impl Handler for DescribeConfigs {
+    type Request<'r> = DescribeConfigsRequest<'r>;
+    type Response<'r> = DescribeConfigsResponse<'r>;
+
+    /// Answers one DescribeConfigs request.
+    async fn handle<'r>(
+        ctx: &'r RequestContext<'r>,
+        request: DescribeConfigsRequest<'r>,
+    ) -> Result<DescribeConfigsResponse<'r>, Outcome> {
+        let flags = Flags {
+            synonyms: request.include_synonyms,
+            documentation: request.include_documentation,
+            v0: ctx.version == 0,
         };
-        if allowed {
-            authorized.push(describe(ctx, resource, flags));
-        } else {
-            let code = match resource.resource_type {
-                TOPIC => ErrorCode::TopicAuthorizationFailed,
-                GROUP => ErrorCode::GroupAuthorizationFailed,
-                _ => ErrorCode::ClusterAuthorizationFailed,
+        let mut authorized = Vec::new();
+        let mut refused = Vec::new();
+        for resource in &request.resources {
+            let allowed = match resource.resource_type {
+                BROKER | BROKER_LOGGER | CLIENT_METRICS => {
+                    ctx.cluster_allows(AclOperation::DescribeConfigs)
+                }
+                TOPIC => ctx.authorize(
+                    AclOperation::DescribeConfigs,
+                    ResourceType::Topic,
+                    &resource.resource_name,
+                ),
+                GROUP => ctx.authorize(
+                    AclOperation::DescribeConfigs,
+                    ResourceType::Group,
+                    &resource.resource_name,
+                ),
+                _ => true,
             };
-            refused.push(failed(resource, code, code.default_message().to_owned()));
+            if allowed {
+                authorized.push(describe(ctx, resource, flags));
+            } else {
+                let code = match resource.resource_type {
+                    TOPIC => ErrorCode::TopicAuthorizationFailed,
+                    GROUP => ErrorCode::GroupAuthorizationFailed,
+                    _ => ErrorCode::ClusterAuthorizationFailed,
+                };
+                refused.push(failed(resource, code, code.default_message().to_owned()));
+            }
         }
-    }
-    authorized.extend(refused);
-    DescribeConfigsResponse {
-        results: authorized,
-        ..Default::default()
+        authorized.extend(refused);
+        Ok(DescribeConfigsResponse {
+            results: authorized,
+            ..Default::default()
+        })
     }
 }
 

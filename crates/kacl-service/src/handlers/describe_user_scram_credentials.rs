@@ -25,8 +25,10 @@ use kacl_protocol::messages::describe_user_scram_credentials::{
 };
 use kacl_protocol::ErrorCode;
 
+use super::Handler;
 use crate::context::RequestContext;
 use crate::credentials::ScramCredentials;
+use crate::outcome::Outcome;
 
 /// Kafka's message for a user named twice (the user name follows).
 pub const DUPLICATE_USER: &str =
@@ -36,19 +38,28 @@ pub const NO_SUCH_USER: &str = "Attempt to describe a user credential that does 
 /// Kafka's text of a bare ClusterAuthorizationException.
 pub const CLUSTER_AUTHORIZATION_FAILED: &str = "Cluster authorization failed.";
 
-/// Answers one DescribeUserScramCredentials request.
-pub fn handle(
-    ctx: &RequestContext<'_>,
-    request: DescribeUserScramCredentialsRequest<'_>,
-) -> DescribeUserScramCredentialsResponse<'static> {
-    let names: Option<Vec<&str>> = request
-        .users
-        .as_ref()
-        .map(|users| users.iter().map(|u| u.name.as_ref()).collect());
-    if !ctx.cluster_allows(AclOperation::Describe) {
-        return denied(names.as_deref().unwrap_or_default());
+/// DescribeUserScramCredentials: see the module documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct DescribeUserScramCredentials;
+
+impl Handler for DescribeUserScramCredentials {
+    type Request<'r> = DescribeUserScramCredentialsRequest<'r>;
+    type Response<'r> = DescribeUserScramCredentialsResponse<'r>;
+
+    /// Answers one DescribeUserScramCredentials request.
+    async fn handle<'r>(
+        ctx: &'r RequestContext<'r>,
+        request: DescribeUserScramCredentialsRequest<'r>,
+    ) -> Result<DescribeUserScramCredentialsResponse<'r>, Outcome> {
+        let names: Option<Vec<&str>> = request
+            .users
+            .as_ref()
+            .map(|users| users.iter().map(|u| u.name.as_ref()).collect());
+        if !ctx.cluster_allows(AclOperation::Describe) {
+            return Ok(denied(names.as_deref().unwrap_or_default()));
+        }
+        Ok(describe(&ctx.state.scram, names.as_deref()))
     }
-    describe(&ctx.state.scram, names.as_deref())
 }
 
 /// The answer for an authorized request: `names` as requested (`None` or empty: all users).

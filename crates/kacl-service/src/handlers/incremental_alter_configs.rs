@@ -22,43 +22,54 @@ use super::alter_configs::{
     repeated, response_entry, Refusal, REPEATED_RESOURCE,
 };
 use super::describe_configs::{BROKER, BROKER_LOGGER, TOPIC};
+use super::Handler;
 use crate::context::RequestContext;
+use crate::outcome::Outcome;
 
 const SET: i8 = 0;
 const DELETE: i8 = 1;
 const APPEND: i8 = 2;
 const SUBTRACT: i8 = 3;
 
-/// Answers one IncrementalAlterConfigs request.
-pub async fn handle(
-    ctx: &RequestContext<'_>,
-    request: IncrementalAlterConfigsRequest<'_>,
-) -> IncrementalAlterConfigsResponse<'static> {
-    let repeats = repeated(
-        request
-            .resources
-            .iter()
-            .map(|r| (r.resource_type, &*r.resource_name)),
-    );
-    let mut responses = Vec::with_capacity(request.resources.len());
-    for (resource, repeated) in request.resources.iter().zip(repeats) {
-        let outcome = if repeated {
-            Err(refusal(ErrorCode::InvalidRequest, REPEATED_RESOURCE))
-        } else {
-            alter_one(ctx, resource, request.validate_only).await
-        };
-        let entry = response_entry(resource.resource_type, &resource.resource_name, outcome);
-        responses.push(AlterConfigsResourceResponse {
-            error_code: entry.error_code,
-            error_message: entry.error_message,
-            resource_type: entry.resource_type,
-            resource_name: entry.resource_name,
+/// IncrementalAlterConfigs: see the module documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct IncrementalAlterConfigs;
+
+impl Handler for IncrementalAlterConfigs {
+    type Request<'r> = IncrementalAlterConfigsRequest<'r>;
+    type Response<'r> = IncrementalAlterConfigsResponse<'r>;
+
+    /// Answers one IncrementalAlterConfigs request.
+    async fn handle<'r>(
+        ctx: &'r RequestContext<'r>,
+        request: IncrementalAlterConfigsRequest<'r>,
+    ) -> Result<IncrementalAlterConfigsResponse<'r>, Outcome> {
+        let repeats = repeated(
+            request
+                .resources
+                .iter()
+                .map(|r| (r.resource_type, &*r.resource_name)),
+        );
+        let mut responses = Vec::with_capacity(request.resources.len());
+        for (resource, repeated) in request.resources.iter().zip(repeats) {
+            let outcome = if repeated {
+                Err(refusal(ErrorCode::InvalidRequest, REPEATED_RESOURCE))
+            } else {
+                alter_one(ctx, resource, request.validate_only).await
+            };
+            let entry = response_entry(resource.resource_type, &resource.resource_name, outcome);
+            responses.push(AlterConfigsResourceResponse {
+                error_code: entry.error_code,
+                error_message: entry.error_message,
+                resource_type: entry.resource_type,
+                resource_name: entry.resource_name,
+                ..Default::default()
+            });
+        }
+        Ok(IncrementalAlterConfigsResponse {
+            responses,
             ..Default::default()
-        });
-    }
-    IncrementalAlterConfigsResponse {
-        responses,
-        ..Default::default()
+        })
     }
 }
 

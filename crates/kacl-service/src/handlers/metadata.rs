@@ -30,25 +30,40 @@ use kacl_protocol::messages::metadata::{
 use kacl_protocol::ErrorCode;
 use kacl_store::TopicRecord;
 
+use super::brokers::{cluster_brokers, live_brokers};
+use super::Handler;
 use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
-use crate::topic_registry::TopicTable;
+use crate::outcome::Outcome;
 use kacl_topics::{is_internal, validate_topic_name};
 
 /// What the request asked for.
 enum Wanted<'r> {
     All,
-    Names(Vec<&'r str>),
+    Names(Vec<Cow<'r, str>>),
     Ids(Vec<[u8; 16]>),
 }
 
-/// Answers one Metadata request from `table`, the topics as the caller holds them locked (the
-/// response borrows their names).
-pub fn handle<'t>(
-    ctx: &RequestContext<'t>,
-    request: &'t MetadataRequest<'t>,
-    table: &'t TopicTable,
-) -> MetadataResponse<'t> {
+/// Metadata: see the module documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct Metadata;
+
+impl Handler for Metadata {
+    type Request<'r> = MetadataRequest<'r>;
+    type Response<'r> = MetadataResponse<'r>;
+
+    /// Answers one Metadata request from the topics in memory, chosen under the table's read
+    /// lock; the names the response takes from the table are copied, since the response
+    /// outlives the lock (names the request asked for are the request's own).
+    async fn handle<'r>(
+        ctx: &'r RequestContext<'r>,
+        request: MetadataRequest<'r>,
+    ) -> Result<MetadataResponse<'r>, Outcome> {
+        Ok(answer(ctx, &request))
+    }
+}
+
+fn answer<'r>(ctx: &'r RequestContext<'r>, request: &MetadataRequest<'r>) -> MetadataResponse<'r> {
     let version = ctx.version;
     let Some(wanted) = wanted(request, version) else {
         return invalid_request(request);
@@ -71,35 +86,39 @@ pub fn handle<'t>(
         }
     };
     // The live brokers (this node alone without a shared store): their replicas are in sync.
-    let live = super::live_brokers(ctx.state);
-    let topics: Vec<MetadataResponseTopic<'_>> = match wanted {
+    let live = live_brokers(ctx.state);
+    let table = ctx.state.topics.read();
+    let owned = |record: &TopicRecord| Cow::Owned(record.name.clone());
+    let topics: Vec<MetadataResponseTopic<'r>> = match wanted {
         Wanted::All => table
             .iter()
             .filter(|t| may_describe(&t.name))
-            .map(|t| topic_metadata(t, &live, ops_of(&t.name)))
+            .map(|t| topic_metadata(t, owned(t), &live, ops_of(&t.name)))
             .collect(),
         Wanted::Names(names) => {
             let mut found = Vec::new();
             let mut missing = Vec::new();
             let mut refused = Vec::new();
             for name in names {
-                if !may_describe(name) {
+                if !may_describe(&name) {
                     refused.push(topic_error(
                         ErrorCode::TopicAuthorizationFailed,
                         Some(name),
                         [0; 16],
                         false,
                     ));
-                } else if let Some(record) = table.get(name) {
-                    found.push(topic_metadata(record, &live, ops_of(name)));
+                } else if let Some(record) = table.get(&name) {
+                    let ops = ops_of(&name);
+                    found.push(topic_metadata(record, name, &live, ops));
                 } else {
-                    let code = if validate_topic_name(name).is_ok() {
+                    let code = if validate_topic_name(&name).is_ok() {
                         ErrorCode::UnknownTopicOrPartition
                     } else {
                         ErrorCode::InvalidTopicException
                     };
-                    let mut topic = topic_error(code, Some(name), [0; 16], is_internal(name));
-                    topic.topic_authorized_operations = ops_of(name);
+                    let (internal, ops) = (is_internal(&name), ops_of(&name));
+                    let mut topic = topic_error(code, Some(name), [0; 16], internal);
+                    topic.topic_authorized_operations = ops;
                     missing.push(topic);
                 }
             }
@@ -115,7 +134,8 @@ pub fn handle<'t>(
                 match table.by_id(&id) {
                     None => unknown.push(topic_error(ErrorCode::UnknownTopicId, None, id, false)),
                     Some(record) if may_describe(&record.name) => {
-                        found.push(topic_metadata(record, &live, ops_of(&record.name)));
+                        let ops = ops_of(&record.name);
+                        found.push(topic_metadata(record, owned(record), &live, ops));
                     }
                     // Kafka: topic ids are not secret, so the refusal may carry the id.
                     Some(_) => refused.push(topic_error(
@@ -146,8 +166,9 @@ pub fn handle<'t>(
         } else {
             i32::MIN
         };
+    drop(table);
     let state = ctx.state;
-    let (brokers, controller_id) = super::cluster_brokers(state, ctx.listener);
+    let (brokers, controller_id) = cluster_brokers(state, ctx.listener);
     let response = MetadataResponse {
         throttle_time_ms: 0,
         brokers: brokers
@@ -172,7 +193,7 @@ pub fn handle<'t>(
 
 /// What the request asks for, decided from the request alone (the pure step of the handler),
 /// or `None` when Kafka refuses the request outright with INVALID_REQUEST.
-fn wanted<'r>(request: &'r MetadataRequest<'r>, version: i16) -> Option<Wanted<'r>> {
+fn wanted<'r>(request: &MetadataRequest<'r>, version: i16) -> Option<Wanted<'r>> {
     match &request.topics {
         None => Some(Wanted::All),
         Some(list) if list.is_empty() && version == 0 => Some(Wanted::All),
@@ -198,25 +219,27 @@ fn wanted<'r>(request: &'r MetadataRequest<'r>, version: i16) -> Option<Wanted<'
                 None
             } else {
                 let mut seen = HashSet::new();
-                Some(Wanted::Names(
-                    list.iter()
-                        .filter_map(|t| t.name.as_deref())
-                        .filter(|name| seen.insert(*name))
-                        .collect(),
-                ))
+                let mut names = Vec::new();
+                for name in list.iter().filter_map(|t| t.name.as_ref()) {
+                    if seen.insert(name.as_ref()) {
+                        names.push(name.clone());
+                    }
+                }
+                Some(Wanted::Names(names))
             }
         }
     }
 }
 
 fn topic_metadata<'r>(
-    record: &'r TopicRecord,
+    record: &TopicRecord,
+    name: Cow<'r, str>,
     live: &[i32],
     topic_authorized_operations: i32,
 ) -> MetadataResponseTopic<'r> {
     MetadataResponseTopic {
         error_code: 0,
-        name: Some(Cow::Borrowed(&record.name)),
+        name: Some(name),
         topic_id: Uuid(record.topic_id),
         is_internal: is_internal(&record.name),
         partitions: record
@@ -267,13 +290,13 @@ fn partition_metadata(
 
 fn topic_error<'r>(
     code: ErrorCode,
-    name: Option<&'r str>,
+    name: Option<Cow<'r, str>>,
     id: [u8; 16],
     is_internal: bool,
 ) -> MetadataResponseTopic<'r> {
     MetadataResponseTopic {
         error_code: code.code(),
-        name: name.map(Cow::Borrowed),
+        name,
         topic_id: Uuid(id),
         is_internal,
         ..Default::default()

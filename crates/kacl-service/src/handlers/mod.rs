@@ -1,7 +1,15 @@
-//! One module per API. A handler takes the [`RequestContext`](crate::context::RequestContext)
-//! and the typed request and returns the typed response; the [router](crate::router) decodes
-//! and encodes around it. Long handlers split into a pure plan (unit-tested without a store or
-//! socket), the commit, and the response.
+//! One module per API, each answering itself in one shape: a unit type implementing
+//! [`Handler`] (or, for the APIs that run before and during authentication, [`SessionHandler`])
+//! that takes the typed request its module decodes to and returns the typed response, as the
+//! commands of tokio's mini-redis each parse and apply themselves. The [router](crate::router)
+//! decodes the body into the handler's `Request` and encodes its `Response`; handlers never
+//! see bytes. A handler's decisions that need no store or socket (what the request asks, what
+//! is refused and why) are a pure plan step in its module, unit-tested on its own; the
+//! `handle` body then authorizes, commits and builds the response from it.
+//!
+//! Shared by the handlers: [`topic_commit`] (a topic write's commit and the classes of its
+//! failures), [`brokers`] (the brokers a request sees and the ones partitions are placed on),
+//! and the ACL filter and DescribeAcls encoding modules.
 //!
 //! Deliberate differences from Kafka are marked `Deliberate difference from Kafka` where they
 //! are made, and listed together in `kacl_server::DIFFERENCES_FROM_KAFKA`.
@@ -11,6 +19,7 @@ mod acl_resources;
 pub mod alter_configs;
 pub mod alter_user_scram_credentials;
 pub mod api_versions;
+mod brokers;
 pub mod create_acls;
 pub mod create_partitions;
 pub mod create_topics;
@@ -24,15 +33,74 @@ pub mod incremental_alter_configs;
 pub mod metadata;
 pub mod sasl_authenticate;
 pub mod sasl_handshake;
+mod topic_commit;
 
-use std::sync::Arc;
+pub use alter_configs::AlterConfigs;
+pub use alter_user_scram_credentials::AlterUserScramCredentials;
+pub use api_versions::ApiVersions;
+pub use create_acls::CreateAcls;
+pub use create_partitions::CreatePartitions;
+pub use create_topics::CreateTopics;
+pub use delete_acls::DeleteAcls;
+pub use delete_topics::DeleteTopics;
+pub use describe_acls::DescribeAcls;
+pub use describe_cluster::DescribeCluster;
+pub use describe_configs::DescribeConfigs;
+pub use describe_user_scram_credentials::DescribeUserScramCredentials;
+pub use incremental_alter_configs::IncrementalAlterConfigs;
+pub use metadata::Metadata;
+pub use sasl_authenticate::SaslAuthenticate;
+pub use sasl_handshake::SaslHandshake;
+
+use std::future::Future;
 
 use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::{DecodeError, Message};
 
+use crate::context::{RequestContext, SessionContext};
+use crate::metrics::ResponseErrors;
 use crate::outcome::Outcome;
-use crate::state::ServerState;
-use crate::topic_registry::{TopicChange, TopicCommit, TopicWriteGuard};
+
+/// The handler of one API for an authenticated principal: the typed request in, the typed
+/// response out, which the router encodes with the request's correlation id and version (and
+/// counts the error codes of, see [`ResponseErrors`]).
+///
+/// `Err` is any other outcome: closing the connection (a request Kafka refuses that way), or,
+/// for DescribeAcls and DeleteAcls, an answer the handler encoded itself: DescribeAcls's is
+/// written straight from the ACL index under its read lock (and streamed when large),
+/// DeleteAcls's one filter result at a time from a single copy of each deleted ACL.
+pub trait Handler {
+    /// The request body, as kacl-protocol declares it.
+    type Request<'r>: Message<'r>;
+    /// The response body, as kacl-protocol declares it.
+    type Response<'r>: Message<'r> + ResponseErrors;
+
+    /// Answers one request.
+    fn handle<'r>(
+        ctx: &'r RequestContext<'r>,
+        request: Self::Request<'r>,
+    ) -> impl Future<Output = Result<Self::Response<'r>, Outcome>> + Send + 'r;
+}
+
+/// The handler of one API that runs before (ApiVersions) or as part of authentication
+/// (SaslHandshake, SaslAuthenticate): the same shape as [`Handler`], with the connection's
+/// [`Session`](crate::context::Session) in its context instead of a principal, since these
+/// change it. Their responses are encoded as they are, error codes uncounted.
+///
+/// `Err` is any other outcome: a close, or a failed authentication's answer followed by the
+/// close (`Outcome::RespondThenClose`).
+pub trait SessionHandler {
+    /// The request body, as kacl-protocol declares it.
+    type Request<'r>: Message<'r>;
+    /// The response body, as kacl-protocol declares it.
+    type Response<'r>: Message<'r>;
+
+    /// Answers one request.
+    fn handle<'r>(
+        ctx: SessionContext<'r>,
+        request: Self::Request<'r>,
+    ) -> impl Future<Output = Result<Self::Response<'r>, Outcome>> + Send + 'r;
+}
 
 /// Decodes the body of `frame` as `M`; a malformed body closes the connection, as in Kafka.
 ///
@@ -68,7 +136,7 @@ pub fn decode<'a, M: Message<'a>>(
 }
 
 /// Encodes `body` as the response to a request known only by its correlation id and version
-/// (the SASL handlers run before a [`RequestContext`] exists).
+/// (the [`SessionHandler`]s, which run without a [`RequestContext`]).
 pub(crate) fn respond_to<'m, M: Message<'m>>(
     correlation_id: i32,
     version: i16,
@@ -78,183 +146,6 @@ pub(crate) fn respond_to<'m, M: Message<'m>>(
     let encoded =
         kacl_protocol::frame::encode_response_frame(&mut out, correlation_id, version, body);
     Outcome::encoded(M::API_KEY, version, out, encoded)
-}
-
-/// Why a topic commit failed, with the code to answer.
-#[derive(Debug)]
-pub(crate) enum CommitFailure {
-    /// The store refused one topic of the commit (nothing was stored).
-    Topic {
-        name: String,
-        code: i16,
-        message: String,
-    },
-    /// The commit failed as a whole.
-    Whole { code: i16, message: String },
-}
-
-impl CommitFailure {
-    /// The code and the message to send: none with UNKNOWN_SERVER_ERROR, whose text Kafka never
-    /// sends (the cause is in the log).
-    pub(crate) fn answer(&self) -> (i16, Option<String>) {
-        let (code, message) = match self {
-            CommitFailure::Topic { code, message, .. } | CommitFailure::Whole { code, message } => {
-                (*code, message)
-            }
-        };
-        let hidden = code == kacl_protocol::ErrorCode::UnknownServerError.code();
-        (code, (!hidden).then(|| message.clone()))
-    }
-}
-
-/// A store error of a topic write, classified: a topic another node created meanwhile
-/// (TOPIC_ALREADY_EXISTS, or INVALID_TOPIC_EXCEPTION for a `.`/`_` collision), a store that
-/// did not answer in time (REQUEST_TIMED_OUT, retriable, the message naming etcd), anything
-/// else UNKNOWN_SERVER_ERROR.
-pub(crate) fn topic_store_failure(err: kacl_store::StoreError) -> CommitFailure {
-    use kacl_protocol::ErrorCode;
-    use kacl_store::StoreError;
-    match err {
-        StoreError::TopicAlreadyExists { name } => CommitFailure::Topic {
-            message: format!("Topic '{name}' already exists."),
-            name,
-            code: ErrorCode::TopicAlreadyExists.code(),
-        },
-        StoreError::TopicCollision { name, existing } => CommitFailure::Topic {
-            message: format!("Topic '{name}' collides with existing topic: {existing}"),
-            name,
-            code: ErrorCode::InvalidTopicException.code(),
-        },
-        StoreError::Unavailable { detail } => CommitFailure::Whole {
-            code: ErrorCode::RequestTimedOut.code(),
-            message: detail,
-        },
-        other => CommitFailure::Whole {
-            code: ErrorCode::UnknownServerError.code(),
-            message: other.to_string(),
-        },
-    }
-}
-
-/// [`TopicRegistry::commit`](crate::topic_registry::TopicRegistry::commit) on a blocking thread
-/// (the store fsyncs), for the topic handlers: the outcome, or the failure classified by
-/// [`topic_store_failure`].
-pub(crate) async fn commit_topics_coded(
-    state: &Arc<ServerState>,
-    guard: TopicWriteGuard,
-    change: TopicChange,
-) -> Result<TopicCommit, CommitFailure> {
-    use kacl_protocol::ErrorCode;
-    let shared = Arc::clone(state);
-    let result = tokio::task::spawn_blocking(move || {
-        shared.topics.commit(guard, shared.store.as_ref(), change)
-    })
-    .await
-    .map_err(|err| CommitFailure::Whole {
-        code: ErrorCode::UnknownServerError.code(),
-        message: err.to_string(),
-    })?;
-    result.map_err(topic_store_failure)
-}
-
-/// One broker as Metadata lists it: node id, host, port, rack.
-pub(crate) type ListedBroker = (i32, String, u16, Option<String>);
-
-/// The brokers Metadata and DescribeCluster list for a request on `listener`: this node as
-/// bound, and every other live node of a shared store's cluster that has a listener of the
-/// same name (Kafka lists only the brokers reachable through the request's listener); and
-/// the controller (the elected one, else this node).
-pub(crate) fn cluster_brokers(
-    state: &ServerState,
-    listener: &crate::state::BoundListener,
-) -> (Vec<ListedBroker>, i32) {
-    let me = (
-        state.node_id(),
-        listener.advertised_host.clone(),
-        listener.advertised_port,
-        state.config.broker_rack.clone(),
-    );
-    let Some(cluster) = state.store.cluster() else {
-        return (vec![me], state.node_id());
-    };
-    let mut brokers = vec![me];
-    for node in cluster.live_nodes() {
-        if node.node_id == state.node_id() {
-            continue;
-        }
-        if let Some((_, host, port)) = node
-            .listeners
-            .iter()
-            .find(|(name, _, _)| name.eq_ignore_ascii_case(&listener.name))
-        {
-            brokers.push((node.node_id, host.clone(), *port, node.rack.clone()));
-        }
-    }
-    brokers.sort_by_key(|b| b.0);
-    (brokers, cluster.controller_id().unwrap_or(state.node_id()))
-}
-
-/// Every live node with its `broker.rack` (this node included), for rack-aware placement.
-pub(crate) fn racked_brokers(state: &ServerState) -> Vec<(i32, Option<String>)> {
-    let mut brokers: Vec<(i32, Option<String>)> = state
-        .store
-        .cluster()
-        .map(|c| {
-            c.live_nodes()
-                .into_iter()
-                .map(|n| (n.node_id, n.rack))
-                .collect()
-        })
-        .unwrap_or_default();
-    if !brokers.iter().any(|(id, _)| *id == state.node_id()) {
-        brokers.push((state.node_id(), state.config.broker_rack.clone()));
-    }
-    brokers
-}
-
-/// Re-places automatically assigned new partitions rack-aware with balanced leaders
-/// ([`kacl_topics::place_racked`]); the checks and their messages stay those of the plan,
-/// made over the same brokers. The first leader continues after `previous_leader` (a
-/// partition increase, as Kafka's placer continues from the last partition), else starts at
-/// a random broker, so that the leaders of many topics spread over the nodes.
-pub(crate) fn place_rack_aware(
-    racked: &[(i32, Option<String>)],
-    previous_leader: Option<i32>,
-    partitions: &mut [kacl_store::PartitionRecord],
-) {
-    let Some(factor) = partitions.first().map(|p| p.replicas.len()) else {
-        return;
-    };
-    let brokers: Vec<kacl_topics::RackedBroker<'_>> = racked
-        .iter()
-        .map(|(id, rack)| (*id, rack.as_deref()))
-        .collect();
-    let order = kacl_topics::leader_order(&brokers);
-    let first = match previous_leader.and_then(|l| order.iter().position(|b| *b == l)) {
-        Some(at) => at + 1,
-        None => usize::from(kacl_store::random_kafka_uuid()[0]),
-    };
-    let placed = kacl_topics::place_racked(&brokers, first, partitions.len(), factor);
-    if placed.len() == partitions.len() {
-        for (partition, replicas) in partitions.iter_mut().zip(placed) {
-            partition.replicas = replicas;
-        }
-    }
-}
-
-/// The brokers topics may be placed on: every live node of a shared store's cluster (etcd),
-/// else this node alone.
-pub(crate) fn live_brokers(state: &ServerState) -> Vec<i32> {
-    let mut brokers: Vec<i32> = state
-        .store
-        .cluster()
-        .map(|c| c.live_nodes().into_iter().map(|n| n.node_id).collect())
-        .unwrap_or_default();
-    if !brokers.contains(&state.node_id()) {
-        brokers.push(state.node_id());
-    }
-    brokers.sort_unstable();
-    brokers
 }
 
 /// The longest error message a handler sends: well under the 32,767 bytes a protocol string

@@ -16,14 +16,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use kacl_logsafe::safe;
-use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::messages::sasl_authenticate::{
     SaslAuthenticateRequest, SaslAuthenticateResponse,
 };
-use kacl_protocol::{ApiKey, ErrorCode};
+use kacl_protocol::ErrorCode;
 
-use super::{decode, respond_to};
-use crate::context::{AuthState, Reauthentication, Session};
+use super::SessionHandler;
+use crate::context::{AuthState, Reauthentication, Session, SessionContext};
 use crate::credentials::ScramCredentials;
 use crate::outcome::Outcome;
 use crate::state::ServerState;
@@ -182,78 +181,75 @@ fn during_reauthentication(mut failure: AuthFailure, mechanism: SaslMechanism) -
     failure
 }
 
-/// Answers one SaslAuthenticate request.
-pub fn handle(
-    state: &Arc<ServerState>,
-    session: &mut Session,
-    frame: &RequestFrame<'_>,
-) -> Outcome {
-    let request: SaslAuthenticateRequest<'_> = match decode(ApiKey::SaslAuthenticate, frame) {
-        Ok(request) => request,
-        Err(outcome) => return outcome,
-    };
-    let correlation_id = frame.header.correlation_id;
-    let version = frame.version();
-    let respond = |code: ErrorCode, message: Option<String>, bytes: Vec<u8>, lifetime_ms: i64| {
-        respond_to(
-            correlation_id,
-            version,
-            &SaslAuthenticateResponse {
+/// SaslAuthenticate: see the module documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct SaslAuthenticate;
+
+impl SessionHandler for SaslAuthenticate {
+    type Request<'r> = SaslAuthenticateRequest<'r>;
+    type Response<'r> = SaslAuthenticateResponse<'r>;
+
+    /// Answers one SaslAuthenticate request.
+    async fn handle<'r>(
+        ctx: SessionContext<'r>,
+        request: SaslAuthenticateRequest<'r>,
+    ) -> Result<SaslAuthenticateResponse<'r>, Outcome> {
+        let answer = |code: ErrorCode, message: Option<String>, bytes: Vec<u8>, lifetime_ms| {
+            SaslAuthenticateResponse {
                 error_code: code.code(),
                 error_message: message.map(Cow::Owned),
                 auth_bytes: Cow::Owned(bytes),
                 session_lifetime_ms: lifetime_ms,
                 unknown_tagged_fields: Default::default(),
-            },
-        )
-    };
-    match &session.auth {
-        AuthState::Authenticated { .. } => {
-            // Kafka's KafkaApis answer: re-authentication (KIP-368) is not offered.
-            return respond(
-                ErrorCode::IllegalSaslState,
-                Some("SaslAuthenticate request received after successful authentication".into()),
-                Vec::new(),
-                0,
-            );
-        }
-        AuthState::AwaitingHandshake => {
-            return Outcome::close("SaslAuthenticate before SaslHandshake (IllegalSaslState)");
-        }
-        AuthState::Exchanging {
-            raw_tokens: true, ..
-        } => {
-            return Outcome::close("SaslAuthenticate after SaslHandshake v0 (IllegalSaslState)");
-        }
-        AuthState::Exchanging { .. } => {}
-    }
-    match step(state, session, &request.auth_bytes) {
-        Some(TokenResult::Reply {
-            bytes,
-            session_lifetime_ms,
-        }) => respond(ErrorCode::None, None, bytes, session_lifetime_ms),
-        Some(TokenResult::FailedSilently) => Outcome::RespondThenClose {
-            response: Vec::new(),
-            delay: state.config.failed_authentication_delay,
-            reason: FAILED_AUTHENTICATION.to_owned(),
-        },
-        Some(TokenResult::Failed(failure)) => {
-            let reason = FAILED_AUTHENTICATION.to_owned();
-            match respond(
-                ErrorCode::SaslAuthenticationFailed,
-                Some(failure.client_message),
-                Vec::new(),
-                0,
-            ) {
-                Outcome::Respond(response) => Outcome::RespondThenClose {
-                    response,
-                    delay: state.config.failed_authentication_delay,
-                    reason,
-                },
-                other => other,
             }
+        };
+        match &ctx.session.auth {
+            AuthState::Authenticated { .. } => {
+                // Kafka's KafkaApis answer: re-authentication (KIP-368) is not offered.
+                return Ok(answer(
+                    ErrorCode::IllegalSaslState,
+                    Some(
+                        "SaslAuthenticate request received after successful authentication".into(),
+                    ),
+                    Vec::new(),
+                    0,
+                ));
+            }
+            AuthState::AwaitingHandshake => {
+                return Err(Outcome::close(
+                    "SaslAuthenticate before SaslHandshake (IllegalSaslState)",
+                ));
+            }
+            AuthState::Exchanging {
+                raw_tokens: true, ..
+            } => {
+                return Err(Outcome::close(
+                    "SaslAuthenticate after SaslHandshake v0 (IllegalSaslState)",
+                ));
+            }
+            AuthState::Exchanging { .. } => {}
         }
-        None => Outcome::close("no SASL exchange is running"),
+        match step(ctx.state, ctx.session, &request.auth_bytes) {
+            Some(TokenResult::Reply {
+                bytes,
+                session_lifetime_ms,
+            }) => Ok(answer(ErrorCode::None, None, bytes, session_lifetime_ms)),
+            Some(TokenResult::FailedSilently) => Err(Outcome::RespondThenClose {
+                response: Vec::new(),
+                delay: ctx.state.config.failed_authentication_delay,
+                reason: FAILED_AUTHENTICATION.to_owned(),
+            }),
+            Some(TokenResult::Failed(failure)) => {
+                let refusal = answer(
+                    ErrorCode::SaslAuthenticationFailed,
+                    Some(failure.client_message),
+                    Vec::new(),
+                    0,
+                );
+                Err(ctx.respond_then_close(&refusal, FAILED_AUTHENTICATION.to_owned()))
+            }
+            None => Err(Outcome::close("no SASL exchange is running")),
+        }
     }
 }
 

@@ -13,89 +13,78 @@
 //! exchange that follows must prove the same principal with the same mechanism.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 use std::time::Instant;
 
-use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::messages::sasl_handshake::{SaslHandshakeRequest, SaslHandshakeResponse};
-use kacl_protocol::{ApiKey, ErrorCode};
+use kacl_protocol::ErrorCode;
 
-use super::{decode, respond_to};
-use crate::context::{AuthState, Session};
+use super::SessionHandler;
+use crate::context::{AuthState, SessionContext};
 use crate::outcome::Outcome;
-use crate::state::ServerState;
 use kacl_sasl::{SaslMechanism, SaslServer};
 
-/// Answers one SaslHandshake request.
-pub fn handle(
-    state: &Arc<ServerState>,
-    session: &mut Session,
-    frame: &RequestFrame<'_>,
-) -> Outcome {
-    let request: SaslHandshakeRequest<'_> = match decode(ApiKey::SaslHandshake, frame) {
-        Ok(request) => request,
-        Err(outcome) => return outcome,
-    };
-    let correlation_id = frame.header.correlation_id;
-    let version = frame.version();
-    let enabled: Vec<Cow<'static, str>> = state
-        .config
-        .sasl_enabled_mechanisms
-        .iter()
-        .map(|m| Cow::Borrowed(m.name()))
-        .collect();
-    let renewing = match &session.auth {
-        AuthState::Authenticated { .. } => match session.begin_reauthentication(Instant::now()) {
-            Some(renewing) => Some(renewing),
-            None => {
-                return respond_to(
-                    correlation_id,
-                    version,
-                    &SaslHandshakeResponse {
-                        error_code: ErrorCode::IllegalSaslState.code(),
-                        ..Default::default()
-                    },
-                )
+/// SaslHandshake: see the module documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct SaslHandshake;
+
+impl SessionHandler for SaslHandshake {
+    type Request<'r> = SaslHandshakeRequest<'r>;
+    type Response<'r> = SaslHandshakeResponse<'r>;
+
+    /// Answers one SaslHandshake request.
+    async fn handle<'r>(
+        ctx: SessionContext<'r>,
+        request: SaslHandshakeRequest<'r>,
+    ) -> Result<SaslHandshakeResponse<'r>, Outcome> {
+        let state = ctx.state;
+        let enabled: Vec<Cow<'static, str>> = state
+            .config
+            .sasl_enabled_mechanisms
+            .iter()
+            .map(|m| Cow::Borrowed(m.name()))
+            .collect();
+        let renewing = match &ctx.session.auth {
+            AuthState::Authenticated { .. } => {
+                match ctx.session.begin_reauthentication(Instant::now()) {
+                    Some(renewing) => Some(renewing),
+                    None => {
+                        return Ok(SaslHandshakeResponse {
+                            error_code: ErrorCode::IllegalSaslState.code(),
+                            ..Default::default()
+                        })
+                    }
+                }
             }
-        },
-        AuthState::Exchanging { .. } => {
-            return Outcome::close("SaslHandshake during a SASL exchange (IllegalSaslState)");
-        }
-        AuthState::AwaitingHandshake => None,
-    };
-    let chosen = request
-        .mechanism
-        .parse::<SaslMechanism>()
-        .ok()
-        .filter(|m| state.config.mechanism_enabled(*m));
-    let Some(mechanism) = chosen else {
-        let response = SaslHandshakeResponse {
-            error_code: ErrorCode::UnsupportedSaslMechanism.code(),
-            mechanisms: enabled,
-            unknown_tagged_fields: Default::default(),
+            AuthState::Exchanging { .. } => {
+                return Err(Outcome::close(
+                    "SaslHandshake during a SASL exchange (IllegalSaslState)",
+                ));
+            }
+            AuthState::AwaitingHandshake => None,
         };
-        let reason = format!("unsupported SASL mechanism `{}`", request.mechanism);
-        return match respond_to(correlation_id, version, &response) {
-            Outcome::Respond(response) => Outcome::RespondThenClose {
-                response,
-                delay: state.config.failed_authentication_delay,
-                reason,
-            },
-            other => other,
+        let chosen = request
+            .mechanism
+            .parse::<SaslMechanism>()
+            .ok()
+            .filter(|m| state.config.mechanism_enabled(*m));
+        let Some(mechanism) = chosen else {
+            let response = SaslHandshakeResponse {
+                error_code: ErrorCode::UnsupportedSaslMechanism.code(),
+                mechanisms: enabled,
+                unknown_tagged_fields: Default::default(),
+            };
+            let reason = format!("unsupported SASL mechanism `{}`", request.mechanism);
+            return Err(ctx.respond_then_close(&response, reason));
         };
-    };
-    session.auth = AuthState::Exchanging {
-        server: Box::new(SaslServer::new(mechanism)),
-        raw_tokens: version == 0,
-        renewing,
-    };
-    respond_to(
-        correlation_id,
-        version,
-        &SaslHandshakeResponse {
+        ctx.session.auth = AuthState::Exchanging {
+            server: Box::new(SaslServer::new(mechanism)),
+            raw_tokens: ctx.version == 0,
+            renewing,
+        };
+        Ok(SaslHandshakeResponse {
             error_code: 0,
             mechanisms: enabled,
             unknown_tagged_fields: Default::default(),
-        },
-    )
+        })
+    }
 }
