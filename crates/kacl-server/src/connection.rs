@@ -40,6 +40,7 @@ use tokio::sync::watch;
 use kacl_server_config::ServerConfig;
 use kacl_service::context::Session;
 use kacl_service::forward::PendingOutcome;
+use kacl_service::metrics::{Metrics, RequestTimer};
 use kacl_service::outcome::ResponseStream;
 use kacl_service::request_memory::{MemoryLease, RequestMemoryPool};
 use kacl_service::router;
@@ -231,40 +232,85 @@ enum Step {
     Close(String),
 }
 
+/// Answers held back to leave in one write with the next ones, and the timers of their
+/// requests, whose latency ends when that write has gone out.
+#[derive(Debug, Default)]
+struct Held {
+    bytes: Vec<u8>,
+    timers: Vec<RequestTimer>,
+}
+
+impl Held {
+    fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    fn hold(&mut self, response: &[u8], timer: RequestTimer) {
+        self.bytes.extend_from_slice(response);
+        self.timers.push(timer);
+    }
+
+    /// Writes what is held (the batch's write; a failure is the connection's end) and records
+    /// each held request's latency.
+    async fn write<S: AsyncRead + AsyncWrite + Unpin>(
+        &mut self,
+        connection: &mut Connection<S>,
+        metrics: &Metrics,
+        stall: Option<Duration>,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Result<(), ConnectionError> {
+        let written = if self.bytes.is_empty() {
+            Ok(())
+        } else {
+            connection
+                .write_response(&self.bytes, stall, shutdown)
+                .await
+        };
+        self.bytes.clear();
+        for timer in self.timers.drain(..) {
+            metrics.request_answered(timer);
+        }
+        written
+    }
+}
+
 /// Acts on one request's outcome: writes its answer (or holds it back to leave with the next
-/// one when that is already buffered), streams it, or closes.
+/// one when that is already buffered), streams it, or closes; the request's latency ends once
+/// its answer's last byte is written (or at once when there is nothing to write).
 async fn deliver<S: AsyncRead + AsyncWrite + Unpin>(
     connection: &mut Connection<S>,
-    pending: &mut Vec<u8>,
+    held: &mut Held,
     outcome: Outcome,
+    timer: RequestTimer,
     state: &ServerState,
     idle: Option<Duration>,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Step {
+    let metrics = &state.metrics;
     match outcome {
         Outcome::Respond(response) => {
             // The next request is already here: answer it first, write both together.
             if response.len() <= MAX_BATCH
-                && pending.len() + response.len() <= MAX_BATCH
+                && held.bytes.len() + response.len() <= MAX_BATCH
                 && connection.frame_ready()
             {
-                pending.extend_from_slice(&response);
+                held.hold(&response, timer);
                 return Step::Next { wrote: false };
             }
-            let written = if pending.is_empty() {
-                connection.write_response(&response, idle, shutdown).await
-            } else if response.len() <= MAX_BATCH {
-                pending.extend_from_slice(&response);
-                let written = connection.write_response(pending, idle, shutdown).await;
-                pending.clear();
+            let written = if held.is_empty() {
+                let written = connection.write_response(&response, idle, shutdown).await;
+                metrics.request_answered(timer);
                 written
+            } else if response.len() <= MAX_BATCH {
+                held.hold(&response, timer);
+                held.write(connection, metrics, idle, shutdown).await
             } else {
-                let written = connection.write_response(pending, idle, shutdown).await;
-                pending.clear();
-                match written {
+                let written = match held.write(connection, metrics, idle, shutdown).await {
                     Ok(()) => connection.write_response(&response, idle, shutdown).await,
                     failed => failed,
-                }
+                };
+                metrics.request_answered(timer);
+                written
             };
             match written {
                 Ok(()) => Step::Next { wrote: true },
@@ -276,8 +322,10 @@ async fn deliver<S: AsyncRead + AsyncWrite + Unpin>(
             delay,
             reason,
         } => {
-            flush(connection, pending, idle, shutdown).await;
-            state.metrics.authentication_failed();
+            let _ = held.write(connection, metrics, idle, shutdown).await;
+            metrics.authentication_failed();
+            // The deliberate delay of a failed authentication is not the server's latency.
+            metrics.request_answered(timer);
             tokio::time::sleep(delay).await;
             if !response.is_empty() {
                 let _ = connection.write_response(&response, idle, shutdown).await;
@@ -286,29 +334,35 @@ async fn deliver<S: AsyncRead + AsyncWrite + Unpin>(
             Step::Close(reason)
         }
         Outcome::Stream(stream) => {
-            match write_stream(connection, pending, stream, idle, shutdown).await {
+            let written = write_stream(connection, held, stream, metrics, idle, shutdown).await;
+            metrics.request_answered(timer);
+            match written {
                 Ok(()) => Step::Next { wrote: true },
                 Err(reason) => Step::Close(reason),
             }
         }
-        // Only the router's caller sees a pending outcome (it is queued, never delivered).
-        Outcome::Pending(_) => Step::Close("a pending answer was delivered unresolved".into()),
-        Outcome::NoResponse => Step::Next { wrote: false },
-        Outcome::Close { reason } => Step::Close(reason),
+        outcome => {
+            metrics.request_answered(timer);
+            match outcome {
+                Outcome::NoResponse => Step::Next { wrote: false },
+                Outcome::Close { reason } => Step::Close(reason),
+                // Only the router's caller sees a pending outcome (it is queued, never
+                // delivered).
+                _ => Step::Close("a pending answer was delivered unresolved".into()),
+            }
+        }
     }
 }
 
 /// Writes the answers held back for a batch, if any (a failure is the connection's end anyway).
 async fn flush<S: AsyncRead + AsyncWrite + Unpin>(
     connection: &mut Connection<S>,
-    pending: &mut Vec<u8>,
+    held: &mut Held,
+    metrics: &Metrics,
     stall: Option<Duration>,
     shutdown: &mut watch::Receiver<bool>,
 ) {
-    if !pending.is_empty() {
-        let _ = connection.write_response(pending, stall, shutdown).await;
-        pending.clear();
-    }
+    let _ = held.write(connection, metrics, stall, shutdown).await;
 }
 
 /// Writes the answers of forwarded requests still in flight at shutdown, in order, for at most
@@ -316,24 +370,26 @@ async fn flush<S: AsyncRead + AsyncWrite + Unpin>(
 /// is dropped with the connection.
 async fn drain_forwarded<S: AsyncRead + AsyncWrite + Unpin>(
     connection: &mut Connection<S>,
-    pending: &mut Vec<u8>,
-    in_flight: &mut VecDeque<PendingOutcome>,
+    held: &mut Held,
+    in_flight: &mut VecDeque<(PendingOutcome, RequestTimer)>,
     state: &ServerState,
     shutdown: &mut watch::Receiver<bool>,
 ) {
     let deadline = tokio::time::Instant::now() + DRAIN_FORWARDED;
-    while let Some(head) = in_flight.pop_front() {
+    while let Some((head, timer)) = in_flight.pop_front() {
         let Ok(answered) = tokio::time::timeout_at(deadline, head).await else {
             tracing::debug!(
                 left = in_flight.len() + 1,
                 "forwarded answers still pending at shutdown are dropped"
             );
+            state.metrics.request_answered(timer);
             return;
         };
         let step = deliver(
             connection,
-            pending,
+            held,
             answered,
+            timer,
             state,
             Some(CLOSE_LINGER),
             shutdown,
@@ -349,16 +405,15 @@ async fn drain_forwarded<S: AsyncRead + AsyncWrite + Unpin>(
 /// frame could not be completed after part of it was sent.
 async fn write_stream<S: AsyncRead + AsyncWrite + Unpin>(
     connection: &mut Connection<S>,
-    pending: &mut Vec<u8>,
+    held: &mut Held,
     mut stream: ResponseStream,
+    metrics: &Metrics,
     stall: Option<Duration>,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Result<(), String> {
-    if !pending.is_empty() {
-        let written = connection.write_response(pending, stall, shutdown).await;
-        pending.clear();
-        written.map_err(write_failure)?;
-    }
+    held.write(connection, metrics, stall, shutdown)
+        .await
+        .map_err(write_failure)?;
     while let Some(piece) = stream.next().await? {
         connection
             .write_response(&piece, stall, shutdown)
@@ -466,9 +521,11 @@ pub async fn serve_session<S>(
     tokio::pin!(stopped);
     let mut waiting_since = tokio::time::Instant::now();
     // Answers to requests that were already buffered, to be written with the next one.
-    let mut pending: Vec<u8> = Vec::new();
-    // Forwarded requests (gateway mode) whose answers are still on their way, oldest first.
-    let mut in_flight: VecDeque<PendingOutcome> = VecDeque::new();
+    let mut held = Held::default();
+    // Forwarded requests (gateway mode) whose answers are still on their way, oldest first,
+    // each with its request's timer (its latency ends when the answer is written).
+    let mut in_flight: VecDeque<(PendingOutcome, RequestTimer)> = VecDeque::new();
+    let metrics = &state.metrics;
     let mut shutting_down = false;
     let reason: String = loop {
         // Before authentication frames are bounded by `sasl.server.max.receive.size` instead
@@ -484,9 +541,9 @@ pub async fn serve_session<S>(
         if !in_flight.is_empty() {
             // Answers held back for a batch are older than the head: they go out before the
             // connection waits for it.
-            flush(&mut connection, &mut pending, idle, &mut shutdown).await;
+            flush(&mut connection, &mut held, metrics, idle, &mut shutdown).await;
             let room = in_flight.len() < MAX_IN_FLIGHT;
-            let head = in_flight.front_mut().expect("not empty");
+            let (head, _) = in_flight.front_mut().expect("not empty");
             let read = tokio::select! {
                 biased;
                 _ = &mut stopped => {
@@ -494,8 +551,8 @@ pub async fn serve_session<S>(
                     break "server shutting down".to_owned();
                 }
                 answered = head => {
-                    in_flight.pop_front();
-                    match deliver(&mut connection, &mut pending, answered, &state, idle,
+                    let (_, timer) = in_flight.pop_front().expect("the head answered");
+                    match deliver(&mut connection, &mut held, answered, timer, &state, idle,
                         &mut shutdown).await
                     {
                         Step::Next { .. } => {
@@ -512,13 +569,10 @@ pub async fn serve_session<S>(
                 Ok(None) => break "closed by the client".to_owned(),
                 Err(err) => break err.to_string(),
             };
-            let outcome = router::dispatch(&state, &mut session, &payload).await;
+            let (outcome, timer) = router::dispatch(&state, &mut session, &payload).await;
             drop(payload);
             drop(lease);
-            in_flight.push_back(match outcome {
-                Outcome::Pending(answer) => answer,
-                ready => Box::pin(std::future::ready(ready)),
-            });
+            in_flight.push_back((queued(outcome), timer));
             continue;
         }
         let read = tokio::select! {
@@ -542,7 +596,7 @@ pub async fn serve_session<S>(
             Ok(None) => break "closed by the client".to_owned(),
             Err(err) => break err.to_string(),
         };
-        let outcome = router::dispatch(&state, &mut session, &payload).await;
+        let (outcome, timer) = router::dispatch(&state, &mut session, &payload).await;
         // Handled: the request's bytes go back to the pool before the response is written,
         // where Kafka releases them too.
         drop(payload);
@@ -550,16 +604,14 @@ pub async fn serve_session<S>(
         // A forwarded request's answer is still on its way: queue it, and queue every later
         // answer behind it so that all leave in request order.
         if !in_flight.is_empty() || matches!(outcome, Outcome::Pending(_)) {
-            in_flight.push_back(match outcome {
-                Outcome::Pending(answer) => answer,
-                ready => Box::pin(std::future::ready(ready)),
-            });
+            in_flight.push_back((queued(outcome), timer));
             continue;
         }
         match deliver(
             &mut connection,
-            &mut pending,
+            &mut held,
             outcome,
+            timer,
             &state,
             idle,
             &mut shutdown,
@@ -580,7 +632,7 @@ pub async fn serve_session<S>(
     if shutting_down {
         drain_forwarded(
             &mut connection,
-            &mut pending,
+            &mut held,
             &mut in_flight,
             &state,
             &mut shutdown,
@@ -589,12 +641,25 @@ pub async fn serve_session<S>(
     }
     // Answers held back for a batch still go out (a shutdown or a closing request between
     // two buffered requests).
-    flush(&mut connection, &mut pending, idle, &mut shutdown).await;
+    flush(&mut connection, &mut held, metrics, idle, &mut shutdown).await;
+    // Requests whose answers never came (the connection closed first) end here.
+    for (_, timer) in in_flight.drain(..) {
+        metrics.request_answered(timer);
+    }
     // DEBUG, as Kafka logs connections: at INFO a flood of bare connects would flood the log.
     // `kacl_connections_accepted_total` and `kacl_connections_open` count them.
     tracing::debug!(%peer, listener = %session.listener.name,
         principal = %safe(session.principal().unwrap_or("-")), reason = %safe(&reason),
         "connection closed");
+}
+
+/// An outcome as the in-order queue holds it: a forwarded answer still on its way, or an
+/// answer that is ready but must wait for the ones before it.
+fn queued(outcome: Outcome) -> PendingOutcome {
+    match outcome {
+        Outcome::Pending(answer) => answer,
+        ready => Box::pin(std::future::ready(ready)),
+    }
 }
 
 #[cfg(test)]

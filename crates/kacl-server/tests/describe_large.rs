@@ -248,3 +248,31 @@ async fn streamed_answers_are_one_view_while_acls_are_written() {
     let last = client.describe(3, &describe_all()).await;
     assert_eq!(acl_count(&last), base + 8 * 500);
 }
+
+/// The request latency of a streamed answer runs until its last byte is written: a client
+/// that starts reading only after a pause holds up the server's writes, and the latency
+/// recorded for the DescribeAcls covers that wait (it used to end when the stream began, so
+/// the slowest describes were recorded as the fastest).
+#[tokio::test]
+async fn a_streamed_answer_is_timed_until_its_last_byte_is_written() {
+    const PAUSE: std::time::Duration = std::time::Duration::from_millis(600);
+    let server = start(&[("socket.send.buffer.bytes", "4096")]).await;
+    let mut loader = server.client().await;
+    store_streamable_set(&mut loader, 4_000).await;
+    let mut reader = Client::with_small_window(server.addr()).await;
+    reader.send(3, &describe_all()).await;
+    tokio::time::sleep(PAUSE).await;
+    let payload = reader.read_frame().await.expect("the answer");
+    assert!(
+        payload.len() > 256 * 1024,
+        "{} bytes: not streamed",
+        payload.len()
+    );
+    let latency = latency_after(&server, kacl_protocol::ApiKey::DescribeAcls, 1).await;
+    assert_eq!(latency.count, 1);
+    assert!(
+        std::time::Duration::from_nanos(latency.sum_nanos) >= PAUSE,
+        "recorded {} ms for an answer the client read after {PAUSE:?}",
+        latency.sum_nanos / 1_000_000
+    );
+}

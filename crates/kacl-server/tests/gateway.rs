@@ -401,3 +401,57 @@ async fn the_upstream_connection_speaks_tls_with_the_upstream_properties() {
     let err = Server::start(config).await.expect_err("must not start");
     assert!(err.to_string().contains("SSL"), "{err}");
 }
+
+/// A forwarded request's latency runs until its answer from the upstream has been written to
+/// the client, not just while the gateway plans it: a client that reads a large Metadata
+/// answer only after a pause holds up the gateway's write, and the latency recorded covers it.
+#[tokio::test]
+async fn a_forwarded_answer_is_timed_until_it_is_written_to_the_client() {
+    const PAUSE: std::time::Duration = std::time::Duration::from_millis(600);
+    let upstream = start(&[]).await;
+    let bootstrap = upstream.addr().to_string();
+    let gateway = sasl_server(&[
+        ("kacl.gateway.upstream.bootstrap.servers", &bootstrap),
+        ("socket.send.buffer.bytes", "4096"),
+    ])
+    .await;
+    // 3,000 partitions: a Metadata answer of about 80 KB, many times the socket buffers.
+    let mut direct = upstream.client().await;
+    let request = CreateTopicsRequest {
+        topics: vec![CreatableTopic {
+            name: Cow::Borrowed("wide"),
+            num_partitions: 3_000,
+            replication_factor: 1,
+            ..Default::default()
+        }],
+        timeout_ms: 10_000,
+        ..Default::default()
+    };
+    let payload = direct.call(7, &request).await;
+    assert_eq!(
+        decode::<CreateTopicsResponse>(&payload, 7).topics[0].error_code,
+        0
+    );
+
+    let mut reader = Client::with_small_window(gateway.addr()).await;
+    reader.plain_login("admin", "admin-secret").await;
+    let request = MetadataRequest {
+        topics: Some(vec![MetadataRequestTopic {
+            name: Some(Cow::Borrowed("wide")),
+            ..Default::default()
+        }]),
+        ..Default::default()
+    };
+    reader.send(12, &request).await;
+    tokio::time::sleep(PAUSE).await;
+    let payload = reader.read_frame().await.expect("the answer");
+    let answer = decode::<MetadataResponse>(&payload, 12);
+    assert_eq!(answer.topics[0].partitions.len(), 3_000);
+    let latency = latency_after(&gateway, ApiKey::Metadata, 1).await;
+    assert_eq!(latency.count, 1);
+    assert!(
+        std::time::Duration::from_nanos(latency.sum_nanos) >= PAUSE,
+        "recorded {} ms for an answer the client read after {PAUSE:?}",
+        latency.sum_nanos / 1_000_000
+    );
+}

@@ -1,23 +1,18 @@
-//! Who is asking: the per-connection [`Session`] (listener, peer, authentication state) and the
-//! per-request [`RequestContext`] a handler receives.
+//! Who is asking: the per-connection [`Session`] (listener, peer, authentication state), the
+//! [`SessionContext`] of the APIs that run on it before a principal exists, and the
+//! per-request [`RequestContext`] every other handler receives (declared in
+//! [`state`](crate::state), beside the state it borrows).
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kacl_protocol::codec::ExactWriter;
-use kacl_protocol::frame::{encode_response_frame, encode_response_frame_with_array};
-use kacl_protocol::wire::Cx;
-use kacl_protocol::{ApiKey, EncodeError, Message};
+use kacl_protocol::Message;
 
-use kacl_acl::{AclOperation, AuthorizationResult, AuthorizerSession, ResourceType};
-
-use crate::audit::{self, AuditPolicy};
-use crate::authorized_ops;
-use crate::metrics::Metrics;
-use crate::metrics::ResponseErrors;
 use crate::outcome::Outcome;
-use crate::state::{BoundListener, ServerState};
+use crate::state::{BoundListener, Link, ServerState};
+
+pub use crate::state::{AuditedSession, RequestContext};
 use kacl_sasl::{SaslMechanism, SaslServer};
 
 /// The principal of every client on a PLAINTEXT listener, as in Kafka.
@@ -80,7 +75,7 @@ pub struct Session {
     /// When the last re-authentication began.
     last_reauthentication: Option<Instant>,
     /// In gateway mode, this connection's upstream side (made on its first forwarded request).
-    pub link: Option<Box<dyn crate::forward::Link>>,
+    pub link: Option<Box<dyn Link>>,
 }
 
 impl Session {
@@ -216,7 +211,7 @@ impl SessionContext<'_> {
     /// `connection.failed.authentication.delay.ms`, then the connection closes (`reason` is
     /// for its log). A body this version cannot encode closes at once.
     pub fn respond_then_close<'m, M: Message<'m>>(&self, body: &M, reason: String) -> Outcome {
-        match crate::handlers::respond_to(self.correlation_id, self.version, body) {
+        match Outcome::response(self.correlation_id, self.version, body) {
             Outcome::Respond(response) => Outcome::RespondThenClose {
                 response,
                 delay: self.state.config.failed_authentication_delay,
@@ -224,196 +219,6 @@ impl SessionContext<'_> {
             },
             other => other,
         }
-    }
-}
-
-/// What a handler knows about the request it serves.
-#[derive(Debug, Clone, Copy)]
-pub struct RequestContext<'a> {
-    /// Shared server state.
-    pub state: &'a Arc<ServerState>,
-    /// The authenticated principal (`Type:name`).
-    pub principal: &'a str,
-    /// The client's host as the authorizer sees it.
-    pub client_host: &'a str,
-    /// The listener the request came in on.
-    pub listener: &'a BoundListener,
-    /// The API.
-    pub api: ApiKey,
-    /// The request version.
-    pub version: i16,
-    /// The correlation id to echo.
-    pub correlation_id: i32,
-}
-
-impl RequestContext<'_> {
-    /// Encodes `body` as the response to this request. An encoding failure (a response this
-    /// version cannot express) closes the connection rather than sending garbage.
-    pub fn respond<'m, M: Message<'m> + ResponseErrors>(&self, body: &M) -> Outcome {
-        self.state.metrics.count_errors(self.api, body);
-        let mut out = Vec::new();
-        let encoded = encode_response_frame(&mut out, self.correlation_id, self.version, body);
-        Outcome::encoded(self.api, self.version, out, encoded)
-    }
-
-    /// Like [`RequestContext::respond`] for a body whose last array is written element by
-    /// element (see [`encode_response_frame_with_array`]): `shell` is the body with that array
-    /// empty, `count` its length, `body_len` the exact size of the elements.
-    pub fn respond_with_array<'m, M: Message<'m> + ResponseErrors>(
-        &self,
-        shell: &M,
-        count: usize,
-        body_len: usize,
-        write_elements: impl FnOnce(&mut ExactWriter<'_>, Cx) -> Result<(), EncodeError>,
-    ) -> Outcome {
-        self.state.metrics.count_errors(self.api, shell);
-        let mut out = Vec::new();
-        let encoded = encode_response_frame_with_array(
-            &mut out,
-            self.correlation_id,
-            self.version,
-            shell,
-            count,
-            body_len,
-            write_elements,
-        );
-        Outcome::encoded(self.api, self.version, out, encoded)
-    }
-
-    /// Who is asking, for the audit log.
-    pub fn requester(&self) -> audit::Requester<'_> {
-        audit::Requester {
-            principal: self.principal,
-            host: self.client_host,
-            api: self.api,
-        }
-    }
-
-    /// The one way a handler asks the authorizer: a session for this request's principal and
-    /// host whose every decision is counted in the metrics and written to the audit log
-    /// (`kacl::authorizer`) by the [`AuditPolicy`] the check names. Holds a read view of the
-    /// ACL index until dropped; take it once per request, not per check.
-    pub fn authorizer(&self) -> AuditedSession<'_> {
-        AuditedSession {
-            session: self
-                .state
-                .authorizer
-                .session(self.principal, self.client_host),
-            requester: self.requester(),
-            metrics: &self.state.metrics,
-        }
-    }
-
-    /// True if the principal may perform `operation` on the LITERAL resource
-    /// `(resource_type, name)`: a check that decides whether the request (or one entry of it)
-    /// is served, audited as [`AuditPolicy::ENFORCED`].
-    pub fn authorize(
-        &self,
-        operation: kacl_acl::AclOperation,
-        resource_type: kacl_acl::ResourceType,
-        name: &str,
-    ) -> bool {
-        self.authorizer()
-            .allows(operation, resource_type, name, AuditPolicy::ENFORCED)
-    }
-
-    /// True if the principal may perform `operation` on the cluster resource (audited).
-    pub fn cluster_allows(&self, operation: kacl_acl::AclOperation) -> bool {
-        self.authorize(
-            operation,
-            kacl_acl::ResourceType::Cluster,
-            kacl_acl::CLUSTER_NAME,
-        )
-    }
-
-    /// Kafka's text for a denied cluster operation. Kafka embeds its internal request
-    /// description here; clients match the code, not the text.
-    pub fn cluster_denied_message(&self) -> String {
-        format!(
-            "Principal {} is not authorized to perform this {} request on the cluster",
-            self.principal, self.api
-        )
-    }
-}
-
-/// An authorizer session of one request: every decision goes through [`AuditedSession::allows`],
-/// which counts it and logs it as Kafka's authorizer does (`AclAuthorizer.logAuditMessage`: a
-/// denial at info when the check asks for it, a grant at debug when it asks for that).
-pub struct AuditedSession<'c> {
-    session: AuthorizerSession<'c>,
-    requester: audit::Requester<'c>,
-    metrics: &'c Metrics,
-}
-
-impl AuditedSession<'_> {
-    /// May the principal perform `operation` on the LITERAL resource `(resource_type, name)`?
-    /// `policy` is Kafka's `logIfAllowed`/`logIfDenied` of the check.
-    pub fn allows(
-        &self,
-        operation: AclOperation,
-        resource_type: ResourceType,
-        name: &str,
-        policy: AuditPolicy,
-    ) -> bool {
-        let result = self.session.authorize(operation, resource_type, name);
-        self.metrics.authorization(result);
-        audit::decision(
-            self.requester,
-            operation,
-            resource_type,
-            name,
-            result,
-            policy,
-            || {
-                self.session
-                    .explain(
-                        self.requester.principal,
-                        self.requester.host,
-                        operation,
-                        resource_type,
-                        name,
-                    )
-                    .rule
-            },
-        );
-        result == AuthorizationResult::Allowed
-    }
-
-    /// May the principal perform `operation` on some resource of `resource_type`, as Kafka's
-    /// `authorizeByResourceType` decides (KIP-679: an idempotent producer with WRITE on any
-    /// topic)? Counted and audited like [`AuditedSession::allows`], naming no resource.
-    pub fn allows_any_of_type(
-        &self,
-        operation: AclOperation,
-        resource_type: ResourceType,
-        policy: AuditPolicy,
-    ) -> bool {
-        let result = self
-            .session
-            .authorize_by_resource_type(operation, resource_type)
-            .unwrap_or(AuthorizationResult::Denied);
-        self.metrics.authorization(result);
-        audit::decision(
-            self.requester,
-            operation,
-            resource_type,
-            "*any*",
-            result,
-            policy,
-            || match result {
-                AuthorizationResult::Allowed => kacl_acl::DecidingRule::DefaultAllow,
-                _ => kacl_acl::DecidingRule::DefaultDeny {
-                    resource_has_acls: false,
-                },
-            },
-        );
-        result == AuthorizationResult::Allowed
-    }
-
-    /// Kafka's authorized-operations bit field (KIP-430) of `(resource_type, name)`. Not audited
-    /// and not counted: Kafka computes it with `logIfAllowed = logIfDenied = false`.
-    pub fn authorized_operations(&self, resource_type: ResourceType, name: &str) -> i32 {
-        authorized_ops::authorized_operations(&self.session, resource_type, name)
     }
 }
 

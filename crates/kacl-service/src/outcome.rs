@@ -2,10 +2,16 @@
 //! loop acts on it; it lives apart from the router so that neither handlers nor the context import
 //! the router that imports them.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
-use kacl_protocol::{ApiKey, EncodeError};
+use kacl_protocol::{ApiKey, EncodeError, Message};
 use tokio::sync::mpsc;
+
+/// A response still on its way from the upstream: the connection writes it when it resolves,
+/// in request order, and meanwhile reads and forwards the client's next requests (pipelining).
+pub type PendingOutcome = Pin<Box<dyn Future<Output = Outcome> + Send + 'static>>;
 
 /// What the connection does after a request.
 pub enum Outcome {
@@ -25,7 +31,7 @@ pub enum Outcome {
     Stream(ResponseStream),
     /// A forwarded request whose answer comes from the upstream: the connection keeps reading
     /// and forwarding while it waits, and writes the answers in request order.
-    Pending(crate::forward::PendingOutcome),
+    Pending(PendingOutcome),
     /// Nothing to write (a Produce with acks=0, which Kafka never answers); read the next
     /// request.
     NoResponse,
@@ -62,6 +68,16 @@ impl Outcome {
 }
 
 impl Outcome {
+    /// Encodes `body` as the response to a request known only by its correlation id and
+    /// version (ApiVersions and the SASL exchange, answered from the session rather than a
+    /// [`RequestContext`](crate::context::RequestContext), whose error codes are not counted).
+    pub fn response<'m, M: Message<'m>>(correlation_id: i32, version: i16, body: &M) -> Outcome {
+        let mut out = Vec::new();
+        let encoded =
+            kacl_protocol::frame::encode_response_frame(&mut out, correlation_id, version, body);
+        Outcome::encoded(M::API_KEY, version, out, encoded)
+    }
+
     /// The one "encode or close" step every response takes: the frame `out` if encoding
     /// succeeded, else a close (a response this version cannot express is never sent half-made).
     /// A body that did not fill the size computed for it is a bug in a size computation, never

@@ -32,25 +32,34 @@ use kacl_protocol::{ApiKey, ApiRole};
 
 use crate::context::{AuthState, RequestContext, Session, SessionContext};
 use crate::forward;
-use crate::handlers::{self, decode, respond_to, Handler, SessionHandler};
+use crate::handlers::{self, decode, Handler, SessionHandler};
 use crate::handlers::{
     AlterConfigs, AlterUserScramCredentials, ApiVersions, CreateAcls, CreatePartitions,
     CreateTopics, DeleteAcls, DeleteTopics, DescribeAcls, DescribeCluster, DescribeConfigs,
     DescribeUserScramCredentials, IncrementalAlterConfigs, Metadata, SaslAuthenticate,
     SaslHandshake,
 };
+use crate::metrics::RequestTimer;
 
 use crate::outcome::Outcome;
 use crate::state::ServerState;
 
-/// Answers one frame payload (size prefix removed) and records it in the metrics: a Kafka
+/// Answers one frame payload (size prefix removed) and counts it in the metrics: a Kafka
 /// request, or after SaslHandshake v0 a raw SASL token (which has no header and is not counted
-/// as a request).
-pub async fn dispatch(state: &Arc<ServerState>, session: &mut Session, payload: &Bytes) -> Outcome {
-    if session.expects_raw_token() {
-        return handlers::sasl_authenticate::handle_raw_token(state, session, payload);
-    }
+/// as a request). The timer is the request's latency, still running: the connection hands it
+/// to [`Metrics::request_answered`](crate::metrics::Metrics::request_answered) once the
+/// answer's last byte is written, which for a streamed or forwarded answer is long after this
+/// returns.
+pub async fn dispatch(
+    state: &Arc<ServerState>,
+    session: &mut Session,
+    payload: &Bytes,
+) -> (Outcome, RequestTimer) {
     let started = Instant::now();
+    if session.expects_raw_token() {
+        let outcome = handlers::sasl_authenticate::handle_raw_token(state, session, payload);
+        return (outcome, RequestTimer::untimed(started));
+    }
     let prefix = RequestPrefix::peek(payload);
     let outcome = match &prefix {
         Ok(prefix) => route(state, session, prefix, payload).await,
@@ -63,10 +72,8 @@ pub async fn dispatch(state: &Arc<ServerState>, session: &mut Session, payload: 
                 .api()
                 .is_none_or(|api| api.role() != ApiRole::ForwardedOnly)
     });
-    state
-        .metrics
-        .request_finished(counted.as_ref(), started.elapsed());
-    outcome
+    let timer = state.metrics.request_routed(counted.as_ref(), started);
+    (outcome, timer)
 }
 
 async fn route(
@@ -227,7 +234,7 @@ async fn serve_session<'r, H: SessionHandler>(
         correlation_id,
     };
     match H::handle(ctx, request).await {
-        Ok(response) => respond_to(correlation_id, version, &response),
+        Ok(response) => Outcome::response(correlation_id, version, &response),
         Err(outcome) => outcome,
     }
 }

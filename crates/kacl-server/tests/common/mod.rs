@@ -335,3 +335,38 @@ pub(crate) const ALTER: i8 = 7;
 pub(crate) const DESCRIBE: i8 = 8;
 pub(crate) const DENY: i8 = 2;
 pub(crate) const ALLOW: i8 = 3;
+
+impl Wire<TcpStream> {
+    /// A client whose socket receive buffer is as small as the kernel allows, so that an
+    /// answer it does not read yet stays in the server's write (the server's
+    /// `socket.send.buffer.bytes` bounds the other end).
+    pub(crate) async fn with_small_window(addr: SocketAddr) -> Client {
+        let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+        socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
+        Wire::new(socket.connect(addr).await.expect("connect"))
+    }
+}
+
+/// The request latency histogram of `api` on `server` once it holds `count` requests (the
+/// connection records a latency after its answer's last write, a moment after the client
+/// may have read it); panics after 10 s.
+pub(crate) async fn latency_after(
+    server: &TestServer,
+    api: kacl_protocol::ApiKey,
+    count: u64,
+) -> kacl_service::metrics::HistogramSnapshot {
+    let metrics = &server.server.state().metrics;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let latency = metrics.request_latency(api).expect("a counted API");
+        if latency.count >= count {
+            return latency;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{api}: {} latencies recorded, {count} expected",
+            latency.count
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}

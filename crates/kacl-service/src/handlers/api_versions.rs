@@ -9,7 +9,7 @@
 use kacl_protocol::messages::api_versions::{ApiVersion, ApiVersionsRequest, ApiVersionsResponse};
 use kacl_protocol::{ApiKey, ApiRole, ErrorCode};
 
-use super::{respond_to, SessionHandler};
+use super::SessionHandler;
 use crate::context::SessionContext;
 use crate::forward::{answered_locally, Forwarder};
 use crate::outcome::Outcome;
@@ -44,7 +44,7 @@ pub fn unsupported_version(correlation_id: i32, forwarder: Option<&dyn Forwarder
         api_keys: served_ranges(forwarder),
         ..Default::default()
     };
-    respond_to(correlation_id, 0, &body)
+    Outcome::response(correlation_id, 0, &body)
 }
 
 /// Kafka's rule for `client_software_name` and `client_software_version` (v3+): letters,

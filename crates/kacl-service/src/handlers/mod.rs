@@ -135,19 +135,6 @@ pub fn decode<'a, M: Message<'a>>(
     Ok(body)
 }
 
-/// Encodes `body` as the response to a request known only by its correlation id and version
-/// (the [`SessionHandler`]s, which run without a [`RequestContext`]).
-pub(crate) fn respond_to<'m, M: Message<'m>>(
-    correlation_id: i32,
-    version: i16,
-    body: &M,
-) -> Outcome {
-    let mut out = Vec::new();
-    let encoded =
-        kacl_protocol::frame::encode_response_frame(&mut out, correlation_id, version, body);
-    Outcome::encoded(M::API_KEY, version, out, encoded)
-}
-
 /// The longest error message a handler sends: well under the 32,767 bytes a protocol string
 /// may hold, so that a message echoing client input (a value, a list of key names) can never
 /// make the whole response unencodable and the connection close with every other result.

@@ -5,7 +5,10 @@
 //! is a few relaxed atomic additions and never allocates or takes a lock; only a scrape formats
 //! text. What is recorded where:
 //!
-//! - requests, their latency and requests that were not routed: [`router::dispatch`];
+//! - requests and requests that were not routed: [`router::dispatch`]; their latency from the
+//!   frame read to the last byte of the answer written (a streamed answer's last piece, a
+//!   forwarded request's answer from the upstream): the connection loop, through the
+//!   [`RequestTimer`] the router hands it;
 //! - error codes: every response a handler encodes through
 //!   [`RequestContext::respond`](crate::context::RequestContext::respond) ([`ResponseErrors`]);
 //! - authorizer decisions: every check of [`AuditedSession::allows`](crate::context::AuditedSession::allows),
@@ -24,14 +27,14 @@ mod response_errors;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use kacl_acl::AuthorizationResult;
 use kacl_protocol::header::RequestPrefix;
 use kacl_protocol::ApiKey;
 
 use crate::request_memory::RequestMemoryPool;
-pub use histogram::{Histogram, BUCKET_BOUNDS_SECONDS};
+pub use histogram::{Histogram, HistogramSnapshot, BUCKET_BOUNDS_SECONDS};
 pub use metered_store::MeteredStore;
 pub use render::Gauges;
 pub use response_errors::ResponseErrors;
@@ -73,6 +76,30 @@ impl StoreOperation {
 
     const fn slot(self) -> usize {
         self as usize
+    }
+}
+
+/// A routed request's clock, from its frame read until the last byte of its answer is
+/// written: the router starts it, the connection hands it back to
+/// [`Metrics::request_answered`] once the answer is out (after the last piece of a streamed
+/// answer, after a forwarded request's answer arrived and was written), so the slowest
+/// answers are not recorded as the fastest.
+#[derive(Debug, Clone, Copy)]
+#[must_use = "the latency is recorded only when the timer is handed to Metrics::request_answered"]
+pub struct RequestTimer {
+    /// The API's latency slot; `None`: not timed.
+    slot: Option<usize>,
+    started: Instant,
+}
+
+impl RequestTimer {
+    /// A timer that records nothing (a rejected frame, or a raw SASL token, which is no
+    /// Kafka request).
+    pub fn untimed(started: Instant) -> RequestTimer {
+        RequestTimer {
+            slot: None,
+            started,
+        }
     }
 }
 
@@ -126,10 +153,12 @@ impl Metrics {
         }
     }
 
-    /// Records one request the router answered (its header prefix as the router read it, `None`
-    /// if unreadable) and how long it took. Frames the router refused before a handler (unreadable header, an API
-    /// key kacl does not serve, a version outside kacl's range) count as rejected.
-    pub fn request_finished(&self, prefix: Option<&RequestPrefix>, elapsed: Duration) {
+    /// Counts one request the router answered (its header prefix as the router read it, `None`
+    /// if unreadable), read at `started`; the timer records its latency once its answer has
+    /// been written ([`Metrics::request_answered`]). Frames the router refused before a handler
+    /// (unreadable header, an API key kacl does not serve, a version outside kacl's range)
+    /// count as rejected and are not timed.
+    pub fn request_routed(&self, prefix: Option<&RequestPrefix>, started: Instant) -> RequestTimer {
         let routed = prefix.and_then(|prefix| {
             let api = prefix
                 .api()
@@ -141,12 +170,37 @@ impl Metrics {
                 if let Some(counter) = self.requests[api].get(version) {
                     counter.fetch_add(1, Relaxed);
                 }
-                self.latency[api].record(elapsed);
+                RequestTimer {
+                    slot: Some(api),
+                    started,
+                }
             }
             None => {
                 self.rejected_requests.fetch_add(1, Relaxed);
+                RequestTimer::untimed(started)
             }
         }
+    }
+
+    /// Records the latency of a request whose answer has been written (or that needed none):
+    /// from the frame read to now.
+    pub fn request_answered(&self, timer: RequestTimer) {
+        if let Some(slot) = timer.slot {
+            self.latency[slot].record(timer.started.elapsed());
+        }
+    }
+
+    /// A request counted as routed and taking exactly `elapsed`, for tests of the exposition.
+    #[cfg(test)]
+    pub(crate) fn request_took(&self, prefix: Option<&RequestPrefix>, elapsed: Duration) {
+        if let Some(slot) = self.request_routed(prefix, Instant::now()).slot {
+            self.latency[slot].record(elapsed);
+        }
+    }
+
+    /// The latency histogram of `api` (`None` for an API kacl does not count).
+    pub fn request_latency(&self, api: ApiKey) -> Option<HistogramSnapshot> {
+        api_slot(api).map(|slot| self.latency[slot].snapshot())
     }
 
     /// Counts every non-zero error code `response` (of `api`) carries.
@@ -320,33 +374,49 @@ mod tests {
             payload.extend_from_slice(&7i32.to_be_bytes());
             payload
         };
-        metrics.request_finished(
+        answered(
+            &metrics,
             RequestPrefix::peek(&frame(29, 3)).ok().as_ref(),
             Duration::from_micros(300),
         );
-        metrics.request_finished(
+        answered(
+            &metrics,
             RequestPrefix::peek(&frame(29, 3)).ok().as_ref(),
             Duration::from_millis(3),
         );
-        metrics.request_finished(
+        answered(
+            &metrics,
             RequestPrefix::peek(&frame(29, 1)).ok().as_ref(),
             Duration::from_millis(3),
         );
-        metrics.request_finished(
+        answered(
+            &metrics,
             RequestPrefix::peek(&frame(29, 9)).ok().as_ref(),
             Duration::ZERO,
         ); // unsupported version
-        metrics.request_finished(
+        answered(
+            &metrics,
             RequestPrefix::peek(&frame(0, 0)).ok().as_ref(),
             Duration::ZERO,
         ); // Produce: not served
-        metrics.request_finished(RequestPrefix::peek(&[0, 1]).ok().as_ref(), Duration::ZERO); // unreadable header
+        answered(
+            &metrics,
+            RequestPrefix::peek(&[0, 1]).ok().as_ref(),
+            Duration::ZERO,
+        ); // unreadable header
         assert_eq!(metrics.requests(ApiKey::DescribeAcls, 3), 2);
         assert_eq!(metrics.requests(ApiKey::DescribeAcls, 1), 1);
         assert_eq!(metrics.requests(ApiKey::DescribeAcls, 9), 0);
         assert_eq!(metrics.rejected_requests.load(Relaxed), 3);
-        let slot = api_slot(ApiKey::DescribeAcls).unwrap();
-        assert_eq!(metrics.latency[slot].count(), 3);
+        let latency = metrics.request_latency(ApiKey::DescribeAcls).unwrap();
+        assert_eq!(latency.count, 3);
+        // Each from its frame read to its answer, at least the time given.
+        assert!(latency.sum_nanos >= 6_300_000, "{latency:?}");
+    }
+
+    /// The router's timer of a request read `ago`, handed back at once.
+    fn answered(metrics: &Metrics, prefix: Option<&RequestPrefix>, ago: Duration) {
+        metrics.request_answered(metrics.request_routed(prefix, Instant::now() - ago));
     }
 
     #[test]

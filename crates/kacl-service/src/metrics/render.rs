@@ -76,7 +76,7 @@ impl Metrics {
             out,
             "kacl_request_duration_seconds",
             "histogram",
-            "Time from reading a request to its encoded response, by API.",
+            "Time from reading a request to the last byte of its answer written, by API.",
         )?;
         for (api, histogram) in ApiKey::KNOWN.iter().zip(&self.latency) {
             if histogram.count() > 0 {
@@ -324,7 +324,7 @@ mod tests {
         frame.extend_from_slice(&30i16.to_be_bytes());
         frame.extend_from_slice(&2i16.to_be_bytes());
         frame.extend_from_slice(&1i32.to_be_bytes());
-        metrics.request_finished(
+        metrics.request_took(
             kacl_protocol::header::RequestPrefix::peek(&frame)
                 .ok()
                 .as_ref(),
