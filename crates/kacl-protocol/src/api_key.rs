@@ -34,7 +34,7 @@ pub enum ApiKey {
     OffsetCommit = 8,
     /// Read a group's committed offsets. Forwarded by a gateway node only.
     OffsetFetch = 9,
-    /// Which broker coordinates a group or transactional id. Forwarded by a gateway node only.
+    /// Which broker coordinates a group or transactional id.
     FindCoordinator = 10,
     /// Join a classic consumer group. Forwarded by a gateway node only.
     JoinGroup = 11,
@@ -44,9 +44,9 @@ pub enum ApiKey {
     LeaveGroup = 13,
     /// Receive a classic group's assignment. Forwarded by a gateway node only.
     SyncGroup = 14,
-    /// Describe consumer groups. Forwarded by a gateway node only.
+    /// Describe consumer groups.
     DescribeGroups = 15,
-    /// List consumer groups. Forwarded by a gateway node only.
+    /// List consumer groups.
     ListGroups = 16,
     /// SASL mechanism negotiation.
     SaslHandshake = 17,
@@ -78,7 +78,7 @@ pub enum ApiKey {
     DescribeConfigs = 32,
     /// Replace resources' whole configs (legacy).
     AlterConfigs = 33,
-    /// Describe the log directories of a broker. Forwarded by a gateway node only.
+    /// Describe the log directories of a broker.
     DescribeLogDirs = 35,
     /// SASL exchange carried in Kafka frames (KIP-152).
     SaslAuthenticate = 36,
@@ -88,6 +88,10 @@ pub enum ApiKey {
     DeleteGroups = 42,
     /// Set, delete, append to or subtract from config keys (KIP-339).
     IncrementalAlterConfigs = 44,
+    /// Move partitions to other brokers, or cancel a move (KIP-455).
+    AlterPartitionReassignments = 45,
+    /// The partition reassignments in progress (KIP-455).
+    ListPartitionReassignments = 46,
     /// Delete a group's committed offsets. Forwarded by a gateway node only.
     OffsetDelete = 47,
     /// List SCRAM credentials.
@@ -98,21 +102,26 @@ pub enum ApiKey {
     DescribeCluster = 60,
     /// Describe the active producers of partitions. Forwarded by a gateway node only.
     DescribeProducers = 61,
-    /// Describe transactions. Forwarded by a gateway node only.
+    /// Describe transactions.
     DescribeTransactions = 65,
-    /// List transactions. Forwarded by a gateway node only.
+    /// List transactions.
     ListTransactions = 66,
     /// The KIP-848 consumer group protocol's heartbeat. Forwarded by a gateway node only.
     ConsumerGroupHeartbeat = 68,
-    /// Describe KIP-848 consumer groups. Forwarded by a gateway node only.
+    /// Describe KIP-848 consumer groups.
     ConsumerGroupDescribe = 69,
+    /// Topic partitions, paged by a cursor (KIP-966).
+    DescribeTopicPartitions = 75,
 }
 
 impl ApiKey {
     /// Every API a standalone node serves, in API key order (the order of its ApiVersions
     /// response).
-    pub const ALL: [ApiKey; 16] = [
+    pub const ALL: [ApiKey; 26] = [
         ApiKey::Metadata,
+        ApiKey::FindCoordinator,
+        ApiKey::DescribeGroups,
+        ApiKey::ListGroups,
         ApiKey::SaslHandshake,
         ApiKey::ApiVersions,
         ApiKey::CreateTopics,
@@ -122,48 +131,48 @@ impl ApiKey {
         ApiKey::DeleteAcls,
         ApiKey::DescribeConfigs,
         ApiKey::AlterConfigs,
+        ApiKey::DescribeLogDirs,
         ApiKey::SaslAuthenticate,
         ApiKey::CreatePartitions,
         ApiKey::IncrementalAlterConfigs,
+        ApiKey::AlterPartitionReassignments,
+        ApiKey::ListPartitionReassignments,
         ApiKey::DescribeUserScramCredentials,
         ApiKey::AlterUserScramCredentials,
         ApiKey::DescribeCluster,
+        ApiKey::DescribeTransactions,
+        ApiKey::ListTransactions,
+        ApiKey::ConsumerGroupDescribe,
+        ApiKey::DescribeTopicPartitions,
     ];
 
     /// The APIs only a gateway node serves, by forwarding them to the upstream cluster once
     /// authorized (the data path: produce, fetch, groups, transactions). A standalone node
     /// does not know them and closes a connection that sends one, as before.
-    pub const FORWARDED_ONLY: [ApiKey; 26] = [
+    pub const FORWARDED_ONLY: [ApiKey; 19] = [
         ApiKey::Produce,
         ApiKey::Fetch,
         ApiKey::ListOffsets,
         ApiKey::OffsetCommit,
         ApiKey::OffsetFetch,
-        ApiKey::FindCoordinator,
         ApiKey::JoinGroup,
         ApiKey::Heartbeat,
         ApiKey::LeaveGroup,
         ApiKey::SyncGroup,
-        ApiKey::DescribeGroups,
-        ApiKey::ListGroups,
         ApiKey::DeleteRecords,
         ApiKey::InitProducerId,
         ApiKey::AddPartitionsToTxn,
         ApiKey::AddOffsetsToTxn,
         ApiKey::EndTxn,
         ApiKey::TxnOffsetCommit,
-        ApiKey::DescribeLogDirs,
         ApiKey::DeleteGroups,
         ApiKey::OffsetDelete,
         ApiKey::DescribeProducers,
-        ApiKey::DescribeTransactions,
-        ApiKey::ListTransactions,
         ApiKey::ConsumerGroupHeartbeat,
-        ApiKey::ConsumerGroupDescribe,
     ];
 
     /// Every API kacl knows in either mode, in API key order.
-    pub const KNOWN: [ApiKey; 42] = [
+    pub const KNOWN: [ApiKey; 45] = [
         ApiKey::Produce,
         ApiKey::Fetch,
         ApiKey::ListOffsets,
@@ -197,6 +206,8 @@ impl ApiKey {
         ApiKey::CreatePartitions,
         ApiKey::DeleteGroups,
         ApiKey::IncrementalAlterConfigs,
+        ApiKey::AlterPartitionReassignments,
+        ApiKey::ListPartitionReassignments,
         ApiKey::OffsetDelete,
         ApiKey::DescribeUserScramCredentials,
         ApiKey::AlterUserScramCredentials,
@@ -206,6 +217,7 @@ impl ApiKey {
         ApiKey::ListTransactions,
         ApiKey::ConsumerGroupHeartbeat,
         ApiKey::ConsumerGroupDescribe,
+        ApiKey::DescribeTopicPartitions,
     ];
 
     /// What a node does with this API: see [`ApiRole`].
@@ -226,7 +238,20 @@ impl ApiKey {
             | ApiKey::DescribeConfigs
             | ApiKey::AlterConfigs
             | ApiKey::IncrementalAlterConfigs
-            | ApiKey::DescribeCluster => ApiRole::AnsweredOrForwarded,
+            | ApiKey::DescribeCluster
+            | ApiKey::AlterPartitionReassignments
+            | ApiKey::ListPartitionReassignments
+            | ApiKey::DescribeTopicPartitions
+            // A standalone node has no groups, transactions or partition logs: it answers
+            // their admin listings empty (and says it coordinates the keys it is asked
+            // about); a gateway node forwards them to the upstream that has them.
+            | ApiKey::FindCoordinator
+            | ApiKey::DescribeGroups
+            | ApiKey::ListGroups
+            | ApiKey::ConsumerGroupDescribe
+            | ApiKey::DescribeTransactions
+            | ApiKey::ListTransactions
+            | ApiKey::DescribeLogDirs => ApiRole::AnsweredOrForwarded,
             _ => ApiRole::ForwardedOnly,
         }
     }
@@ -267,6 +292,8 @@ impl ApiKey {
             37 => ApiKey::CreatePartitions,
             42 => ApiKey::DeleteGroups,
             44 => ApiKey::IncrementalAlterConfigs,
+            45 => ApiKey::AlterPartitionReassignments,
+            46 => ApiKey::ListPartitionReassignments,
             47 => ApiKey::OffsetDelete,
             50 => ApiKey::DescribeUserScramCredentials,
             51 => ApiKey::AlterUserScramCredentials,
@@ -276,6 +303,7 @@ impl ApiKey {
             66 => ApiKey::ListTransactions,
             68 => ApiKey::ConsumerGroupHeartbeat,
             69 => ApiKey::ConsumerGroupDescribe,
+            75 => ApiKey::DescribeTopicPartitions,
             _ => return None,
         })
     }
@@ -330,6 +358,9 @@ impl ApiKey {
             ApiKey::ListTransactions => "ListTransactions",
             ApiKey::ConsumerGroupHeartbeat => "ConsumerGroupHeartbeat",
             ApiKey::ConsumerGroupDescribe => "ConsumerGroupDescribe",
+            ApiKey::AlterPartitionReassignments => "AlterPartitionReassignments",
+            ApiKey::ListPartitionReassignments => "ListPartitionReassignments",
+            ApiKey::DescribeTopicPartitions => "DescribeTopicPartitions",
         }
     }
 
@@ -376,6 +407,9 @@ impl ApiKey {
             ApiKey::ListTransactions => (0, 2),
             ApiKey::ConsumerGroupHeartbeat => (0, 1),
             ApiKey::ConsumerGroupDescribe => (0, 1),
+            ApiKey::AlterPartitionReassignments => (0, 1),
+            ApiKey::ListPartitionReassignments => (0, 0),
+            ApiKey::DescribeTopicPartitions => (0, 0),
         };
         VersionRange::between(min, max)
     }
@@ -426,6 +460,9 @@ impl ApiKey {
             ApiKey::ListTransactions => VersionRange::starting_at(0),
             ApiKey::ConsumerGroupHeartbeat => VersionRange::starting_at(0),
             ApiKey::ConsumerGroupDescribe => VersionRange::starting_at(0),
+            ApiKey::AlterPartitionReassignments
+            | ApiKey::ListPartitionReassignments
+            | ApiKey::DescribeTopicPartitions => VersionRange::starting_at(0),
         }
     }
 

@@ -3,6 +3,8 @@
 //! versions, so the header versions the table derives match how the bodies are encoded.
 
 use kacl_protocol::messages::alter_configs::*;
+use kacl_protocol::messages::alter_partition_reassignments::*;
+use kacl_protocol::messages::consumer_group_describe::*;
 use kacl_protocol::messages::alter_user_scram_credentials::*;
 use kacl_protocol::messages::api_versions::*;
 use kacl_protocol::messages::create_acls::*;
@@ -13,8 +15,16 @@ use kacl_protocol::messages::delete_topics::*;
 use kacl_protocol::messages::describe_acls::*;
 use kacl_protocol::messages::describe_cluster::*;
 use kacl_protocol::messages::describe_configs::*;
+use kacl_protocol::messages::describe_groups::*;
+use kacl_protocol::messages::describe_log_dirs::*;
+use kacl_protocol::messages::describe_topic_partitions::*;
+use kacl_protocol::messages::describe_transactions::*;
 use kacl_protocol::messages::describe_user_scram_credentials::*;
+use kacl_protocol::messages::find_coordinator::*;
 use kacl_protocol::messages::incremental_alter_configs::*;
+use kacl_protocol::messages::list_groups::*;
+use kacl_protocol::messages::list_partition_reassignments::*;
+use kacl_protocol::messages::list_transactions::*;
 use kacl_protocol::messages::metadata::*;
 use kacl_protocol::messages::sasl_authenticate::*;
 use kacl_protocol::messages::sasl_handshake::*;
@@ -34,6 +44,9 @@ fn declared<'a, M: Message<'a>>() -> Declared {
 fn requests() -> Vec<Declared> {
     vec![
         declared::<MetadataRequest>(),
+        declared::<FindCoordinatorRequest>(),
+        declared::<DescribeGroupsRequest>(),
+        declared::<ListGroupsRequest>(),
         declared::<SaslHandshakeRequest>(),
         declared::<ApiVersionsRequest>(),
         declared::<CreateTopicsRequest>(),
@@ -43,18 +56,28 @@ fn requests() -> Vec<Declared> {
         declared::<DeleteAclsRequest>(),
         declared::<DescribeConfigsRequest>(),
         declared::<AlterConfigsRequest>(),
+        declared::<DescribeLogDirsRequest>(),
         declared::<SaslAuthenticateRequest>(),
         declared::<CreatePartitionsRequest>(),
         declared::<IncrementalAlterConfigsRequest>(),
+        declared::<AlterPartitionReassignmentsRequest>(),
+        declared::<ListPartitionReassignmentsRequest>(),
         declared::<DescribeUserScramCredentialsRequest>(),
         declared::<AlterUserScramCredentialsRequest>(),
         declared::<DescribeClusterRequest>(),
+        declared::<DescribeTransactionsRequest>(),
+        declared::<ListTransactionsRequest>(),
+        declared::<ConsumerGroupDescribeRequest>(),
+        declared::<DescribeTopicPartitionsRequest>(),
     ]
 }
 
 fn responses() -> Vec<Declared> {
     vec![
         declared::<MetadataResponse>(),
+        declared::<FindCoordinatorResponse>(),
+        declared::<DescribeGroupsResponse>(),
+        declared::<ListGroupsResponse>(),
         declared::<SaslHandshakeResponse>(),
         declared::<ApiVersionsResponse>(),
         declared::<CreateTopicsResponse>(),
@@ -64,12 +87,19 @@ fn responses() -> Vec<Declared> {
         declared::<DeleteAclsResponse>(),
         declared::<DescribeConfigsResponse>(),
         declared::<AlterConfigsResponse>(),
+        declared::<DescribeLogDirsResponse>(),
         declared::<SaslAuthenticateResponse>(),
         declared::<CreatePartitionsResponse>(),
         declared::<IncrementalAlterConfigsResponse>(),
+        declared::<AlterPartitionReassignmentsResponse>(),
+        declared::<ListPartitionReassignmentsResponse>(),
         declared::<DescribeUserScramCredentialsResponse>(),
         declared::<AlterUserScramCredentialsResponse>(),
         declared::<DescribeClusterResponse>(),
+        declared::<DescribeTransactionsResponse>(),
+        declared::<ListTransactionsResponse>(),
+        declared::<ConsumerGroupDescribeResponse>(),
+        declared::<DescribeTopicPartitionsResponse>(),
     ]
 }
 

@@ -123,6 +123,9 @@ pub enum TopicChange {
     AddPartitions(Vec<(String, Vec<PartitionRecord>)>),
     /// Replace the named topic's configs.
     SetConfigs(String, std::collections::BTreeMap<String, String>),
+    /// Give partitions of each topic new replicas (a completed reassignment), one topic after
+    /// the other: `(topic, [(partition, replicas)])`.
+    Reassign(Vec<(String, Vec<(i32, Vec<i32>)>)>),
 }
 
 /// What a commit did.
@@ -136,6 +139,9 @@ pub enum TopicCommit {
     PartitionsAdded(Vec<PartitionsOutcome>),
     /// The topic as stored with its new configs.
     ConfigsSet(TopicRecord),
+    /// For each topic of a [`TopicChange::Reassign`], in order, the topic as stored or why the
+    /// store refused it (a failure does not stop the topics after it).
+    Reassigned(Vec<Result<TopicRecord, StoreError>>),
 }
 
 /// The outcome of one topic's partition increase.
@@ -230,6 +236,12 @@ fn commit_to(store: &dyn MetadataStore, change: TopicChange) -> Result<TopicComm
         TopicChange::SetConfigs(name, configs) => {
             TopicCommit::ConfigsSet(store.set_topic_configs(&name, &configs)?)
         }
+        TopicChange::Reassign(topics) => TopicCommit::Reassigned(
+            topics
+                .iter()
+                .map(|(name, replicas)| store.reassign_partitions(name, replicas))
+                .collect(),
+        ),
         TopicChange::AddPartitions(increases) => {
             let mut outcomes = Vec::with_capacity(increases.len());
             let mut failed = false;

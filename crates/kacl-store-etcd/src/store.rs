@@ -554,6 +554,17 @@ impl MetadataStore for EtcdStore {
         })
     }
 
+    fn reassign_partitions(
+        &self,
+        name: &str,
+        replicas: &[(i32, Vec<i32>)],
+    ) -> Result<TopicRecord, StoreError> {
+        self.update_topic(name, |mut topic| {
+            rules::apply_reassignment(&mut topic, replicas)?;
+            Ok(topic)
+        })
+    }
+
     fn set_topic_configs(
         &self,
         name: &str,

@@ -170,6 +170,18 @@ impl MetadataStore for MemoryStore {
         )
     }
 
+    fn reassign_partitions(
+        &self,
+        name: &str,
+        replicas: &[(i32, Vec<i32>)],
+    ) -> Result<TopicRecord, StoreError> {
+        self.commit(
+            Part::Topics,
+            |t| ops::reassign_partitions(t, name, replicas),
+            |topic| vec![Change::TopicPut(topic.clone())],
+        )
+    }
+
     fn set_topic_configs(
         &self,
         name: &str,

@@ -433,6 +433,23 @@ pub(crate) fn add_partitions(
     Ok(topic)
 }
 
+/// Replaces the replicas of existing partitions of a topic; returns the topic.
+pub(crate) fn reassign_partitions(
+    t: &mut impl KvWrite,
+    name: &str,
+    replicas: &[(i32, Vec<i32>)],
+) -> Result<TopicRecord, StoreError> {
+    let value =
+        get(t, Table::Topics, name.as_bytes())?.ok_or_else(|| StoreError::UnknownTopic {
+            name: name.to_string(),
+        })?;
+    let mut topic = decode_topic(&value)
+        .map_err(|e| StoreError::corrupt(Table::Topics.name(), name.as_bytes(), e))?;
+    rules::apply_reassignment(&mut topic, replicas)?;
+    insert(t, Table::Topics, name.as_bytes(), &encode_topic(&topic))?;
+    Ok(topic)
+}
+
 /// Replaces a topic's configs; returns the topic.
 pub(crate) fn set_topic_configs(
     t: &mut impl KvWrite,

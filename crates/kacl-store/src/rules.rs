@@ -23,6 +23,33 @@ pub fn check_storable(adds: &[AclBinding]) -> Result<(), StoreError> {
     }
 }
 
+/// Replaces the replicas of existing partitions of `topic` (a partition reassignment made
+/// whole at once): refuses (with [`StoreError::InvalidPartitions`], nothing changed) a
+/// partition the topic does not have or an empty replica list. The callers check brokers and
+/// duplicates, as Kafka's controller does, before they get here.
+pub fn apply_reassignment(
+    topic: &mut crate::TopicRecord,
+    replicas: &[(i32, Vec<i32>)],
+) -> Result<(), StoreError> {
+    for (index, target) in replicas {
+        let exists = usize::try_from(*index)
+            .ok()
+            .and_then(|i| topic.partitions.get(i))
+            .is_some_and(|p| p.partition_index == *index);
+        if !exists || target.is_empty() {
+            return Err(StoreError::InvalidPartitions {
+                topic: topic.name.clone(),
+                reason: format!("partition {index} cannot be reassigned to {target:?}"),
+            });
+        }
+    }
+    for (index, target) in replicas {
+        // Checked above: the index is the partition's position.
+        topic.partitions[*index as usize].replicas = target.clone();
+    }
+    Ok(())
+}
+
 /// Refuses (with [`StoreError::InvalidPartitions`]) partitions not numbered `first, first + 1,
 /// ...` in order: a new topic's from 0, added ones from the topic's current count.
 pub fn check_partition_numbering(

@@ -70,6 +70,16 @@ pub trait MetadataStore: Send + Sync {
         new_partitions: &[PartitionRecord],
     ) -> Result<TopicRecord, StoreError>;
 
+    /// Replaces the replicas of some of a topic's existing partitions atomically (a partition
+    /// reassignment, which kacl completes at once: it moves no data); returns the topic. Fails
+    /// with [`StoreError::UnknownTopic`] if it does not exist and with
+    /// [`StoreError::InvalidPartitions`] for a partition it does not have or an empty list.
+    fn reassign_partitions(
+        &self,
+        name: &str,
+        replicas: &[(i32, Vec<i32>)],
+    ) -> Result<TopicRecord, StoreError>;
+
     /// Replaces a topic's configs (the keys set on it; defaults are not stored) atomically;
     /// returns the topic. Fails with [`StoreError::UnknownTopic`] if it does not exist.
     fn set_topic_configs(

@@ -252,26 +252,25 @@ fn topic_metadata<'r>(
     }
 }
 
-/// One partition as this node sees it: its replicas on live brokers (this node, and in cluster
-/// mode every live node) are in sync, and the first of them leads. Replicas on other brokers
-/// (a dead node, or a data directory last served under another `node.id`) are offline; a
-/// partition with none live has no leader (LEADER_NOT_AVAILABLE).
+/// How one partition's replicas stand as this node sees them: `(leader, in sync, offline)`.
+/// Its replicas on live brokers (this node, and in cluster mode every live node) are in sync,
+/// and the first of them leads. Replicas on other brokers (a dead node, or a data directory
+/// last served under another `node.id`) are offline; with none live the leader is -1. Shared
+/// by Metadata and DescribeTopicPartitions, so both say the same thing.
+pub(crate) fn replica_states(replicas: &[i32], live_brokers: &[i32]) -> (i32, Vec<i32>, Vec<i32>) {
+    let (live, offline): (Vec<i32>, Vec<i32>) =
+        replicas.iter().partition(|r| live_brokers.contains(r));
+    (live.first().copied().unwrap_or(-1), live, offline)
+}
+
+/// One partition for Metadata ([`replica_states`]); a partition with no live replica has no
+/// leader (LEADER_NOT_AVAILABLE).
 fn partition_metadata(
     partition_index: i32,
     replicas: &[i32],
     live_brokers: &[i32],
 ) -> MetadataResponsePartition<'static> {
-    let live: Vec<i32> = replicas
-        .iter()
-        .copied()
-        .filter(|r| live_brokers.contains(r))
-        .collect();
-    let offline: Vec<i32> = replicas
-        .iter()
-        .copied()
-        .filter(|r| !live_brokers.contains(r))
-        .collect();
-    let leader_id = live.first().copied().unwrap_or(-1);
+    let (leader_id, live, offline) = replica_states(replicas, live_brokers);
     MetadataResponsePartition {
         error_code: if leader_id == -1 {
             ErrorCode::LeaderNotAvailable.code()

@@ -93,6 +93,16 @@ impl MetadataStore for MeteredStore {
         })
     }
 
+    fn reassign_partitions(
+        &self,
+        name: &str,
+        replicas: &[(i32, Vec<i32>)],
+    ) -> Result<TopicRecord, StoreError> {
+        self.timed(StoreOperation::Topics, |s| {
+            s.reassign_partitions(name, replicas)
+        })
+    }
+
     fn set_topic_configs(
         &self,
         name: &str,

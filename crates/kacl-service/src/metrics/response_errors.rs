@@ -15,6 +15,16 @@ use kacl_protocol::messages::{
     describe_user_scram_credentials::DescribeUserScramCredentialsResponse,
     metadata::MetadataResponse,
 };
+use kacl_protocol::messages::{
+    alter_partition_reassignments::AlterPartitionReassignmentsResponse,
+    consumer_group_describe::ConsumerGroupDescribeResponse,
+    describe_groups::DescribeGroupsResponse, describe_log_dirs::DescribeLogDirsResponse,
+    describe_topic_partitions::DescribeTopicPartitionsResponse,
+    describe_transactions::DescribeTransactionsResponse,
+    find_coordinator::FindCoordinatorResponse, list_groups::ListGroupsResponse,
+    list_partition_reassignments::ListPartitionReassignmentsResponse,
+    list_transactions::ListTransactionsResponse,
+};
 
 /// A response whose error codes the metrics count. Every response a handler sends through
 /// [`RequestContext::respond`](crate::context::RequestContext::respond) implements it.
@@ -101,5 +111,73 @@ impl ResponseErrors for AlterConfigsResponse<'_> {
 impl ResponseErrors for IncrementalAlterConfigsResponse<'_> {
     fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
         self.responses.iter().for_each(|r| code(r.error_code));
+    }
+}
+
+impl ResponseErrors for DescribeTopicPartitionsResponse<'_> {
+    fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
+        self.topics.iter().for_each(|t| code(t.error_code));
+    }
+}
+
+impl ResponseErrors for ListPartitionReassignmentsResponse<'_> {
+    fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
+        code(self.error_code);
+    }
+}
+
+impl ResponseErrors for AlterPartitionReassignmentsResponse<'_> {
+    fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
+        code(self.error_code);
+        if self.error_code == 0 {
+            self.responses
+                .iter()
+                .flat_map(|t| &t.partitions)
+                .for_each(|p| code(p.error_code));
+        }
+    }
+}
+
+impl ResponseErrors for DescribeLogDirsResponse<'_> {
+    fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
+        code(self.error_code);
+        self.results.iter().for_each(|r| code(r.error_code));
+    }
+}
+
+impl ResponseErrors for FindCoordinatorResponse<'_> {
+    fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
+        code(self.error_code);
+        self.coordinators.iter().for_each(|c| code(c.error_code));
+    }
+}
+
+impl ResponseErrors for ListGroupsResponse<'_> {
+    fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
+        code(self.error_code);
+    }
+}
+
+impl ResponseErrors for DescribeGroupsResponse<'_> {
+    fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
+        self.groups.iter().for_each(|g| code(g.error_code));
+    }
+}
+
+impl ResponseErrors for ConsumerGroupDescribeResponse<'_> {
+    fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
+        self.groups.iter().for_each(|g| code(g.error_code));
+    }
+}
+
+impl ResponseErrors for ListTransactionsResponse<'_> {
+    fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
+        code(self.error_code);
+    }
+}
+
+impl ResponseErrors for DescribeTransactionsResponse<'_> {
+    fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
+        self.transaction_states.iter().for_each(|t| code(t.error_code));
     }
 }
