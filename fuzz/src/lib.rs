@@ -56,6 +56,9 @@ use m::describe_transactions::DescribeTransactionsRequest;
 use m::list_transactions::ListTransactionsRequest;
 use m::consumer_group_heartbeat::ConsumerGroupHeartbeatRequest;
 use m::consumer_group_describe::ConsumerGroupDescribeRequest;
+use m::describe_topic_partitions::DescribeTopicPartitionsRequest;
+use m::list_partition_reassignments::ListPartitionReassignmentsRequest;
+use m::alter_partition_reassignments::AlterPartitionReassignmentsRequest;
 use kacl_protocol::ApiKey;
 
 /// Largest frame the frame target accepts, as a server's `socket.request.max.bytes` would.
@@ -169,6 +172,15 @@ pub fn check_request_frame(data: &[u8]) {
         ApiKey::ListTransactions => check_body_at!(ListTransactionsRequest, body, version),
         ApiKey::ConsumerGroupHeartbeat => check_body_at!(ConsumerGroupHeartbeatRequest, body, version),
         ApiKey::ConsumerGroupDescribe => check_body_at!(ConsumerGroupDescribeRequest, body, version),
+        ApiKey::DescribeTopicPartitions => {
+            check_body_at!(DescribeTopicPartitionsRequest, body, version)
+        }
+        ApiKey::ListPartitionReassignments => {
+            check_body_at!(ListPartitionReassignmentsRequest, body, version)
+        }
+        ApiKey::AlterPartitionReassignments => {
+            check_body_at!(AlterPartitionReassignmentsRequest, body, version)
+        }
     }
 }
 

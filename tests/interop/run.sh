@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Real Kafka clients against a release build of `kacl serve`.
 #
-#   tests/interop/run.sh                       # all three suites
-#   tests/interop/run.sh confluent kafkajs     # some of them (confluent, kafka-python, kafkajs)
+#   tests/interop/run.sh                       # all four suites
+#   tests/interop/run.sh confluent kafkajs     # some of them (confluent, kafka-python, kafkajs, java)
 #
 # Builds the server once (cargo build --release -p kacl, or uses $KACL_BIN as is), installs
 # the pinned clients where they are missing (Python venv in tests/interop/.venv, npm in
 # tests/interop/node_modules), runs the suites, and ends with one line
 # "N passed, N failed, N skipped" over all of them. Exits non-zero if any test failed or a
-# suite could not run. Needs python3, node >= 18 and npm; the first run downloads from
-# PyPI and npm. KACL_INTEROP_SCRAM=0 skips the SCRAM tests; the SASL_SSL tests need the
+# suite could not run. Needs python3, node >= 18 and npm, and for the java suite (the Java
+# AdminClient of Kafka 4.x) a JDK 17+ and mvn; the first run downloads from PyPI, npm and
+# Maven Central (Kafka's jars, through tests/gateway/upstream/fetch_kafka.sh). KACL_INTEROP_SCRAM=0 skips the SCRAM tests; the SASL_SSL tests need the
 # openssl command line. KACL_INTEROP_CLUSTER=3 runs every test against three kacl nodes
 # sharing etcd (cluster mode, issue 16): this script starts three etcd members on free
 # loopback ports for the whole run (etcd must be installed; see .ci/run), or uses
@@ -24,11 +25,11 @@ KAFKAJS_VERSION=2.2.4
 # A stuck client must not eat CI's time: each suite gets at most this many seconds.
 SUITE_TIMEOUT_S=${KACL_INTEROP_SUITE_TIMEOUT:-1200}
 
-ALL_SUITES=(confluent kafka-python kafkajs)
+ALL_SUITES=(confluent kafka-python kafkajs java)
 if [ "$#" -gt 0 ]; then SUITES=("$@"); else SUITES=("${ALL_SUITES[@]}"); fi
 for suite in "${SUITES[@]}"; do
   case "$suite" in
-    confluent|kafka-python|kafkajs) ;;
+    confluent|kafka-python|kafkajs|java) ;;
     *) echo "run.sh: unknown suite '$suite' (known: ${ALL_SUITES[*]})" >&2; exit 64 ;;
   esac
 done
@@ -94,7 +95,7 @@ if [ "${KACL_INTEROP_CLUSTER:-1}" -gt 1 ] && [ -z "${KACL_INTEROP_ETCD_ENDPOINTS
 fi
 
 # --- Python clients --------------------------------------------------------------------
-if wants confluent || wants kafka-python; then
+if wants confluent || wants kafka-python || wants java; then
   if [ ! -x "$PY" ]; then
     step "creating $VENV"
     python3 -m venv "$VENV"
@@ -138,6 +139,16 @@ if wants kafkajs; then
   fi
 fi
 
+# --- Java client ----------------------------------------------------------------------
+if wants java; then
+  for tool in java javac mvn; do
+    command -v "$tool" >/dev/null || { echo "run.sh: $tool is needed for the java suite (a JDK 17+ and Maven)" >&2; exit 1; }
+  done
+  step "Kafka's jars (the Java AdminClient) from Maven Central"
+  KACL_KAFKA_LIB="$("$ROOT/tests/gateway/upstream/fetch_kafka.sh" | tail -n1)"
+  export KACL_KAFKA_LIB
+fi
+
 # --- the suites ------------------------------------------------------------------------
 RESULTS="$(mktemp -d "${TMPDIR:-/tmp}/kacl-interop-results.XXXXXX")"
 trap 'rm -rf "$RESULTS"; stop_etcd' EXIT
@@ -176,10 +187,12 @@ for suite in "${SUITES[@]}"; do
   rc=0
   suite_passed=0 suite_failed=0 suite_skipped=0
   case "$suite" in
-    confluent|kafka-python)
+    confluent|kafka-python|java)
       result="$RESULTS/$suite.xml"
+      file="test_${suite//-/_}.py"
+      [ "$suite" = java ] && file=test_java_admin.py
       (cd "$HERE" && timeout --kill-after=30 "$SUITE_TIMEOUT_S" \
-        "$PY" -m pytest "test_${suite//-/_}.py" --junitxml="$result") || rc=$?
+        "$PY" -m pytest "$file" --junitxml="$result") || rc=$?
       if [ -s "$result" ]; then count_pytest "$result"; fi
       ;;
     kafkajs)

@@ -479,3 +479,20 @@ def test_config_describe_refused_for_non_super_user(kacl: KaclServer) -> None:
     with pytest.raises(KafkaException) as excinfo:
         alice.describe_configs([resource], request_timeout=TIMEOUT_S)[resource].result()
     assert error_code(excinfo) == KafkaError.TOPIC_AUTHORIZATION_FAILED
+
+
+# --- admin APIs of newer tools (issue 29): no groups on a standalone node -------------
+
+
+def test_admin_list_consumer_groups_is_empty(admin: AdminClient) -> None:
+    listed = admin.list_consumer_groups(request_timeout=TIMEOUT_S).result()
+    assert listed.valid == [] and listed.errors == []
+
+
+def test_admin_describe_consumer_groups_finds_no_group(admin: AdminClient) -> None:
+    futures = admin.describe_consumer_groups(["nope"], request_timeout=TIMEOUT_S)
+    # librdkafka asks FindCoordinator (this node), then ConsumerGroupDescribe and, for a group
+    # not found there, DescribeGroups: Kafka's answer for a classic group it does not know.
+    described = futures["nope"].result()
+    assert str(described.state) == "ConsumerGroupState.DEAD"
+    assert described.members == []

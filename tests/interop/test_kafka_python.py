@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import kafka.errors as Errors
 import pytest
@@ -362,3 +363,78 @@ def test_config_describe_and_alter(admin: KafkaAdminClient) -> None:
     )
     assert "Unknown topic config name: nope" in result["topic"]["cfg"]
     assert "InvalidConfigurationError" in result["topic"]["cfg"] or "40" in result["topic"]["cfg"]
+
+
+# --- admin APIs of newer tools (issue 29) ----------------------------------------------
+
+
+def test_admin_describe_topic_partitions_follows_the_cursor(admin: KafkaAdminClient) -> None:
+    admin.create_topics({"orders": new_topic(3), "audit": new_topic(1)})
+    seen = []
+    cursor = None
+    for _ in range(5):
+        page = admin.describe_topic_partitions(["orders", "audit"], response_partition_limit=2, cursor=cursor)
+        assert sum(len(t["partitions"]) for t in page["topics"]) <= 2
+        for topic in page["topics"]:
+            assert topic["error_code"] == 0
+            seen += [(topic["name"], p["partition_index"], p["leader_id"]) for p in topic["partitions"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    # Name order, every partition once, led by node 1.
+    assert seen == [("audit", 0, 1), ("orders", 0, 1), ("orders", 1, 1), ("orders", 2, 1)]
+    missing = admin.describe_topic_partitions(["never-created"])
+    assert [(t["name"], t["error_code"]) for t in missing["topics"]] == [("never-created", 3)]
+
+
+def test_admin_describe_topic_partitions_refuses_undescribable_topics(
+    admin: KafkaAdminClient, alice: KafkaAdminClient
+) -> None:
+    admin.create_topics({"secret": new_topic(1)})
+    page = alice.describe_topic_partitions(["secret", "never-created"])
+    # Unauthorized whether the topic exists or not, so nothing leaks.
+    assert sorted((t["name"], t["error_code"]) for t in page["topics"]) == [("never-created", 29), ("secret", 29)]
+
+
+def test_admin_partition_reassignments(admin: KafkaAdminClient, alice: KafkaAdminClient) -> None:
+    from kafka import TopicPartition
+
+    admin.create_topics({"orders": new_topic(2)})
+    assert admin.list_partition_reassignments() == {}
+    result = admin.alter_partition_reassignments(
+        {TopicPartition("orders", 0): [1], TopicPartition("orders", 1): [2], TopicPartition("orders", 7): [1]}
+    )
+    assert result[TopicPartition("orders", 0)] is None
+    assert result[TopicPartition("orders", 1)] is Errors.InvalidReplicationAssignmentError
+    assert result[TopicPartition("orders", 7)] is Errors.UnknownTopicOrPartitionError
+    cancelled = admin.alter_partition_reassignments({TopicPartition("orders", 0): None})
+    assert cancelled[TopicPartition("orders", 0)] is Errors.NoReassignmentInProgressError
+    assert admin.list_partition_reassignments() == {}
+    with pytest.raises(Errors.ClusterAuthorizationFailedError):
+        alice.alter_partition_reassignments({TopicPartition("orders", 0): [1]})
+    with pytest.raises(Errors.ClusterAuthorizationFailedError):
+        alice.list_partition_reassignments()
+
+
+def test_admin_describe_log_dirs(admin: KafkaAdminClient, kacl: KaclServer) -> None:
+    admin.create_topics({"orders": new_topic(2)})
+    brokers = admin.describe_log_dirs()
+    # One directory, the data directory, holding no partition logs, its sizes unknown.
+    assert [b["broker"] for b in brokers] == [1]
+    (directory,) = brokers[0]["log_dirs"]
+    assert Path(directory["log_dir"]).resolve() == (kacl.work_dir / "data").resolve()
+    assert (directory["error_code"], directory["topics"]) == (0, [])
+    assert (directory["total_bytes"], directory["usable_bytes"]) == (-1, -1)
+
+
+def test_admin_groups_and_transactions_are_empty(admin: KafkaAdminClient) -> None:
+    assert admin.list_groups() == []
+    # DescribeGroups v6 (KIP-1043): Kafka's answer for a group it does not know.
+    described = admin.describe_groups(["nope"])["nope"]
+    assert described["group_state"] == "Dead"
+    assert described["members"] == []
+    assert "GroupIdNotFoundError: Group nope not found." in described["error"]
+    listed = admin.list_transactions()
+    assert all(states == [] for states in listed.values()) and listed
+    with pytest.raises(Errors.TransactionalIdNotFoundError):
+        admin.describe_transactions(["txn-1"])

@@ -429,3 +429,27 @@ test('config: describeConfigs and alterConfigs', opts, () =>
     assert.equal(brokerConfigs['super.users'].configValue, 'User:admin')
     assert.equal(brokerConfigs['super.users'].readOnly, true)
   }))
+
+// --- admin APIs of newer tools (issue 29): no groups on a standalone node ------------
+
+test('groups: listGroups is empty and describeGroups finds a dead group', opts, () =>
+  withServer(async session => {
+    const admin = await session.admin()
+    // ListGroups to every broker of Metadata.
+    assert.deepEqual(await admin.listGroups(), { groups: [] })
+    // FindCoordinator (this node), then DescribeGroups: Kafka's answer for an unknown group.
+    const { groups } = await admin.describeGroups(['nope'])
+    assert.equal(groups.length, 1)
+    assert.equal(groups[0].groupId, 'nope')
+    assert.equal(groups[0].state, 'Dead')
+    assert.equal(groups[0].errorCode, 0)
+    assert.deepEqual(groups[0].members, [])
+  }))
+
+test('groups: describeGroups refused without DESCRIBE on the group', opts, () =>
+  withServer(async session => {
+    const alice = await session.admin(ALICE)
+    // FindCoordinator answers GROUP_AUTHORIZATION_FAILED, which kafkajs reports as not finding
+    // the coordinator (it does the same against Kafka).
+    await assertRejectsWith(alice.describeGroups(['theirs']), 'KafkaJSGroupCoordinatorNotFound')
+  }))

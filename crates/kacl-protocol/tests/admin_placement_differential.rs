@@ -41,15 +41,13 @@ mod strategies {
     }
 
     fn cursor() -> S<Option<ours_dtp::Cursor<'static>>> {
-        option::of(
-            (string(), any::<i32>(), unknown_tags(true)).prop_map(|(topic_name, index, tags)| {
-                ours_dtp::Cursor {
-                    topic_name,
-                    partition_index: index,
-                    unknown_tagged_fields: tags,
-                }
-            }),
-        )
+        option::of((string(), any::<i32>(), unknown_tags(true)).prop_map(
+            |(topic_name, index, tags)| ours_dtp::Cursor {
+                topic_name,
+                partition_index: index,
+                unknown_tagged_fields: tags,
+            },
+        ))
         .boxed()
     }
 
@@ -82,20 +80,22 @@ mod strategies {
             (ids(), ids(), option::of(ids()), option::of(ids()), ids()),
             unknown_tags(true),
         )
-            .prop_map(|((ec, index, leader, epoch), (r, isr, elr, lkelr, off), tags)| {
-                DescribeTopicPartitionsResponsePartition {
-                    error_code: ec,
-                    partition_index: index,
-                    leader_id: leader,
-                    leader_epoch: epoch,
-                    replica_nodes: r,
-                    isr_nodes: isr,
-                    eligible_leader_replicas: elr,
-                    last_known_elr: lkelr,
-                    offline_replicas: off,
-                    unknown_tagged_fields: tags,
-                }
-            });
+            .prop_map(
+                |((ec, index, leader, epoch), (r, isr, elr, lkelr, off), tags)| {
+                    DescribeTopicPartitionsResponsePartition {
+                        error_code: ec,
+                        partition_index: index,
+                        leader_id: leader,
+                        leader_epoch: epoch,
+                        replica_nodes: r,
+                        isr_nodes: isr,
+                        eligible_leader_replicas: elr,
+                        last_known_elr: lkelr,
+                        offline_replicas: off,
+                        unknown_tagged_fields: tags,
+                    }
+                },
+            );
         let topic = (
             any::<i16>(),
             nullable_string(),
@@ -238,14 +238,12 @@ mod strategies {
             nullable_string(),
             unknown_tags(true),
         )
-            .prop_map(
-                |(index, ec, message, tags)| ReassignablePartitionResponse {
-                    partition_index: index,
-                    error_code: ec,
-                    error_message: message,
-                    unknown_tagged_fields: tags,
-                },
-            );
+            .prop_map(|(index, ec, message, tags)| ReassignablePartitionResponse {
+                partition_index: index,
+                error_code: ec,
+                error_message: message,
+                unknown_tagged_fields: tags,
+            });
         let topic = (string(), vec(partition, 0..3), unknown_tags(true)).prop_map(
             |(name, partitions, tags)| ReassignableTopicResponse {
                 name,

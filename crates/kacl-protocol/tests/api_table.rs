@@ -4,9 +4,9 @@
 
 use kacl_protocol::messages::alter_configs::*;
 use kacl_protocol::messages::alter_partition_reassignments::*;
-use kacl_protocol::messages::consumer_group_describe::*;
 use kacl_protocol::messages::alter_user_scram_credentials::*;
 use kacl_protocol::messages::api_versions::*;
+use kacl_protocol::messages::consumer_group_describe::*;
 use kacl_protocol::messages::create_acls::*;
 use kacl_protocol::messages::create_partitions::*;
 use kacl_protocol::messages::create_topics::*;

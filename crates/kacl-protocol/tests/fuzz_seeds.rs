@@ -12,8 +12,10 @@ use std::path::PathBuf;
 
 use kacl_protocol::frame::{encode_request_frame, split_frame, RequestFrame};
 use kacl_protocol::messages::alter_configs::*;
+use kacl_protocol::messages::alter_partition_reassignments::*;
 use kacl_protocol::messages::alter_user_scram_credentials::*;
 use kacl_protocol::messages::api_versions::*;
+use kacl_protocol::messages::consumer_group_describe::*;
 use kacl_protocol::messages::create_acls::*;
 use kacl_protocol::messages::create_partitions::*;
 use kacl_protocol::messages::create_topics::*;
@@ -22,10 +24,18 @@ use kacl_protocol::messages::delete_topics::*;
 use kacl_protocol::messages::describe_acls::*;
 use kacl_protocol::messages::describe_cluster::*;
 use kacl_protocol::messages::describe_configs::*;
+use kacl_protocol::messages::describe_groups::*;
+use kacl_protocol::messages::describe_log_dirs::*;
+use kacl_protocol::messages::describe_topic_partitions::*;
+use kacl_protocol::messages::describe_transactions::*;
 use kacl_protocol::messages::describe_user_scram_credentials::*;
+use kacl_protocol::messages::find_coordinator::*;
 use kacl_protocol::messages::incremental_alter_configs::{
     self as iac, IncrementalAlterConfigsRequest,
 };
+use kacl_protocol::messages::list_groups::*;
+use kacl_protocol::messages::list_partition_reassignments::*;
+use kacl_protocol::messages::list_transactions::*;
 use kacl_protocol::messages::metadata::*;
 use kacl_protocol::messages::sasl_authenticate::*;
 use kacl_protocol::messages::sasl_handshake::*;
@@ -376,6 +386,116 @@ fn all_seeds() -> Vec<Seed> {
     seeds_of("client-first", 0, &authenticate, &mut out);
     seeds_of("client-first", 2, &authenticate, &mut out);
 
+    // The admin APIs of newer tools (issue 29).
+    let paged = DescribeTopicPartitionsRequest {
+        topics: vec![TopicRequest {
+            name: s("orders"),
+            ..Default::default()
+        }],
+        response_partition_limit: 2,
+        cursor: Some(Cursor {
+            topic_name: s("orders"),
+            partition_index: 2,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    seeds_of("cursor", 0, &paged, &mut out);
+    seeds_of(
+        "all",
+        0,
+        &DescribeTopicPartitionsRequest::default(),
+        &mut out,
+    );
+    let list_reassignments = ListPartitionReassignmentsRequest {
+        topics: Some(vec![ListPartitionReassignmentsTopics {
+            name: s("orders"),
+            partition_indexes: vec![0, 1],
+            ..Default::default()
+        }]),
+        ..Default::default()
+    };
+    seeds_of("one-topic", 0, &list_reassignments, &mut out);
+    let alter_reassignments = |v: i16| AlterPartitionReassignmentsRequest {
+        allow_replication_factor_change: v == 0,
+        topics: vec![ReassignableTopic {
+            name: s("orders"),
+            partitions: vec![
+                ReassignablePartition {
+                    partition_index: 0,
+                    replicas: Some(vec![2, 1]),
+                    ..Default::default()
+                },
+                ReassignablePartition {
+                    partition_index: 1,
+                    replicas: None,
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    for v in [0, 1] {
+        seeds_of("move-and-cancel", v, &alter_reassignments(v), &mut out);
+    }
+    let log_dirs = DescribeLogDirsRequest {
+        topics: None,
+        ..Default::default()
+    };
+    seeds_of("all", 1, &log_dirs, &mut out);
+    seeds_of("all", 4, &log_dirs, &mut out);
+    let find = |v: i16| FindCoordinatorRequest {
+        key: if v < 4 { s("group-1") } else { s("") },
+        key_type: i8::from(v >= 1),
+        coordinator_keys: if v >= 4 {
+            vec![s("txn-1"), s("txn-2")]
+        } else {
+            vec![]
+        },
+        ..Default::default()
+    };
+    for v in [0, 3, 4, 6] {
+        seeds_of("keys", v, &find(v), &mut out);
+    }
+    let list_groups = |v: i16| ListGroupsRequest {
+        states_filter: if v >= 4 { vec![s("Stable")] } else { vec![] },
+        types_filter: if v >= 5 { vec![s("consumer")] } else { vec![] },
+        ..Default::default()
+    };
+    for v in [0, 3, 5] {
+        seeds_of("filters", v, &list_groups(v), &mut out);
+    }
+    let describe_groups = |v: i16| DescribeGroupsRequest {
+        groups: vec![s("group-1")],
+        include_authorized_operations: v >= 3,
+        ..Default::default()
+    };
+    for v in [0, 5, 6] {
+        seeds_of("one-group", v, &describe_groups(v), &mut out);
+    }
+    let consumer_groups = ConsumerGroupDescribeRequest {
+        group_ids: vec![s("group-1")],
+        include_authorized_operations: true,
+        ..Default::default()
+    };
+    seeds_of("one-group", 1, &consumer_groups, &mut out);
+    let list_txns = |v: i16| ListTransactionsRequest {
+        state_filters: vec![s("Ongoing")],
+        producer_id_filters: vec![7],
+        duration_filter: if v >= 1 { 1000 } else { -1 },
+        transactional_id_pattern: if v >= 2 { Some(s("txn-.*")) } else { None },
+        ..Default::default()
+    };
+    for v in [0, 2] {
+        seeds_of("filters", v, &list_txns(v), &mut out);
+    }
+    let describe_txns = DescribeTransactionsRequest {
+        transactional_ids: vec![s("txn-1")],
+        ..Default::default()
+    };
+    seeds_of("one-id", 0, &describe_txns, &mut out);
+
     out
 }
 
@@ -411,6 +531,16 @@ fn decode_seed(target: &str, bytes: &[u8]) -> Result<(), String> {
         "decode_api_versions" => body!(ApiVersionsRequest),
         "decode_sasl_handshake" => body!(SaslHandshakeRequest),
         "decode_sasl_authenticate" => body!(SaslAuthenticateRequest),
+        "decode_describe_topic_partitions" => body!(DescribeTopicPartitionsRequest),
+        "decode_list_partition_reassignments" => body!(ListPartitionReassignmentsRequest),
+        "decode_alter_partition_reassignments" => body!(AlterPartitionReassignmentsRequest),
+        "decode_describe_log_dirs" => body!(DescribeLogDirsRequest),
+        "decode_find_coordinator" => body!(FindCoordinatorRequest),
+        "decode_list_groups" => body!(ListGroupsRequest),
+        "decode_describe_groups" => body!(DescribeGroupsRequest),
+        "decode_consumer_group_describe" => body!(ConsumerGroupDescribeRequest),
+        "decode_list_transactions" => body!(ListTransactionsRequest),
+        "decode_describe_transactions" => body!(DescribeTransactionsRequest),
         "decode_request_frame" => {
             let (payload, consumed) = split_frame(bytes, 1 << 20)
                 .map_err(|e| e.to_string())?

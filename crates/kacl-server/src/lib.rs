@@ -163,4 +163,21 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
     "Gateway mode: when a client's upstream connection fails, the client's connection is closed (a broker gone away, which clients retry); Kafka, being the broker, has no such case.",
     "Gateway mode: a KIP-848 regex subscription is resolved by the upstream, which does not know kacl's ACLs; the topics it assigns are still authorized for READ on every Fetch. Kafka's coordinator filters a regex's topics by DESCRIBE.",
     "Gateway mode: an upstream broker that joined after the gateway started has no gateway port until a restart and is left out of the broker lists clients see; a coordinator there is COORDINATOR_NOT_AVAILABLE.",
+    "AlterPartitionReassignments completes a reassignment at once: the target replicas are \
+     stored before the answer (kacl keeps no partition data, so there is nothing to copy), so \
+     ListPartitionReassignments never lists one in progress and cancelling answers \
+     NO_REASSIGNMENT_IN_PROGRESS; each topic entry is its own store commit (Kafka commits a \
+     request's changes together).",
+    "DescribeLogDirs on a standalone node lists one directory, the data directory, with no \
+     partitions and its volume's total and usable bytes as -1 (unknown): kacl keeps no \
+     partition logs.",
+    "A standalone node has no groups or transactions: FindCoordinator names this node for any \
+     group or transactional id, ListGroups and ListTransactions answer empty lists, \
+     DescribeGroups answers Dead (v6: GROUP_ID_NOT_FOUND), ConsumerGroupDescribe \
+     GROUP_ID_NOT_FOUND and DescribeTransactions TRANSACTIONAL_ID_NOT_FOUND, as Kafka does for \
+     a group or id it does not know.",
+    "FindCoordinator with key type 2 (share groups, KIP-932) is INVALID_REQUEST like an \
+     unknown type: kacl has no share coordinator.",
+    "Gateway mode: DescribeTopicPartitions is not offered (left out of ApiVersions), so \
+     Kafka's clients describe topics with Metadata, which the gateway filters per topic.",
 ];

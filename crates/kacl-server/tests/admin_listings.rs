@@ -33,13 +33,25 @@ async fn listings_are_empty_and_lookups_find_nothing_at_every_version() {
     let mut client = server.client().await;
     for version in 0..=5i16 {
         let request = ListGroupsRequest {
-            states_filter: if version >= 4 { owned(&["Stable"]) } else { vec![] },
-            types_filter: if version >= 5 { owned(&["consumer"]) } else { vec![] },
+            states_filter: if version >= 4 {
+                owned(&["Stable"])
+            } else {
+                vec![]
+            },
+            types_filter: if version >= 5 {
+                owned(&["consumer"])
+            } else {
+                vec![]
+            },
             ..Default::default()
         };
         let payload = client.call(version, &request).await;
         let listed = decode::<ListGroupsResponse>(&payload, version);
-        assert_eq!((listed.error_code, listed.groups.len()), (0, 0), "v{version}");
+        assert_eq!(
+            (listed.error_code, listed.groups.len()),
+            (0, 0),
+            "v{version}"
+        );
     }
     for version in 0..=6i16 {
         let request = DescribeGroupsRequest {
@@ -54,6 +66,13 @@ async fn listings_are_empty_and_lookups_find_nothing_at_every_version() {
             assert_eq!(group.group_id, id);
             assert_eq!((group.error_code, &*group.group_state), (expected, "Dead"));
             assert!(group.members.is_empty());
+            // Kafka sets the operations (asked from v3) on groups answered without error.
+            let asked_and_found = (3..6).contains(&version);
+            assert_eq!(
+                group.authorized_operations != i32::MIN,
+                asked_and_found,
+                "v{version}"
+            );
         }
         if version >= 6 {
             assert_eq!(
@@ -76,7 +95,11 @@ async fn listings_are_empty_and_lookups_find_nothing_at_every_version() {
         let request = FindCoordinatorRequest {
             key: Cow::Borrowed(if version < 4 { "g1" } else { "" }),
             key_type: if version >= 1 { 1 } else { 0 },
-            coordinator_keys: if version >= 4 { owned(&["g1", "g2"]) } else { vec![] },
+            coordinator_keys: if version >= 4 {
+                owned(&["g1", "g2"])
+            } else {
+                vec![]
+            },
             ..Default::default()
         };
         let payload = client.call(version, &request).await;
@@ -145,7 +168,11 @@ async fn lookups_need_describe_on_the_group_or_transactional_id() {
         .iter()
         .map(|g| (&*g.group_id, g.error_code))
         .collect();
-    assert_eq!(codes, [("theirs", 30), ("mine", 69)], "refusals first, as Kafka");
+    assert_eq!(
+        codes,
+        [("theirs", 30), ("mine", 69)],
+        "refusals first, as Kafka"
+    );
 
     let request = FindCoordinatorRequest {
         key_type: 0,

@@ -11,8 +11,8 @@ use std::borrow::Cow;
 use common::*;
 use kacl_acl::{AclOperation, PatternType, ResourceType};
 use kacl_protocol::messages::alter_partition_reassignments::{
-    AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse,
-    ReassignablePartition, ReassignableTopic,
+    AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, ReassignablePartition,
+    ReassignableTopic,
 };
 use kacl_protocol::messages::api_versions::{ApiVersionsRequest, ApiVersionsResponse};
 use kacl_protocol::messages::describe_log_dirs::{DescribeLogDirsRequest, DescribeLogDirsResponse};
@@ -105,7 +105,10 @@ async fn pages_walk_every_partition_once_and_agree_with_metadata() {
         pages += 1;
         assert!(pages <= 10, "the cursor must advance");
         let partitions: usize = page.topics.iter().map(|t| t.partitions.len()).sum();
-        assert!(partitions <= 2, "page {pages} holds {partitions} partitions");
+        assert!(
+            partitions <= 2,
+            "page {pages} holds {partitions} partitions"
+        );
         for t in &page.topics {
             assert_eq!(t.error_code, 0);
             // Asked or not, every described topic carries the caller's operations.
@@ -151,7 +154,11 @@ async fn pages_walk_every_partition_once_and_agree_with_metadata() {
 async fn named_topics_are_authorized_one_by_one_and_the_listing_filtered() {
     let server = start(&[]).await;
     let mut client = server.client().await;
-    create_ok(&mut client, vec![topic("open", 2, 1), topic("secret", 1, 1)]).await;
+    create_ok(
+        &mut client,
+        vec![topic("open", 2, 1), topic("secret", 1, 1)],
+    )
+    .await;
     let server = restart(server, NOT_SUPER).await;
     let mut client = server.client().await;
     grant(
@@ -184,8 +191,15 @@ async fn named_topics_are_authorized_one_by_one_and_the_listing_filtered() {
             ("secret".to_owned(), 29, vec![]),
         ]
     );
-    let refused = named.topics.iter().find(|t| t.name.as_deref() == Some("secret"));
-    assert_eq!(refused.unwrap().topic_id.0, [0; 16], "a refusal carries no id");
+    let refused = named
+        .topics
+        .iter()
+        .find(|t| t.name.as_deref() == Some("secret"));
+    assert_eq!(
+        refused.unwrap().topic_id.0,
+        [0; 16],
+        "a refusal carries no id"
+    );
     let listing = describe(&mut client, &request(&[], 100, None)).await;
     assert_eq!(shape(&listing), [("open".to_owned(), 0, vec![0, 1])]);
 }
@@ -242,7 +256,11 @@ async fn targets_are_checked_and_a_valid_one_is_stored_at_once() {
             version,
             &reassign(
                 "placed",
-                &[(0, Some(vec![2])), (1, Some(vec![1, 1])), (5, Some(vec![1]))],
+                &[
+                    (0, Some(vec![2])),
+                    (1, Some(vec![1, 1])),
+                    (5, Some(vec![1])),
+                ],
                 true,
             ),
         )
@@ -258,9 +276,19 @@ async fn targets_are_checked_and_a_valid_one_is_stored_at_once() {
             )
         );
     }
-    let unknown = alter(&mut client, 1, &reassign("nowhere", &[(0, Some(vec![1]))], true)).await;
+    let unknown = alter(
+        &mut client,
+        1,
+        &reassign("nowhere", &[(0, Some(vec![1]))], true),
+    )
+    .await;
     assert_eq!(outcomes(&unknown), [(0, 3)]);
-    let rf = alter(&mut client, 1, &reassign("placed", &[(0, Some(vec![]))], false)).await;
+    let rf = alter(
+        &mut client,
+        1,
+        &reassign("placed", &[(0, Some(vec![]))], false),
+    )
+    .await;
     assert_eq!(outcomes(&rf), [(0, 39)]);
     let cancel = alter(&mut client, 1, &reassign("placed", &[(0, None)], true)).await;
     assert_eq!(outcomes(&cancel), [(0, 85)]);
@@ -300,7 +328,12 @@ async fn targets_are_checked_and_a_valid_one_is_stored_at_once() {
 async fn placement_and_log_dirs_need_the_cluster_permissions_kafka_asks_for() {
     let server = start(NOT_SUPER).await;
     let mut client = server.client().await;
-    let alter_refused = alter(&mut client, 1, &reassign("any", &[(0, Some(vec![1]))], true)).await;
+    let alter_refused = alter(
+        &mut client,
+        1,
+        &reassign("any", &[(0, Some(vec![1]))], true),
+    )
+    .await;
     assert_eq!(alter_refused.error_code, 31);
     assert_eq!(outcomes(&alter_refused), [(0, 31)]);
     let payload = client
@@ -330,7 +363,12 @@ async fn placement_and_log_dirs_need_the_cluster_permissions_kafka_asks_for() {
         decode::<ListPartitionReassignmentsResponse>(&payload, 0).error_code,
         0
     );
-    let still = alter(&mut client, 0, &reassign("any", &[(0, Some(vec![1]))], true)).await;
+    let still = alter(
+        &mut client,
+        0,
+        &reassign("any", &[(0, Some(vec![1]))], true),
+    )
+    .await;
     assert_eq!(still.error_code, 31);
     let data_dir = std::fs::canonicalize(server.dir.path()).unwrap();
     for version in 1..=4i16 {

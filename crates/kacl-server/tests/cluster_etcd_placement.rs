@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use common::{decode, Client, TestServer};
 use etcd_support::Etcd;
 use kacl_protocol::messages::alter_partition_reassignments::{
-    AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse,
-    ReassignablePartition, ReassignableTopic,
+    AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, ReassignablePartition,
+    ReassignableTopic,
 };
 use kacl_protocol::messages::create_topics::{
     CreatableReplicaAssignment, CreatableTopic, CreateTopicsRequest, CreateTopicsResponse,
@@ -124,14 +124,20 @@ async fn a_reassignment_on_one_node_moves_partitions_for_every_node() {
         ..Default::default()
     };
     let payload = ca.call(7, &request).await;
-    assert_eq!(decode::<CreateTopicsResponse>(&payload, 7).topics[0].error_code, 0);
+    assert_eq!(
+        decode::<CreateTopicsResponse>(&payload, 7).topics[0].error_code,
+        0
+    );
     eventually("B to see the topic", async || {
         replicas(&mut cb, "moving").await == [vec![1], vec![1]]
     })
     .await;
 
     // Partition 0 to node 2; partition 1 to nodes 3 and 1 (a new replication factor).
-    assert_eq!(alter(&mut ca, &[(0, vec![2]), (1, vec![3, 1])]).await, [0, 0]);
+    assert_eq!(
+        alter(&mut ca, &[(0, vec![2]), (1, vec![3, 1])]).await,
+        [0, 0]
+    );
     // Read-your-writes on A, and B through its watch.
     assert_eq!(replicas(&mut ca, "moving").await, [vec![2], vec![3, 1]]);
     eventually("B to see the move", async || {

@@ -79,6 +79,22 @@ fn topics_create_list_describe_alter_delete() {
     let args = t(&["--describe", "--topic", "orders", "--output", "json"]);
     let doc = json(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(doc["topics"][0]["partitions"].as_array().unwrap().len(), 4);
+    // One partition per DescribeTopicPartitions answer: the cursor is followed to the end,
+    // and the description is the one of a single answer.
+    let described = |extra: &[&str]| {
+        let args = t(&[&["--describe", "--output", "json"], extra].concat());
+        json(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let whole = described(&[]);
+    let paged = described(&["--partition-size-limit-per-response", "1"]);
+    assert_eq!(paged, whole);
+    let partitions: usize = paged["topics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["partitions"].as_array().unwrap().len())
+        .sum();
+    assert!(partitions >= 5, "{paged}");
     let out = run(&["--alter", "--topic", "orders", "--partitions", "1"]);
     assert_eq!(out.code, 1);
     assert!(

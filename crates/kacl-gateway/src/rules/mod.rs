@@ -38,6 +38,7 @@ mod groups;
 mod metadata;
 mod partitions;
 mod produce;
+mod reassignments;
 mod txn;
 
 use kacl_protocol::frame::RequestFrame;
@@ -88,7 +89,9 @@ pub(crate) fn enforceable(api: ApiKey) -> Option<VersionRange> {
         | ApiKey::EndTxn
         | ApiKey::TxnOffsetCommit
         | ApiKey::DescribeTransactions
-        | ApiKey::ListTransactions => Some(declared),
+        | ApiKey::ListTransactions
+        | ApiKey::AlterPartitionReassignments
+        | ApiKey::ListPartitionReassignments => Some(declared),
         // v4+ batches several transactions and is broker-to-broker (CLUSTER_ACTION).
         ApiKey::AddPartitionsToTxn => Some(VersionRange::between(declared.min, 3)),
         _ => None,
@@ -147,6 +150,14 @@ pub(crate) fn plan(
             let _request: kacl_protocol::messages::list_transactions::ListTransactionsRequest<'_> =
                 typed!(ctx, frame);
             txn::list_transactions(ctx)
+        }
+        ApiKey::AlterPartitionReassignments => {
+            reassignments::alter_partition_reassignments(ctx, typed!(ctx, frame))
+        }
+        ApiKey::ListPartitionReassignments => {
+            let _request: kacl_protocol::messages::list_partition_reassignments::ListPartitionReassignmentsRequest<'_> =
+                typed!(ctx, frame);
+            reassignments::list_partition_reassignments(ctx)
         }
         ApiKey::Metadata => metadata::metadata(shared, ctx, typed!(ctx, frame), frame),
         ApiKey::DescribeCluster => metadata::describe_cluster(shared, ctx, typed!(ctx, frame)),

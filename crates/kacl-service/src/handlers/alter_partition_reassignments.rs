@@ -23,8 +23,8 @@ use std::borrow::Cow;
 
 use kacl_acl::AclOperation;
 use kacl_protocol::messages::alter_partition_reassignments::{
-    AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse,
-    ReassignablePartition, ReassignablePartitionResponse, ReassignableTopicResponse,
+    AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, ReassignablePartition,
+    ReassignablePartitionResponse, ReassignableTopicResponse,
 };
 use kacl_protocol::ErrorCode;
 
@@ -192,7 +192,12 @@ fn plan(
     let current = usize::try_from(index)
         .ok()
         .and_then(|i| record.partitions.get(i))
-        .ok_or_else(|| refusal(unknown, format!("Unable to find partition {topic}:{index}.")))?;
+        .ok_or_else(|| {
+            refusal(
+                unknown,
+                format!("Unable to find partition {topic}:{index}."),
+            )
+        })?;
     let Some(target) = &partition.replicas else {
         // Nothing is ever in progress (every accepted reassignment completed at once).
         let code = ErrorCode::NoReassignmentInProgress;
@@ -308,7 +313,10 @@ mod tests {
         let t = table();
         let live = [1, 2];
         let check = |topic: &str, p, rf| code_of(plan(&t, topic, &p, &live, rf));
-        assert_eq!(check("orders", target(0, Some(vec![2, 1])), true), Ok(vec![2, 1]));
+        assert_eq!(
+            check("orders", target(0, Some(vec![2, 1])), true),
+            Ok(vec![2, 1])
+        );
         let unknown = ErrorCode::UnknownTopicOrPartition;
         assert_eq!(
             check("nope", target(0, Some(vec![1])), true),
@@ -319,11 +327,18 @@ mod tests {
             Err((unknown, "Unable to find partition orders:3.".into()))
         );
         assert_eq!(
-            check("orders", target(-1, Some(vec![1])), true).unwrap_err().0,
+            check("orders", target(-1, Some(vec![1])), true)
+                .unwrap_err()
+                .0,
             unknown
         );
         let invalid = ErrorCode::InvalidReplicaAssignment;
-        assert_eq!(check("orders", target(0, Some(vec![])), true).unwrap_err().0, invalid);
+        assert_eq!(
+            check("orders", target(0, Some(vec![])), true)
+                .unwrap_err()
+                .0,
+            invalid
+        );
         assert_eq!(
             check("orders", target(0, Some(vec![2, 2])), true),
             Err((
@@ -347,7 +362,10 @@ mod tests {
                 "The replication factor is changed from 1 to 2".into()
             ))
         );
-        assert_eq!(check("orders", target(0, Some(vec![2])), false), Ok(vec![2]));
+        assert_eq!(
+            check("orders", target(0, Some(vec![2])), false),
+            Ok(vec![2])
+        );
         assert_eq!(
             check("orders", target(0, None), true),
             Err((

@@ -40,15 +40,14 @@ fn answer<'r>(
     request: ConsumerGroupDescribeRequest<'r>,
 ) -> ConsumerGroupDescribeResponse<'r> {
     let session = ctx.authorizer();
-    let (allowed, refused): (Vec<_>, Vec<_>) =
-        request.group_ids.into_iter().partition(|group| {
-            session.allows(
-                AclOperation::Describe,
-                ResourceType::Group,
-                group,
-                AuditPolicy::ENFORCED,
-            )
-        });
+    let (allowed, refused): (Vec<_>, Vec<_>) = request.group_ids.into_iter().partition(|group| {
+        session.allows(
+            AclOperation::Describe,
+            ResourceType::Group,
+            group,
+            AuditPolicy::ENFORCED,
+        )
+    });
     let mut groups: Vec<DescribedGroup<'r>> = refused
         .into_iter()
         .map(|group_id| DescribedGroup {

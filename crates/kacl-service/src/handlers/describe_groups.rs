@@ -3,8 +3,8 @@
 //! group coordinator answers an unknown group: state `Dead` with no members, and from v6
 //! GROUP_ID_NOT_FOUND with `Group X not found.` (KIP-1043). Without DESCRIBE on the group:
 //! GROUP_AUTHORIZATION_FAILED, listed first as Kafka's `KafkaApis` lists refusals. Authorized
-//! operations are only set on a group found without error, so never here. On a gateway node
-//! DescribeGroups is forwarded to the upstream.
+//! operations (v3+, when asked) are set, as in Kafka, on every group answered without error:
+//! the `Dead` groups of v3-5. On a gateway node DescribeGroups is forwarded to the upstream.
 
 use std::borrow::Cow;
 
@@ -44,6 +44,7 @@ fn answer<'r>(
     request: DescribeGroupsRequest<'r>,
 ) -> DescribeGroupsResponse<'r> {
     let session = ctx.authorizer();
+    let include_operations = request.include_authorized_operations;
     let (allowed, refused): (Vec<_>, Vec<_>) = request.groups.into_iter().partition(|group| {
         session.allows(
             AclOperation::Describe,
@@ -67,11 +68,17 @@ fn answer<'r>(
         } else {
             (0, None)
         };
+        let authorized_operations = if error_code == 0 && ctx.version >= 3 && include_operations {
+            session.authorized_operations(ResourceType::Group, &group_id)
+        } else {
+            i32::MIN
+        };
         DescribedGroup {
             error_code,
             error_message,
             group_id,
             group_state: Cow::Borrowed(DEAD),
+            authorized_operations,
             ..Default::default()
         }
     }));

@@ -116,7 +116,8 @@ fn answer<'t>(
     let mut page = paginate(allowed, |name| table.get(name), start_of, limit, all, &live);
     for topic in &mut page.topics {
         let name = topic.name.as_deref().unwrap_or_default();
-        topic.topic_authorized_operations = session.authorized_operations(ResourceType::Topic, name);
+        topic.topic_authorized_operations =
+            session.authorized_operations(ResourceType::Topic, name);
     }
     // `filter` is lazy: the refusals are all known once the page is built.
     page.topics.extend(refused);
@@ -328,7 +329,11 @@ mod tests {
         assert_eq!(
             shape(&named),
             [
-                ("a".into(), ErrorCode::UnknownTopicOrPartition.code(), vec![]),
+                (
+                    "a".into(),
+                    ErrorCode::UnknownTopicOrPartition.code(),
+                    vec![]
+                ),
                 ("b".into(), 0, vec![0]),
             ]
         );
@@ -351,7 +356,10 @@ mod tests {
     #[test]
     fn partitions_say_what_metadata_says() {
         let p = partition(3, &[2, 1], &[1]);
-        assert_eq!((p.leader_id, p.isr_nodes, p.offline_replicas), (1, vec![1], vec![2]));
+        assert_eq!(
+            (p.leader_id, p.isr_nodes, p.offline_replicas),
+            (1, vec![1], vec![2])
+        );
         assert_eq!(p.error_code, 0);
         let dead = partition(0, &[2], &[1]);
         assert_eq!((dead.leader_id, dead.error_code), (-1, 0));

@@ -76,7 +76,12 @@ fn answer<'r>(
                 }
             }
         };
-        if session.allows(AclOperation::Describe, resource.0, key, AuditPolicy::ENFORCED) {
+        if session.allows(
+            AclOperation::Describe,
+            resource.0,
+            key,
+            AuditPolicy::ENFORCED,
+        ) {
             Answer {
                 error_code: 0,
                 message: Cow::Borrowed("NONE"),

@@ -7,7 +7,9 @@
 //! Kafka lists the state filters it does not know in `unknown_state_filters`; kacl does the
 //! same with Kafka's transaction state names.
 
-use kacl_protocol::messages::list_transactions::{ListTransactionsRequest, ListTransactionsResponse};
+use kacl_protocol::messages::list_transactions::{
+    ListTransactionsRequest, ListTransactionsResponse,
+};
 
 use super::Handler;
 use crate::context::RequestContext;

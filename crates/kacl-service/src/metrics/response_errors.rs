@@ -7,6 +7,16 @@ use kacl_protocol::messages::{
     incremental_alter_configs::IncrementalAlterConfigsResponse,
 };
 use kacl_protocol::messages::{
+    alter_partition_reassignments::AlterPartitionReassignmentsResponse,
+    consumer_group_describe::ConsumerGroupDescribeResponse,
+    describe_groups::DescribeGroupsResponse, describe_log_dirs::DescribeLogDirsResponse,
+    describe_topic_partitions::DescribeTopicPartitionsResponse,
+    describe_transactions::DescribeTransactionsResponse, find_coordinator::FindCoordinatorResponse,
+    list_groups::ListGroupsResponse,
+    list_partition_reassignments::ListPartitionReassignmentsResponse,
+    list_transactions::ListTransactionsResponse,
+};
+use kacl_protocol::messages::{
     alter_user_scram_credentials::AlterUserScramCredentialsResponse,
     create_acls::CreateAclsResponse, create_partitions::CreatePartitionsResponse,
     create_topics::CreateTopicsResponse, delete_acls::DeleteAclsResponse,
@@ -14,16 +24,6 @@ use kacl_protocol::messages::{
     describe_cluster::DescribeClusterResponse,
     describe_user_scram_credentials::DescribeUserScramCredentialsResponse,
     metadata::MetadataResponse,
-};
-use kacl_protocol::messages::{
-    alter_partition_reassignments::AlterPartitionReassignmentsResponse,
-    consumer_group_describe::ConsumerGroupDescribeResponse,
-    describe_groups::DescribeGroupsResponse, describe_log_dirs::DescribeLogDirsResponse,
-    describe_topic_partitions::DescribeTopicPartitionsResponse,
-    describe_transactions::DescribeTransactionsResponse,
-    find_coordinator::FindCoordinatorResponse, list_groups::ListGroupsResponse,
-    list_partition_reassignments::ListPartitionReassignmentsResponse,
-    list_transactions::ListTransactionsResponse,
 };
 
 /// A response whose error codes the metrics count. Every response a handler sends through
@@ -178,6 +178,8 @@ impl ResponseErrors for ListTransactionsResponse<'_> {
 
 impl ResponseErrors for DescribeTransactionsResponse<'_> {
     fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
-        self.transaction_states.iter().for_each(|t| code(t.error_code));
+        self.transaction_states
+            .iter()
+            .for_each(|t| code(t.error_code));
     }
 }

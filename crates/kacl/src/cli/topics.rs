@@ -70,6 +70,10 @@ pub(crate) struct TopicsArgs {
     /// With --list and --describe: leave out internal topics.
     #[arg(long)]
     exclude_internal: bool,
+    /// With --describe: most partitions per DescribeTopicPartitions answer (default 2000;
+    /// the answers are followed by their cursor, so every partition is shown).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..))]
+    partition_size_limit_per_response: Option<i32>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     output: OutputFormat,
@@ -254,6 +258,10 @@ fn report(args: &TopicsArgs, doc: serde_json::Value, text: &str) -> anyhow::Resu
 }
 
 async fn describe(admin: &Admin, args: &TopicsArgs, options: TopicOptions) -> anyhow::Result<()> {
+    let options = TopicOptions {
+        partition_size_limit_per_response: args.partition_size_limit_per_response,
+        ..options
+    };
     let names = if args.topic.is_empty() {
         let options = TopicOptions {
             list_internal: !args.exclude_internal,

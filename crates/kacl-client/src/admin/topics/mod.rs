@@ -1,6 +1,9 @@
 //! Topic administration: `create_topics`, `delete_topics`, `create_partitions` (sent to the
-//! controller) and `list_topics`, `describe_topics` (Metadata, any broker). Per-topic results
-//! come back by input position; a name given twice is sent once.
+//! controller) and `list_topics` (Metadata), `describe_topics` (DescribeTopicPartitions paged
+//! by its cursor when the broker offers it, else Metadata; any broker). Per-topic results come
+//! back by input position; a name given twice is sent once.
+
+mod paged;
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -72,6 +75,9 @@ pub struct TopicOptions {
     pub validate_only: bool,
     /// Include internal topics (list topics).
     pub list_internal: bool,
+    /// Most partitions per DescribeTopicPartitions answer (describe topics); `None`: Kafka's
+    /// 2000. Kafka's `DescribeTopicsOptions.partitionSizeLimitPerResponse`.
+    pub partition_size_limit_per_response: Option<i32>,
 }
 
 /// A topic as `list_topics` shows it.
@@ -375,9 +381,23 @@ impl Admin {
         options: TopicOptions,
     ) -> Result<Vec<Result<TopicDescription, AdminError>>, AdminError> {
         let deduped = Deduped::new(names);
-        let found = self
-            .metadata(Some(&deduped.unique), options.timeout)
-            .await?;
+        if deduped.unique.is_empty() {
+            // An empty DescribeTopicPartitions list would mean every topic.
+            return Ok(Vec::new());
+        }
+        let limit = options
+            .partition_size_limit_per_response
+            .unwrap_or(paged::DEFAULT_PARTITION_LIMIT);
+        let found = match self
+            .describe_paged(&deduped.unique, limit, options.timeout)
+            .await?
+        {
+            Some(found) => found,
+            None => {
+                self.metadata(Some(&deduped.unique), options.timeout)
+                    .await?
+            }
+        };
         let outcomes: Vec<Result<TopicDescription, AdminError>> = deduped
             .unique
             .iter()
