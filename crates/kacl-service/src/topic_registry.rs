@@ -112,6 +112,9 @@ impl TopicTable {
     }
 }
 
+/// New replicas for partitions of one topic: `(topic, [(partition index, replicas)])`.
+pub type Reassignment = (String, Vec<(i32, Vec<i32>)>);
+
 /// A planned change, committed by [`TopicRegistry::commit`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TopicChange {
@@ -124,8 +127,8 @@ pub enum TopicChange {
     /// Replace the named topic's configs.
     SetConfigs(String, std::collections::BTreeMap<String, String>),
     /// Give partitions of each topic new replicas (a completed reassignment), one topic after
-    /// the other: `(topic, [(partition, replicas)])`.
-    Reassign(Vec<(String, Vec<(i32, Vec<i32>)>)>),
+    /// the other.
+    Reassign(Vec<Reassignment>),
 }
 
 /// What a commit did.

@@ -31,7 +31,7 @@ use kacl_protocol::ErrorCode;
 use super::Handler;
 use crate::context::RequestContext;
 use crate::outcome::Outcome;
-use crate::topic_registry::{TopicChange, TopicCommit, TopicTable};
+use crate::topic_registry::{Reassignment, TopicChange, TopicCommit, TopicTable};
 
 /// AlterPartitionReassignments: see the module documentation.
 #[derive(Debug, Clone, Copy)]
@@ -76,7 +76,7 @@ async fn answer<'r>(
             })
             .collect()
     };
-    let changes: Vec<(String, Vec<(i32, Vec<i32>)>)> = request
+    let changes: Vec<Reassignment> = request
         .topics
         .iter()
         .zip(&planned)
