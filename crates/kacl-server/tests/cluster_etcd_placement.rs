@@ -5,13 +5,11 @@
 //! KACL_REQUIRE_EXTERNAL=1.
 
 mod common;
-mod etcd_support;
 
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
-use common::{decode, Client, TestServer};
-use etcd_support::Etcd;
+use common::{decode, Client, ServerBuilder, TestServer};
 use kacl_protocol::messages::alter_partition_reassignments::{
     AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, ReassignablePartition,
     ReassignableTopic,
@@ -23,24 +21,14 @@ use kacl_protocol::messages::describe_topic_partitions::{
     DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse,
 };
 use kacl_protocol::messages::metadata::{MetadataRequest, MetadataResponse};
-use kacl_server::Server;
+use kacl_test_support::etcd::Etcd;
 
 async fn node(etcd: &Etcd, node_id: i32) -> TestServer {
-    common::init_logs();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let id = node_id.to_string();
-    let endpoint = etcd.endpoint();
-    let properties = [
-        ("node.id", id.as_str()),
-        ("kacl.metadata.store", "etcd"),
-        ("kacl.etcd.endpoints", endpoint.as_str()),
-        ("kacl.etcd.request.timeout.ms", "15000"),
-        ("kacl.etcd.lease.ttl.ms", "2000"),
-    ];
-    let server = Server::start(common::config(dir.path(), &properties))
+    ServerBuilder::plaintext()
+        .etcd(&etcd.endpoint(), node_id)
+        .start()
         .await
-        .expect("node starts");
-    TestServer { server, dir }
+        .into()
 }
 
 /// The replicas of each partition of `topic` in this node's Metadata.
