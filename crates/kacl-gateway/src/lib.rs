@@ -15,10 +15,13 @@
 //!   answer.
 //! - `topic_ids`: topic id → name, learnt from the Metadata answers that pass, for the APIs
 //!   that name topics by id.
+//! - `quota`: client quotas enforced with Kafka's throttle semantics (rates over Kafka's sample
+//!   windows, `throttle_time_ms` in the answer, the connection muted for that time).
 
 mod addresses;
 mod link;
 mod plan;
+mod quota;
 mod rules;
 mod topic_ids;
 mod upstream;
@@ -50,6 +53,8 @@ pub(crate) struct Shared {
     pub(crate) upstream: Upstream,
     pub(crate) addresses: Addresses,
     pub(crate) topic_ids: TopicIds,
+    /// The node's client quota sensors, shared by the connections each measures.
+    pub(crate) quota_sensors: Arc<quota::Sensors>,
     /// Offered versions by position in [`ApiKey::KNOWN`].
     offered: Vec<Option<VersionRange>>,
     /// Where brokers first seen after start are announced (to the server, which binds a
@@ -105,6 +110,7 @@ impl Gateway {
                 upstream,
                 addresses: Addresses::default(),
                 topic_ids: TopicIds::default(),
+                quota_sensors: Arc::default(),
                 offered,
                 joined,
                 joined_receiver: parking_lot::Mutex::new(Some(joined_receiver)),

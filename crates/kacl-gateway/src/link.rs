@@ -30,6 +30,7 @@ use kacl_service::Outcome;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::plan::{pass_through, Asker, Plan};
+use crate::quota::ConnectionQuota;
 use crate::{rules, Shared};
 
 /// A frame for the upstream task, and where to hand its pending answer.
@@ -47,6 +48,8 @@ pub(crate) struct ClientLink {
     jobs: Option<mpsc::UnboundedSender<Job>>,
     /// The upstream connection as the upstream task opened it.
     open: Arc<OpenUpstream>,
+    /// The client quotas that apply to this connection, and its mute.
+    quota: ConnectionQuota,
 }
 
 /// What the upstream task shares with the client connection's task.
@@ -74,6 +77,7 @@ impl ClientLink {
             target,
             jobs: None,
             open: Arc::default(),
+            quota: ConnectionQuota::default(),
         }
     }
 
@@ -128,6 +132,10 @@ impl Link for ClientLink {
                 finish,
             } => (request, expects_response, finish),
         };
+        let client_id = frame.header.client_id.as_deref().unwrap_or("");
+        let meter = self
+            .quota
+            .meter(&self.shared.quota_sensors, ctx, client_id, payload.len());
         // The client's own bytes are sent from the buffer they were read into.
         let frame = match request {
             Some(reduced) => OutgoingFrame::whole(reduced),
@@ -156,7 +164,7 @@ impl Link for ClientLink {
                 Sent::Later(on_sent)
             }
         };
-        Outcome::Pending(Box::pin(async move {
+        let answer = Box::pin(async move {
             let reply = match sent {
                 Sent::Now(sent) => sent,
                 Sent::Later(on_sent) => match on_sent.await {
@@ -176,7 +184,15 @@ impl Link for ClientLink {
                 (Ok(payload), None) => pass_through(correlation_id, payload),
                 (Err(err), _) => upstream_failed(api, &err),
             }
-        }))
+        });
+        match meter {
+            None => Outcome::Pending(answer),
+            Some(meter) => Outcome::Pending(Box::pin(async move { meter.finish(answer.await) })),
+        }
+    }
+
+    fn muted_until(&self) -> Option<std::time::Instant> {
+        self.quota.muted_until()
     }
 }
 

@@ -94,6 +94,10 @@ pub enum ApiKey {
     ListPartitionReassignments = 46,
     /// Delete a group's committed offsets. Forwarded by a gateway node only.
     OffsetDelete = 47,
+    /// Describe client quotas (KIP-546). Answered by kacl from its own store in both modes.
+    DescribeClientQuotas = 48,
+    /// Set or remove client quotas (KIP-546). Answered by kacl in both modes.
+    AlterClientQuotas = 49,
     /// List SCRAM credentials.
     DescribeUserScramCredentials = 50,
     /// Upsert or delete SCRAM credentials.
@@ -117,7 +121,7 @@ pub enum ApiKey {
 impl ApiKey {
     /// Every API a standalone node serves, in API key order (the order of its ApiVersions
     /// response).
-    pub const ALL: [ApiKey; 26] = [
+    pub const ALL: [ApiKey; 28] = [
         ApiKey::Metadata,
         ApiKey::FindCoordinator,
         ApiKey::DescribeGroups,
@@ -137,6 +141,8 @@ impl ApiKey {
         ApiKey::IncrementalAlterConfigs,
         ApiKey::AlterPartitionReassignments,
         ApiKey::ListPartitionReassignments,
+        ApiKey::DescribeClientQuotas,
+        ApiKey::AlterClientQuotas,
         ApiKey::DescribeUserScramCredentials,
         ApiKey::AlterUserScramCredentials,
         ApiKey::DescribeCluster,
@@ -172,7 +178,7 @@ impl ApiKey {
     ];
 
     /// Every API kacl knows in either mode, in API key order.
-    pub const KNOWN: [ApiKey; 45] = [
+    pub const KNOWN: [ApiKey; 47] = [
         ApiKey::Produce,
         ApiKey::Fetch,
         ApiKey::ListOffsets,
@@ -209,6 +215,8 @@ impl ApiKey {
         ApiKey::AlterPartitionReassignments,
         ApiKey::ListPartitionReassignments,
         ApiKey::OffsetDelete,
+        ApiKey::DescribeClientQuotas,
+        ApiKey::AlterClientQuotas,
         ApiKey::DescribeUserScramCredentials,
         ApiKey::AlterUserScramCredentials,
         ApiKey::DescribeCluster,
@@ -230,7 +238,9 @@ impl ApiKey {
             | ApiKey::CreateAcls
             | ApiKey::DeleteAcls
             | ApiKey::DescribeUserScramCredentials
-            | ApiKey::AlterUserScramCredentials => ApiRole::Own,
+            | ApiKey::AlterUserScramCredentials
+            | ApiKey::DescribeClientQuotas
+            | ApiKey::AlterClientQuotas => ApiRole::Own,
             ApiKey::Metadata
             | ApiKey::CreateTopics
             | ApiKey::DeleteTopics
@@ -295,6 +305,8 @@ impl ApiKey {
             45 => ApiKey::AlterPartitionReassignments,
             46 => ApiKey::ListPartitionReassignments,
             47 => ApiKey::OffsetDelete,
+            48 => ApiKey::DescribeClientQuotas,
+            49 => ApiKey::AlterClientQuotas,
             50 => ApiKey::DescribeUserScramCredentials,
             51 => ApiKey::AlterUserScramCredentials,
             60 => ApiKey::DescribeCluster,
@@ -331,6 +343,8 @@ impl ApiKey {
             ApiKey::IncrementalAlterConfigs => "IncrementalAlterConfigs",
             ApiKey::DescribeUserScramCredentials => "DescribeUserScramCredentials",
             ApiKey::AlterUserScramCredentials => "AlterUserScramCredentials",
+            ApiKey::DescribeClientQuotas => "DescribeClientQuotas",
+            ApiKey::AlterClientQuotas => "AlterClientQuotas",
             ApiKey::DescribeCluster => "DescribeCluster",
             ApiKey::Produce => "Produce",
             ApiKey::Fetch => "Fetch",
@@ -381,6 +395,7 @@ impl ApiKey {
             ApiKey::IncrementalAlterConfigs => (0, 1),
             ApiKey::DescribeUserScramCredentials | ApiKey::AlterUserScramCredentials => (0, 0),
             ApiKey::DescribeCluster => (0, 1),
+            ApiKey::DescribeClientQuotas | ApiKey::AlterClientQuotas => (0, 1),
             ApiKey::Produce => (3, 13),
             ApiKey::Fetch => (4, 18),
             ApiKey::ListOffsets => (1, 10),
@@ -430,7 +445,9 @@ impl ApiKey {
                 VersionRange::starting_at(2)
             }
             ApiKey::DescribeConfigs => VersionRange::starting_at(4),
-            ApiKey::IncrementalAlterConfigs => VersionRange::starting_at(1),
+            ApiKey::IncrementalAlterConfigs
+            | ApiKey::DescribeClientQuotas
+            | ApiKey::AlterClientQuotas => VersionRange::starting_at(1),
             ApiKey::DescribeUserScramCredentials
             | ApiKey::AlterUserScramCredentials
             | ApiKey::DescribeCluster => VersionRange::starting_at(0),

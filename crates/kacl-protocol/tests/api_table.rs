@@ -2,6 +2,9 @@
 //! and a response declaration covering at least the served versions, with the same flexible
 //! versions, so the header versions the table derives match how the bodies are encoded.
 
+use kacl_protocol::messages::alter_client_quotas::{
+    AlterClientQuotasRequest, AlterClientQuotasResponse,
+};
 use kacl_protocol::messages::alter_configs::*;
 use kacl_protocol::messages::alter_partition_reassignments::*;
 use kacl_protocol::messages::alter_user_scram_credentials::*;
@@ -13,6 +16,9 @@ use kacl_protocol::messages::create_topics::*;
 use kacl_protocol::messages::delete_acls::*;
 use kacl_protocol::messages::delete_topics::*;
 use kacl_protocol::messages::describe_acls::*;
+use kacl_protocol::messages::describe_client_quotas::{
+    DescribeClientQuotasRequest, DescribeClientQuotasResponse,
+};
 use kacl_protocol::messages::describe_cluster::*;
 use kacl_protocol::messages::describe_configs::*;
 use kacl_protocol::messages::describe_groups::*;
@@ -62,6 +68,8 @@ fn requests() -> Vec<Declared> {
         declared::<IncrementalAlterConfigsRequest>(),
         declared::<AlterPartitionReassignmentsRequest>(),
         declared::<ListPartitionReassignmentsRequest>(),
+        declared::<DescribeClientQuotasRequest>(),
+        declared::<AlterClientQuotasRequest>(),
         declared::<DescribeUserScramCredentialsRequest>(),
         declared::<AlterUserScramCredentialsRequest>(),
         declared::<DescribeClusterRequest>(),
@@ -93,6 +101,8 @@ fn responses() -> Vec<Declared> {
         declared::<IncrementalAlterConfigsResponse>(),
         declared::<AlterPartitionReassignmentsResponse>(),
         declared::<ListPartitionReassignmentsResponse>(),
+        declared::<DescribeClientQuotasResponse>(),
+        declared::<AlterClientQuotasResponse>(),
         declared::<DescribeUserScramCredentialsResponse>(),
         declared::<AlterUserScramCredentialsResponse>(),
         declared::<DescribeClusterResponse>(),

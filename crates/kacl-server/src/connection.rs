@@ -462,6 +462,13 @@ async fn progress<T>(
     }
 }
 
+/// Waits until a muted connection may read again (at once when it is not muted).
+async fn sleep_until_unmuted(until: Option<std::time::Instant>) {
+    if let Some(until) = until {
+        tokio::time::sleep_until(until.into()).await;
+    }
+}
+
 /// Applies `socket.send.buffer.bytes` and `socket.receive.buffer.bytes` to an accepted socket
 /// (a value of -1 leaves the OS default). A fixed size also turns off the kernel's autotuning,
 /// which otherwise lets a client that never reads park megabytes in each connection's buffers.
@@ -538,6 +545,8 @@ pub async fn serve_session<S>(
             max_frame_before_authentication
         };
         connection.charge_memory = authenticated;
+        // A client quota's throttle (gateway mode, KIP-219): no request is read until it ends.
+        let muted = session.link.as_deref().and_then(|link| link.muted_until());
         if !in_flight.is_empty() {
             // Answers held back for a batch are older than the head: they go out before the
             // connection waits for it.
@@ -562,7 +571,8 @@ pub async fn serve_session<S>(
                         Step::Close(reason) => break reason,
                     }
                 }
-                read = connection.read_frame(), if room => read,
+                read = connection.read_frame(), if room && muted.is_none() => read,
+                _ = sleep_until_unmuted(muted), if muted.is_some() => continue,
             };
             let Frame { payload, lease } = match read {
                 Ok(Some(frame)) => frame,
@@ -574,6 +584,13 @@ pub async fn serve_session<S>(
             drop(lease);
             in_flight.push_back((queued(outcome), timer));
             continue;
+        }
+        if muted.is_some() {
+            tokio::select! {
+                biased;
+                _ = &mut stopped => break "server shutting down".to_owned(),
+                _ = sleep_until_unmuted(muted) => continue,
+            }
         }
         let read = tokio::select! {
             biased;

@@ -72,6 +72,8 @@ pub fn state_for(
         metrics,
     ));
     // The store's commits reach the state through its feed, as in a started server.
+    let quotas = state.store.load_client_quotas().map_err(StartError::Load)?;
+    state.quotas.replace(quotas);
     let sink = kacl_service::feed_sink::StateSink::new(&state);
     state.store.start_feed(sink).map_err(StartError::Load)?;
     Ok(state)

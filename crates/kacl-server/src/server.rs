@@ -372,6 +372,9 @@ impl RunningServer {
 async fn join_cluster(state: &Arc<ServerState>) -> Result<(), StartError> {
     let state = Arc::clone(state);
     tokio::task::spawn_blocking(move || {
+        // The quotas as of the listing the feed continues from (nothing is served yet).
+        let quotas = state.store.load_client_quotas().map_err(StartError::Load)?;
+        state.quotas.replace(quotas);
         let sink = kacl_service::feed_sink::StateSink::new(&state);
         state.store.start_feed(sink).map_err(StartError::Load)?;
         bootstrap_scram(&state)?;

@@ -32,6 +32,7 @@ impl ChangeSink for StateSink {
         if !others.is_empty() {
             state.topics.apply_feed(&others);
             state.scram.apply_feed(&others);
+            state.quotas.apply_feed(&others);
         }
     }
 
@@ -44,6 +45,7 @@ impl ChangeSink for StateSink {
         let acls = replace_acls(&state.acls, contents.acls);
         state.topics.replace(contents.topics);
         state.scram.replace(contents.scram);
+        state.quotas.replace(contents.quotas);
         tracing::info!(
             acls,
             "replaced the in-memory state with a fresh listing of the store"

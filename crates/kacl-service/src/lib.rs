@@ -10,7 +10,8 @@
 //!   of a connection, the [`RequestContext`] of a request, with the one audited authorization
 //!   path).
 //! - Writers: [`acl_writer`] (serialized, durable ACL changes), [`topic_registry`] (topics),
-//!   [`credentials`] (SCRAM credentials in memory) and [`scram_bootstrap`] (the first admin):
+//!   [`credentials`] (SCRAM credentials in memory), [`client_quotas`] (client quotas in
+//!   memory and Kafka's rule for which one applies) and [`scram_bootstrap`] (the first admin):
 //!   they commit and answer with what the store committed; the store's feed lands in
 //!   [`feed_sink`], the one path from any backend's commit to memory.
 //! - [`audit`] (the `kacl::authorizer` log) and [`metrics`] (Prometheus counters).
@@ -25,6 +26,7 @@
 pub mod acl_writer;
 pub mod audit;
 pub mod authorized_ops;
+pub mod client_quotas;
 pub mod context;
 pub mod credentials;
 pub mod feed_sink;

@@ -203,6 +203,8 @@ async fn route(
         ApiKey::ListGroups => with_context!(|ctx| serve::<ListGroups>(&ctx, &frame).await),
         ApiKey::ListPartitionReassignments => with_context!(|ctx| serve::<ListPartitionReassignments>(&ctx, &frame).await),
         ApiKey::ListTransactions => with_context!(|ctx| serve::<ListTransactions>(&ctx, &frame).await),
+        ApiKey::DescribeClientQuotas => with_context!(|ctx| serve::<DescribeClientQuotas>(&ctx, &frame).await),
+        ApiKey::AlterClientQuotas => with_context!(|ctx| serve::<AlterClientQuotas>(&ctx, &frame).await),
         // Forwarded-only APIs returned above (`local` is false for them).
         _ => Outcome::close(format!("{api} is served only by a gateway node")),
     }

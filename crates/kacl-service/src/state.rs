@@ -73,6 +73,8 @@ pub struct ServerState {
     /// The SCRAM credentials in memory (logins read them; AlterUserScramCredentials writes
     /// through them to the store).
     pub scram: ScramCredentials,
+    /// The client quotas in memory (fed by the store; a gateway node enforces them).
+    pub quotas: crate::client_quotas::ClientQuotas,
     /// `queued.max.request.bytes` across all connections (`None`: no bound, Kafka's default).
     pub request_memory: Option<Arc<RequestMemoryPool>>,
     /// What the server counts, for `/metrics`.
@@ -126,6 +128,7 @@ impl ServerState {
         ServerState {
             describe_encoders: Arc::new(tokio::sync::Semaphore::new(cores)),
             request_memory,
+            quotas: Default::default(),
             scram,
             metrics,
             acl_writer: AclWriter::new(store.clone(), acls.clone()),
@@ -181,6 +184,12 @@ pub trait Link: Send + std::fmt::Debug {
         frame: &RequestFrame<'_>,
         payload: &bytes::Bytes,
     ) -> Outcome;
+
+    /// Until when the connection must read no further request (a client quota's throttle,
+    /// KIP-219), if that is still ahead. The connection checks it before each read.
+    fn muted_until(&self) -> Option<std::time::Instant> {
+        None
+    }
 }
 
 /// What a handler knows about the request it serves.

@@ -56,6 +56,20 @@ pub(crate) fn put_change(layout: &Layout, kv: &Kv) -> Result<Option<Change>, Sto
                 encoding::decode_scram_value(payload).map_err(|e| corrupt(&kv.key, e))?;
             Some(Change::ScramPut(user, mechanism, credential))
         }
+        KeyKind::Quota(rest) => {
+            let payload = layout
+                .unseal(&kv.key, &kv.value)
+                .map_err(|e| corrupt(&kv.key, e))?;
+            let (entity, key) =
+                kacl_store::quotas::decode_quota_key(rest).map_err(|e| corrupt(&kv.key, e))?;
+            let value =
+                kacl_store::quotas::decode_quota_value(payload).map_err(|e| corrupt(&kv.key, e))?;
+            Some(Change::Quota(
+                entity,
+                key,
+                Some(kacl_store::QuotaValue(value)),
+            ))
+        }
         _ => None,
     })
 }
@@ -75,6 +89,11 @@ pub(crate) fn delete_change(layout: &Layout, key: &[u8]) -> Result<Option<Change
             let (user, mechanism) =
                 encoding::decode_scram_key(rest).map_err(|e| corrupt(key, e))?;
             Some(Change::ScramDeleted(user, mechanism))
+        }
+        KeyKind::Quota(rest) => {
+            let (entity, key) =
+                kacl_store::quotas::decode_quota_key(rest).map_err(|e| corrupt(key, e))?;
+            Some(Change::Quota(entity, key, None))
         }
         _ => None,
     })

@@ -6,6 +6,7 @@
 //! | `P topic/<name>` | the topic record, sealed; its etcd create revision is its creation order |
 //! | `P topicname/<name with . as _>` | the name: one key per collision group, so that the `.`/`_` rule and TOPIC_ALREADY_EXISTS are one compare across nodes |
 //! | `P scram/<user, mechanism>` | the salted credential, sealed |
+//! | `P quota/<entity, key>` | one client quota value, sealed (kacl-store's `quotas` encoding: one key per entity and quota key, so an alteration is plain puts and deletes) |
 //! | `P meta/cluster-id` | the cluster id, written once by the first node |
 //! | `P meta/scram-bootstrapped` | present once the SCRAM bootstrap happened |
 //! | `P meta/layout` | this layout's version (`2`), written with the cluster id |
@@ -32,6 +33,7 @@ pub(crate) const ACL: &[u8] = b"acl/";
 pub(crate) const TOPIC: &[u8] = b"topic/";
 pub(crate) const TOPIC_NAME: &[u8] = b"topicname/";
 pub(crate) const SCRAM: &[u8] = b"scram/";
+pub(crate) const QUOTA: &[u8] = b"quota/";
 pub(crate) const NODE: &[u8] = b"node/";
 pub(crate) const CONTROLLER: &[u8] = b"controller";
 pub(crate) const CLUSTER_ID: &[u8] = b"meta/cluster-id";
@@ -62,6 +64,7 @@ pub(crate) enum KeyKind<'k> {
     MisplacedAcl,
     Topic(&'k [u8]),
     Scram(&'k [u8]),
+    Quota(&'k [u8]),
     Node(&'k [u8]),
     Controller,
     Other,
@@ -121,6 +124,10 @@ impl Layout {
         self.join(SCRAM, &encoding::encode_scram_key(user, mechanism))
     }
 
+    pub(crate) fn quota(&self, entity: &kacl_store::QuotaEntity, key: &str) -> Vec<u8> {
+        self.join(QUOTA, &kacl_store::quotas::encode_quota_key(entity, key))
+    }
+
     pub(crate) fn node(&self, node_id: i32) -> Vec<u8> {
         self.join(NODE, format!("{node_id:010}").as_bytes())
     }
@@ -139,6 +146,8 @@ impl Layout {
             KeyKind::Topic(rest)
         } else if let Some(rest) = relative.strip_prefix(SCRAM) {
             KeyKind::Scram(rest)
+        } else if let Some(rest) = relative.strip_prefix(QUOTA) {
+            KeyKind::Quota(rest)
         } else if let Some(rest) = relative.strip_prefix(NODE) {
             KeyKind::Node(rest)
         } else if relative == CONTROLLER {

@@ -196,6 +196,9 @@ fn add_to_listing(layout: &Layout, listing: &mut Listing, kv: &Kv) {
             Ok(Some(Change::AclAdded(b))) => listing.contents.acls.push(b),
             Ok(Some(Change::TopicPut(t))) => listing.contents.topics.push(t),
             Ok(Some(Change::ScramPut(u, m, c))) => listing.contents.scram.push((u, m, c)),
+            Ok(Some(Change::Quota(entity, key, Some(value)))) => {
+                listing.contents.quotas.push((entity, key, value.0));
+            }
             Ok(_) => {}
             Err(err) => {
                 // A damaged value is skipped, loudly: refusing to start would stop every

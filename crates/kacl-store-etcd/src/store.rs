@@ -622,6 +622,33 @@ impl MetadataStore for EtcdStore {
         Ok(entries)
     }
 
+    fn load_client_quotas(&self) -> Result<Vec<kacl_store::QuotaEntry>, StoreError> {
+        self.with_snapshot(|s| s.quotas.clone())
+    }
+
+    /// One txn of plain puts and deletes (one key per entity and quota key): nothing to
+    /// compare, so two nodes altering one entity at once both succeed, the later write of a
+    /// key winning, as the later of two Kafka controller records does.
+    fn alter_client_quotas(&self, changes: &[kacl_store::QuotaOp]) -> Result<(), StoreError> {
+        let ops = changes
+            .iter()
+            .map(|(entity, key, value)| {
+                let record = self.layout.quota(entity, key);
+                match value {
+                    Some(value) => {
+                        let sealed = self
+                            .layout
+                            .seal(&record, &kacl_store::quotas::encode_quota_value(*value));
+                        op_put(&record, &sealed, 0, false)
+                    }
+                    None => op_delete(&record, false),
+                }
+            })
+            .collect();
+        let txn = self.txn(Vec::new(), ops, Vec::new())?;
+        self.wait_applied(txn.revision)
+    }
+
     fn scram_bootstrapped(&self) -> Result<bool, StoreError> {
         Ok(self
             .get(&self.layout.key(layout::SCRAM_BOOTSTRAPPED))?

@@ -14,6 +14,7 @@ use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 use parking_lot::{Mutex, MutexGuard, RwLock};
 
 use crate::error::StoreError;
+use crate::quotas::{QuotaEntity, QuotaEntry, QuotaValue};
 use crate::records::{AclCommit, TopicRecord};
 
 /// One committed change to the metadata.
@@ -31,6 +32,8 @@ pub enum Change {
     ScramPut(String, ScramMechanism, ScramCredential),
     /// A user's credential for a mechanism was deleted.
     ScramDeleted(String, ScramMechanism),
+    /// A client quota key of an entity was set to a value (`Some`) or removed (`None`).
+    Quota(QuotaEntity, String, Option<QuotaValue>),
 }
 
 /// Everything the store holds at one revision: what the in-memory state is replaced with
@@ -43,6 +46,8 @@ pub struct StoreContents {
     pub topics: Vec<TopicRecord>,
     /// Every SCRAM credential.
     pub scram: Vec<crate::StoredScramCredential>,
+    /// Every client quota value.
+    pub quotas: Vec<QuotaEntry>,
 }
 
 /// Where a store delivers its committed changes. Implementations apply each call atomically
@@ -81,6 +86,15 @@ pub struct FeedStats {
 }
 
 impl Change {
+    /// The changes of a quota alteration, in the order given.
+    pub fn of_quota_ops(ops: &[crate::quotas::QuotaOp]) -> Vec<Change> {
+        ops.iter()
+            .map(|(entity, key, value)| {
+                Change::Quota(entity.clone(), key.clone(), value.map(QuotaValue))
+            })
+            .collect()
+    }
+
     /// The changes of an ACL commit, removals first (the order the commit made them).
     pub fn of_acl_commit(commit: &AclCommit) -> Vec<Change> {
         let removed = commit.removed.iter().cloned().map(Change::AclRemoved);
@@ -112,6 +126,7 @@ pub(crate) enum Part {
     Acls = 0,
     Topics = 1,
     Scram = 2,
+    Quotas = 3,
 }
 
 /// How an embedded store hands its commits to the sink, synchronously: each part's commits
@@ -120,7 +135,7 @@ pub(crate) enum Part {
 #[derive(Default)]
 pub(crate) struct LocalFeed {
     sink: RwLock<Option<Arc<dyn ChangeSink>>>,
-    order: [Mutex<()>; 3],
+    order: [Mutex<()>; 4],
 }
 
 impl std::fmt::Debug for LocalFeed {
@@ -172,7 +187,8 @@ impl LocalFeed {
     /// Replaces the sink's state with the store's, every part held (in a fixed order) so that
     /// no commit is delivered between the read and the replacement.
     fn reload(&self, reload: impl FnOnce() -> Result<StoreContents, StoreError>) {
-        let _all = [Part::Acls, Part::Topics, Part::Scram].map(|part| self.lock(part));
+        let _all =
+            [Part::Acls, Part::Topics, Part::Scram, Part::Quotas].map(|part| self.lock(part));
         let Some(sink) = self.sink.read().clone() else {
             return;
         };

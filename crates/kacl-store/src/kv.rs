@@ -13,6 +13,8 @@ pub(crate) enum Table {
     Topics,
     /// (user, mechanism) → SCRAM credential.
     Scram,
+    /// (entity, quota key) → quota value.
+    Quotas,
     /// Meta key → value (format version, cluster id, next topic sequence number, whether the
     /// SCRAM bootstrap happened).
     Meta,
@@ -20,7 +22,13 @@ pub(crate) enum Table {
 
 impl Table {
     /// Every table.
-    pub(crate) const ALL: [Table; 4] = [Table::Acls, Table::Topics, Table::Scram, Table::Meta];
+    pub(crate) const ALL: [Table; 5] = [
+        Table::Acls,
+        Table::Topics,
+        Table::Scram,
+        Table::Quotas,
+        Table::Meta,
+    ];
 
     /// The table's name on disk and in error messages.
     pub(crate) fn name(self) -> &'static str {
@@ -28,6 +36,7 @@ impl Table {
             Table::Acls => "acls",
             Table::Topics => "topics",
             Table::Scram => "scram_credentials",
+            Table::Quotas => "client_quotas",
             Table::Meta => "meta",
         }
     }

@@ -1,4 +1,5 @@
-//! Durable metadata store for kacl: ACLs, topics, SCRAM credentials and the cluster id.
+//! Durable metadata store for kacl: ACLs, topics, SCRAM credentials, client quotas and the
+//! cluster id.
 //!
 //! The server programs against the [`MetadataStore`] trait. [`RedbStore`] is the
 //! default, an embedded [redb] database in the data directory; [`MemoryStore`] runs the
@@ -12,7 +13,8 @@
 //! open, so two servers cannot share the directory) and `kacl.redb` with four tables:
 //! `acls` (the binding's canonical 7-tuple → its 16-byte UUID), `topics` (name →
 //! record), `scram_credentials` ((user, mechanism) → salted credential, never a
-//! password) and `meta` (format version, cluster id, next topic sequence number). The
+//! password), `client_quotas` ((entity, key) → value, see [`quotas`]; created on the first
+//! open by a build that has it, so older stores need no migration) and `meta` (format version, cluster id, next topic sequence number). The
 //! record formats are documented in [`encoding`]; since format version 2 every value ends
 //! with a CRC32C over its key and value ([`checksum`]), checked whenever it is read, and a
 //! scan checks its count against the table's. Beside them, `meta.properties` (Kafka's file
@@ -68,6 +70,7 @@ mod ids;
 mod kv;
 mod memory;
 mod ops;
+pub mod quotas;
 mod records;
 mod redb_store;
 pub mod rules;
@@ -82,6 +85,7 @@ pub use identity::{claim_node_dir, Identity, IDENTITY_FILE_NAME};
 pub use ids::{kafka_uuid_string, parse_kafka_uuid, random_kafka_uuid};
 pub use memory::MemoryStore;
 pub use ops::FORMAT_VERSION;
+pub use quotas::{QuotaEntity, QuotaEntry, QuotaName, QuotaOp, QuotaValue};
 pub use records::{AclChunkSink, AclCommit, PartitionRecord, StoredScramCredential, TopicRecord};
 pub use redb_store::{RedbStore, StoreOptions, DB_FILE_NAME, DEFAULT_CACHE_BYTES};
 pub use store::{AclSnapshots, ClusterMembership, MetadataStore, NodeInfo};

@@ -79,6 +79,7 @@ impl MemoryStore {
                     acls: ops::load_acls(&*tables)?,
                     topics: ops::load_topics(&*tables)?,
                     scram: ops::list_scram(&*tables)?,
+                    quotas: ops::load_quotas(&*tables)?,
                 })
             },
         )
@@ -239,6 +240,18 @@ impl MetadataStore for MemoryStore {
 
     fn list_scram_credentials(&self) -> Result<Vec<StoredScramCredential>, StoreError> {
         ops::list_scram(&*self.lock())
+    }
+
+    fn load_client_quotas(&self) -> Result<Vec<crate::quotas::QuotaEntry>, StoreError> {
+        ops::load_quotas(&*self.lock())
+    }
+
+    fn alter_client_quotas(&self, changes: &[crate::quotas::QuotaOp]) -> Result<(), StoreError> {
+        self.commit(
+            Part::Quotas,
+            |t| ops::alter_quotas(t, changes),
+            |()| Change::of_quota_ops(changes),
+        )
     }
 
     fn scram_bootstrapped(&self) -> Result<bool, StoreError> {

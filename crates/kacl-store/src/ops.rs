@@ -193,6 +193,10 @@ fn check_payload(table: Table, key: &[u8], payload: &[u8]) -> Result<(), crate::
             decode_scram_key(key)?;
             decode_scram_value(payload).map(drop)
         }
+        Table::Quotas => {
+            crate::quotas::decode_quota_key(key)?;
+            crate::quotas::decode_quota_value(payload).map(drop)
+        }
         Table::Meta => Ok(()),
     }
 }
@@ -564,4 +568,35 @@ pub(crate) fn bootstrap_scram(
     }
     insert(t, Table::Meta, META_SCRAM_BOOTSTRAPPED, &encode_u64(1))?;
     Ok(apply)
+}
+
+/// Applies a quota alteration: each key set or removed, in order.
+pub(crate) fn alter_quotas(
+    t: &mut impl KvWrite,
+    changes: &[crate::quotas::QuotaOp],
+) -> Result<(), StoreError> {
+    use crate::quotas::{encode_quota_key, encode_quota_value};
+    for (entity, key, value) in changes {
+        let record = encode_quota_key(entity, key);
+        match value {
+            Some(value) => insert(t, Table::Quotas, &record, &encode_quota_value(*value))?,
+            None => {
+                t.remove(Table::Quotas, &record)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every quota value, in key order.
+pub(crate) fn load_quotas(t: &impl KvScan) -> Result<Vec<crate::quotas::QuotaEntry>, StoreError> {
+    use crate::quotas::{decode_quota_key, decode_quota_value};
+    let mut out = Vec::new();
+    scan(t, Table::Quotas, &mut |key, value| {
+        let corrupt = |e| StoreError::corrupt(Table::Quotas.name(), key, e);
+        let (entity, quota) = decode_quota_key(key).map_err(corrupt)?;
+        out.push((entity, quota, decode_quota_value(value).map_err(corrupt)?));
+        Ok(())
+    })?;
+    Ok(out)
 }

@@ -15,9 +15,7 @@ use crate::records::{
     AclChunkSink, AclCommit, PartitionRecord, StoredScramCredential, TopicRecord,
 };
 
-/// Durable metadata: ACLs, topics, SCRAM credentials and the cluster's identity. Every write is
-/// one atomic, fsynced transaction; reads are only for loading at start (the server serves from
-/// memory).
+/// Durable cluster metadata: ACLs, topics, SCRAM credentials, client quotas and the cluster id.
 ///
 /// Every method that changes something is one atomic transaction: when it returns
 /// `Ok`, all of the change is durable (for a durable backend); when it returns `Err`,
@@ -112,6 +110,13 @@ pub trait MetadataStore: Send + Sync {
 
     /// Every credential with its user and mechanism, ordered by user, then mechanism.
     fn list_scram_credentials(&self) -> Result<Vec<StoredScramCredential>, StoreError>;
+
+    /// Every client quota value (entity, key, value).
+    fn load_client_quotas(&self) -> Result<Vec<crate::quotas::QuotaEntry>, StoreError>;
+
+    /// Sets or removes client quota keys (`None` removes), all or none, in one transaction.
+    /// Removing an absent key does nothing. The caller validates entities, keys and values.
+    fn alter_client_quotas(&self, changes: &[crate::quotas::QuotaOp]) -> Result<(), StoreError>;
 
     /// True once [`MetadataStore::bootstrap_scram_credentials`] has run on this store.
     fn scram_bootstrapped(&self) -> Result<bool, StoreError>;

@@ -70,6 +70,26 @@ fn fill(dir: &Path, acls: usize) -> String {
     })
     .collect();
     assert!(store.bootstrap_scram_credentials(&credentials).unwrap());
+    store
+        .alter_client_quotas(&[
+            (
+                kacl_store::QuotaEntity {
+                    user: Some(kacl_store::QuotaName::Named("alice".into())),
+                    client_id: None,
+                },
+                "producer_byte_rate".into(),
+                Some(1_048_576.0),
+            ),
+            (
+                kacl_store::QuotaEntity {
+                    user: Some(kacl_store::QuotaName::Default),
+                    client_id: Some(kacl_store::QuotaName::Default),
+                },
+                "request_percentage".into(),
+                Some(12.5),
+            ),
+        ])
+        .unwrap();
     store.cluster_id()
 }
 
@@ -83,6 +103,7 @@ struct Seen {
     acls: HashSet<AclBinding>,
     topics: Vec<TopicSeen>,
     scram: Vec<(String, ScramMechanism, Vec<u8>)>,
+    quotas: Vec<(kacl_store::QuotaEntity, String, u64)>,
     bootstrapped: bool,
 }
 
@@ -102,6 +123,16 @@ fn seen(store: &dyn MetadataStore) -> Seen {
             .into_iter()
             .map(|(u, m, c)| (u, m, c.stored_key))
             .collect(),
+        quotas: {
+            let mut quotas: Vec<_> = store
+                .load_client_quotas()
+                .unwrap()
+                .into_iter()
+                .map(|(entity, key, value)| (entity, key, value.to_bits()))
+                .collect();
+            quotas.sort();
+            quotas
+        },
         bootstrapped: store.scram_bootstrapped().unwrap(),
     }
 }
@@ -157,6 +188,7 @@ fn twenty_thousand_acls_move_into_etcd_and_back_with_progress_lines() {
     let cluster_id = fill(source.path(), ACLS);
     let original = seen_dir(source.path());
     assert_eq!(original.acls.len(), ACLS);
+    assert_eq!(original.quotas.len(), 2, "the source holds client quotas");
 
     // redb -> etcd, with a progress line per transaction.
     let (code, out, err) = copy(

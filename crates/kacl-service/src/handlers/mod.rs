@@ -16,6 +16,7 @@
 
 pub mod acl_filter;
 mod acl_resources;
+pub mod alter_client_quotas;
 pub mod alter_configs;
 pub mod alter_partition_reassignments;
 pub mod alter_user_scram_credentials;
@@ -28,6 +29,7 @@ pub mod create_topics;
 pub mod delete_acls;
 pub mod delete_topics;
 pub mod describe_acls;
+pub mod describe_client_quotas;
 pub mod describe_cluster;
 pub mod describe_configs;
 pub mod describe_groups;
@@ -45,6 +47,7 @@ pub mod sasl_authenticate;
 pub mod sasl_handshake;
 mod topic_commit;
 
+pub use alter_client_quotas::AlterClientQuotas;
 pub use alter_configs::AlterConfigs;
 pub use alter_partition_reassignments::AlterPartitionReassignments;
 pub use alter_user_scram_credentials::AlterUserScramCredentials;
@@ -56,6 +59,7 @@ pub use create_topics::CreateTopics;
 pub use delete_acls::DeleteAcls;
 pub use delete_topics::DeleteTopics;
 pub use describe_acls::DescribeAcls;
+pub use describe_client_quotas::DescribeClientQuotas;
 pub use describe_cluster::DescribeCluster;
 pub use describe_configs::DescribeConfigs;
 pub use describe_groups::DescribeGroups;

@@ -146,6 +146,14 @@ impl MetadataStore for MeteredStore {
         self.inner.list_scram_credentials()
     }
 
+    fn load_client_quotas(&self) -> Result<Vec<kacl_store::QuotaEntry>, StoreError> {
+        self.inner.load_client_quotas()
+    }
+
+    fn alter_client_quotas(&self, changes: &[kacl_store::QuotaOp]) -> Result<(), StoreError> {
+        self.timed(StoreOperation::Quotas, |s| s.alter_client_quotas(changes))
+    }
+
     fn start_feed(&self, sink: Arc<dyn kacl_store::ChangeSink>) -> Result<(), StoreError> {
         self.inner.start_feed(sink)
     }

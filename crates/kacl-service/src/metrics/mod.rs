@@ -55,14 +55,17 @@ pub enum StoreOperation {
     Topics,
     /// `upsert_scram_credential`, `delete_scram_credential`.
     Scram,
+    /// `alter_client_quotas`.
+    Quotas,
 }
 
 impl StoreOperation {
     /// Every operation, in slot order.
-    pub const ALL: [StoreOperation; 3] = [
+    pub const ALL: [StoreOperation; 4] = [
         StoreOperation::Acls,
         StoreOperation::Topics,
         StoreOperation::Scram,
+        StoreOperation::Quotas,
     ];
 
     /// The `operation` label.
@@ -71,6 +74,7 @@ impl StoreOperation {
             StoreOperation::Acls => "acls",
             StoreOperation::Topics => "topics",
             StoreOperation::Scram => "scram",
+            StoreOperation::Quotas => "quotas",
         }
     }
 

@@ -83,6 +83,22 @@ impl ResponseErrors for CreatePartitionsResponse<'_> {
     }
 }
 
+impl ResponseErrors
+    for kacl_protocol::messages::describe_client_quotas::DescribeClientQuotasResponse<'_>
+{
+    fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
+        code(self.error_code);
+    }
+}
+
+impl ResponseErrors
+    for kacl_protocol::messages::alter_client_quotas::AlterClientQuotasResponse<'_>
+{
+    fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
+        self.entries.iter().for_each(|e| code(e.error_code));
+    }
+}
+
 impl ResponseErrors for DescribeUserScramCredentialsResponse<'_> {
     fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
         code(self.error_code);

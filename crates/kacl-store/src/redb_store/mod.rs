@@ -310,6 +310,7 @@ impl RedbStore {
                 acls: ops::load_acls(t)?,
                 topics: ops::load_topics(t)?,
                 scram: ops::list_scram(t)?,
+                quotas: ops::load_quotas(t)?,
             })
         })
     }
@@ -542,6 +543,18 @@ impl MetadataStore for RedbStore {
 
     fn list_scram_credentials(&self) -> Result<Vec<StoredScramCredential>, StoreError> {
         self.read(|t| ops::list_scram(t))
+    }
+
+    fn load_client_quotas(&self) -> Result<Vec<crate::quotas::QuotaEntry>, StoreError> {
+        self.read(|t| ops::load_quotas(t))
+    }
+
+    fn alter_client_quotas(&self, changes: &[crate::quotas::QuotaOp]) -> Result<(), StoreError> {
+        self.commit(
+            Part::Quotas,
+            |t| ops::alter_quotas(t, changes),
+            |()| Change::of_quota_ops(changes),
+        )
     }
 
     fn scram_bootstrapped(&self) -> Result<bool, StoreError> {

@@ -1,4 +1,4 @@
-//! The store's four redb tables, opened together inside one read or write transaction,
+//! The store's five redb tables, opened together inside one read or write transaction,
 //! and the key-value traits of `kv` on top of them.
 
 use std::path::Path;
@@ -16,6 +16,7 @@ type Bytes = &'static [u8];
 const ACLS: TableDefinition<Bytes, Bytes> = TableDefinition::new("acls");
 const TOPICS: TableDefinition<Bytes, Bytes> = TableDefinition::new("topics");
 const SCRAM: TableDefinition<Bytes, Bytes> = TableDefinition::new("scram_credentials");
+const QUOTAS: TableDefinition<Bytes, Bytes> = TableDefinition::new("client_quotas");
 const META: TableDefinition<Bytes, Bytes> = TableDefinition::new("meta");
 
 fn definition(table: Table) -> TableDefinition<'static, Bytes, Bytes> {
@@ -23,6 +24,7 @@ fn definition(table: Table) -> TableDefinition<'static, Bytes, Bytes> {
         Table::Acls => ACLS,
         Table::Topics => TOPICS,
         Table::Scram => SCRAM,
+        Table::Quotas => QUOTAS,
         Table::Meta => META,
     }
 }
@@ -33,6 +35,9 @@ pub(crate) struct ReadTables<'p> {
     acls: ReadOnlyTable<Bytes, Bytes>,
     topics: ReadOnlyTable<Bytes, Bytes>,
     scram: ReadOnlyTable<Bytes, Bytes>,
+    /// `None` in a store no build with client quotas has written to yet (read only: the
+    /// disk was full, or `kacl store verify`): the same as an empty table.
+    quotas: Option<ReadOnlyTable<Bytes, Bytes>>,
     meta: ReadOnlyTable<Bytes, Bytes>,
 }
 
@@ -47,48 +52,58 @@ impl<'p> ReadTables<'p> {
             acls: open(Table::Acls)?,
             topics: open(Table::Topics)?,
             scram: open(Table::Scram)?,
+            quotas: match txn.open_table(definition(Table::Quotas)) {
+                Ok(table) => Some(table),
+                Err(redb::TableError::TableDoesNotExist(_)) => None,
+                Err(e) => return Err(StoreError::from_redb(path, e)),
+            },
             meta: open(Table::Meta)?,
         })
     }
 
-    fn table(&self, table: Table) -> &ReadOnlyTable<Bytes, Bytes> {
-        match table {
+    /// The table, or `None` for a table this store does not have yet (empty).
+    fn table(&self, table: Table) -> Option<&ReadOnlyTable<Bytes, Bytes>> {
+        Some(match table {
             Table::Acls => &self.acls,
             Table::Topics => &self.topics,
             Table::Scram => &self.scram,
+            Table::Quotas => return self.quotas.as_ref(),
             Table::Meta => &self.meta,
-        }
+        })
     }
 }
 
 impl KvGet for ReadTables<'_> {
     fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
-        let found = self
-            .table(table)
+        let Some(t) = self.table(table) else {
+            return Ok(None);
+        };
+        let found = t
             .get(key)
             .map_err(|e| StoreError::from_redb(self.path, e))?;
         Ok(found.map(|guard| guard.value().to_vec()))
     }
 
     fn is_empty(&self, table: Table) -> Result<bool, StoreError> {
-        self.table(table)
-            .is_empty()
-            .map_err(|e| StoreError::from_redb(self.path, e))
+        self.table(table).map_or(Ok(true), |t| {
+            t.is_empty()
+                .map_err(|e| StoreError::from_redb(self.path, e))
+        })
     }
 }
 
 impl KvScan for ReadTables<'_> {
     fn len(&self, table: Table) -> Result<u64, StoreError> {
-        self.table(table)
-            .len()
-            .map_err(|e| StoreError::from_redb(self.path, e))
+        self.table(table).map_or(Ok(0), |t| {
+            t.len().map_err(|e| StoreError::from_redb(self.path, e))
+        })
     }
 
     fn scan(&self, table: Table, visit: &mut Visitor<'_>) -> Result<(), StoreError> {
-        let entries = self
-            .table(table)
-            .iter()
-            .map_err(|e| StoreError::from_redb(self.path, e))?;
+        let Some(t) = self.table(table) else {
+            return Ok(());
+        };
+        let entries = t.iter().map_err(|e| StoreError::from_redb(self.path, e))?;
         for entry in entries {
             let (key, value) = entry.map_err(|e| StoreError::from_redb(self.path, e))?;
             visit(key.value(), value.value())?;
@@ -104,6 +119,7 @@ pub(super) struct WriteTables<'txn> {
     acls: redb::Table<'txn, Bytes, Bytes>,
     topics: redb::Table<'txn, Bytes, Bytes>,
     scram: redb::Table<'txn, Bytes, Bytes>,
+    quotas: redb::Table<'txn, Bytes, Bytes>,
     meta: redb::Table<'txn, Bytes, Bytes>,
 }
 
@@ -119,6 +135,7 @@ impl<'txn> WriteTables<'txn> {
             acls: open(Table::Acls)?,
             topics: open(Table::Topics)?,
             scram: open(Table::Scram)?,
+            quotas: open(Table::Quotas)?,
             meta: open(Table::Meta)?,
         })
     }
@@ -128,6 +145,7 @@ impl<'txn> WriteTables<'txn> {
             Table::Acls => &self.acls,
             Table::Topics => &self.topics,
             Table::Scram => &self.scram,
+            Table::Quotas => &self.quotas,
             Table::Meta => &self.meta,
         }
     }
@@ -137,6 +155,7 @@ impl<'txn> WriteTables<'txn> {
             Table::Acls => &mut self.acls,
             Table::Topics => &mut self.topics,
             Table::Scram => &mut self.scram,
+            Table::Quotas => &mut self.quotas,
             Table::Meta => &mut self.meta,
         }
     }

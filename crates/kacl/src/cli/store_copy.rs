@@ -70,6 +70,8 @@ struct Contents {
     acls: HashSet<AclBinding>,
     topics: BTreeMap<String, TopicRecord>,
     scram: BTreeMap<(String, ScramMechanism), ScramCredential>,
+    /// Client quota values by (entity, key), as bits (compared exactly).
+    quotas: BTreeMap<(kacl_store::QuotaEntity, String), u64>,
     bootstrapped: bool,
 }
 
@@ -85,6 +87,11 @@ fn read(store: &dyn MetadataStore) -> anyhow::Result<Contents> {
             .list_scram_credentials()?
             .into_iter()
             .map(|(user, mechanism, credential)| ((user, mechanism), credential))
+            .collect(),
+        quotas: store
+            .load_client_quotas()?
+            .into_iter()
+            .map(|(entity, key, value)| ((entity, key), value.to_bits()))
             .collect(),
         bootstrapped: store.scram_bootstrapped()?,
     })
@@ -133,23 +140,25 @@ pub(crate) fn run(args: CopyArgs) -> anyhow::Result<ExitCode> {
     if plan.is_empty() {
         writeln!(
             out,
-            "nothing to copy: {to_text} already holds the same {} ACLs, {} topics and {} SCRAM \
-             credentials of cluster {cluster_id}",
+            "nothing to copy: {to_text} already holds the same {} ACLs, {} topics, {} SCRAM \
+             credentials and {} client quotas of cluster {cluster_id}",
             wanted.acls.len(),
             wanted.topics.len(),
-            wanted.scram.len()
+            wanted.scram.len(),
+            wanted.quotas.len()
         )?;
         return Ok(ExitCode::SUCCESS);
     }
     if plan.conflicts() > 0 && !args.force {
         bail!(
-            "{to_text} holds data {from_text} does not: {} ACLs, {} topics and {} SCRAM \
-             credentials that are not in the source or differ from it. Nothing was copied. Copy \
+            "{to_text} holds data {from_text} does not: {} ACLs, {} topics, {} SCRAM \
+             credentials and {} client quotas that are not in the source or differ from it. Nothing was copied. Copy \
              into an empty target, or run again with --force to make the target equal to the \
              source (deleting those)",
             plan.acl_removes.len(),
             plan.topic_removes.len(),
-            plan.scram_removes.len() + plan.scram_changed
+            plan.scram_removes.len() + plan.scram_changed,
+            plan.quota_removes.len() + plan.quota_changed
         );
     }
     let chunk = match (&to, &etcd) {
@@ -160,13 +169,16 @@ pub(crate) fn run(args: CopyArgs) -> anyhow::Result<ExitCode> {
     writeln!(
         out,
         "copied cluster {cluster_id} from {from_text} to {to_text}: {} ACLs added, {} removed; \
-         {} topics created, {} deleted; {} SCRAM credentials written, {} deleted",
+         {} topics created, {} deleted; {} SCRAM credentials written, {} deleted; {} client \
+         quotas set, {} removed",
         plan.acl_adds.len(),
         plan.acl_removes.len(),
         plan.topic_adds.len(),
         plan.topic_removes.len(),
         plan.scram_puts.len(),
-        plan.scram_removes.len()
+        plan.scram_removes.len(),
+        plan.quota_puts.len(),
+        plan.quota_removes.len()
     )?;
     Ok(ExitCode::SUCCESS)
 }
@@ -238,6 +250,11 @@ struct Plan {
     scram_removes: Vec<(String, ScramMechanism)>,
     /// Credentials the target holds differently (overwritten only with `--force`).
     scram_changed: usize,
+    /// Client quotas to set (absent or different in the target) and to remove.
+    quota_puts: Vec<kacl_store::QuotaOp>,
+    quota_removes: Vec<kacl_store::QuotaOp>,
+    /// Quotas the target holds with another value (overwritten only with `--force`).
+    quota_changed: usize,
     bootstrap: bool,
 }
 
@@ -281,7 +298,26 @@ impl Plan {
             .filter(|key| !wanted.scram.contains_key(*key))
             .cloned()
             .collect();
+        let quota_puts: Vec<kacl_store::QuotaOp> = wanted
+            .quotas
+            .iter()
+            .filter(|(key, bits)| found.quotas.get(*key) != Some(*bits))
+            .map(|((entity, key), bits)| (entity.clone(), key.clone(), Some(f64::from_bits(*bits))))
+            .collect();
+        let quota_changed = quota_puts
+            .iter()
+            .filter(|(entity, key, _)| found.quotas.contains_key(&(entity.clone(), key.clone())))
+            .count();
+        let quota_removes = found
+            .quotas
+            .keys()
+            .filter(|key| !wanted.quotas.contains_key(*key))
+            .map(|(entity, key)| (entity.clone(), key.clone(), None))
+            .collect();
         Plan {
+            quota_puts,
+            quota_removes,
+            quota_changed,
             acl_adds,
             acl_removes,
             topic_adds,
@@ -299,6 +335,8 @@ impl Plan {
             + self.topic_removes.len()
             + self.scram_removes.len()
             + self.scram_changed
+            + self.quota_removes.len()
+            + self.quota_changed
     }
 
     fn is_empty(&self) -> bool {
@@ -306,6 +344,7 @@ impl Plan {
             && self.acl_adds.is_empty()
             && self.topic_adds.is_empty()
             && self.scram_puts.is_empty()
+            && self.quota_puts.is_empty()
             && !self.bootstrap
     }
 
@@ -339,6 +378,12 @@ impl Plan {
         }
         for key in &self.scram_puts {
             target.upsert_scram_credential(&key.0, key.1, &wanted.scram[key])?;
+        }
+        for chunk in self.quota_removes.chunks(acl_chunk) {
+            target.alter_client_quotas(chunk)?;
+        }
+        for chunk in self.quota_puts.chunks(acl_chunk) {
+            target.alter_client_quotas(chunk)?;
         }
         if self.bootstrap {
             // With credentials stored this only records that the bootstrap happened, so a
