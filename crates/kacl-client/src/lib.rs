@@ -38,12 +38,14 @@ pub mod net;
 
 pub use acl_groups::{AclGroup, AclGroupRef, AclGroups, EntryRef, SharedEntry};
 pub use admin::{
-    Admin, AlterConfigOp, AlterConfigOpType, AlterConfigsOptions, BrokerNode, ClusterDescription,
-    ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource, ConfigSynonym, ConfigType,
-    CreateAclsOptions, DeleteAclsOptions, DescribeAclsOptions, DescribeAclsResult,
-    DescribeAclsStream, DescribeClusterOptions, DescribeConfigsOptions, FilterResults,
-    NewPartitions, NewTopic, PartitionInfo, ScramCredentialInfo, TopicDescription, TopicListing,
-    TopicOptions, UserScramCredentialAlteration, UserScramCredentialsDescription, UserScramOptions,
+    Admin, AlterConfigOp, AlterConfigOpType, AlterConfigsOptions, BrokerNode, ClientQuotaEntry,
+    ClusterDescription, ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource,
+    ConfigSynonym, ConfigType, CreateAclsOptions, DeleteAclsOptions, DescribeAclsOptions,
+    DescribeAclsResult, DescribeAclsStream, DescribeClusterOptions, DescribeConfigsOptions,
+    FilterResults, NewPartitions, NewTopic, PartitionInfo, QuotaAlteration, QuotaEntityPart,
+    QuotaEntityParts, QuotaMatch, QuotaOptions, ScramCredentialInfo, TopicDescription,
+    TopicListing, TopicOptions, UserScramCredentialAlteration, UserScramCredentialsDescription,
+    UserScramOptions,
 };
 pub use config::{
     AdminConfig, ConfigNotes, Properties, SaslConfig, SecurityProtocol, TlsConfig, TlsOffer,

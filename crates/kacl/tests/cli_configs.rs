@@ -150,8 +150,6 @@ fn scram_credentials_through_kafka_configs_syntax() {
             .starts_with("Error: Only quota and SCRAM credential configs can be added for 'users'"),
         "{out:?}"
     );
-    let out = alter("carol", &["--add-config", "producer_byte_rate=1024"]);
-    assert!(out.stderr.contains("kacl has no client quotas"), "{out:?}");
     let out = run(&[
         "--alter",
         "--entity-type",
@@ -165,6 +163,152 @@ fn scram_credentials_through_kafka_configs_syntax() {
             .contains("The use of --entity-default or --user-defaults is not allowed"),
         "{out:?}"
     );
+}
+
+#[test]
+fn client_quotas_through_kafka_configs_syntax() {
+    let server = TestServer::sasl_plain();
+    let admin = server.plain_config("admin", "admin-secret");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "configs",
+            "--bootstrap-server",
+            server.addr.as_str(),
+            "--command-config",
+            &admin,
+        ];
+        args.extend_from_slice(extra);
+        kacl(&args)
+    };
+    let out = run(&[
+        "--alter",
+        "--entity-type",
+        "users",
+        "--entity-name",
+        "alice",
+        "--add-config",
+        "producer_byte_rate=1048576,consumer_byte_rate=20000000",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout, "Completed updating config for user alice.\n");
+    let out = run(&[
+        "--alter",
+        "--entity-type",
+        "users",
+        "--entity-default",
+        "--entity-type",
+        "clients",
+        "--entity-default",
+        "--add-config",
+        "request_percentage=12.5",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        out.stdout,
+        "Completed updating default config for users in the cluster.\n"
+    );
+    let out = run(&[
+        "--alter",
+        "--entity-type",
+        "clients",
+        "--entity-name",
+        "app",
+        "--add-config",
+        "producer_byte_rate=500",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout, "Completed updating config for client app.\n");
+
+    let out = run(&[
+        "--describe",
+        "--entity-type",
+        "users",
+        "--entity-name",
+        "alice",
+    ]);
+    assert!(
+        out.stdout.starts_with(
+            "Quota configs for user-principal 'alice' are consumer_byte_rate=2.0E7, \
+             producer_byte_rate=1048576.0\n"
+        ),
+        "{out:?}"
+    );
+    let out = run(&[
+        "--describe",
+        "--entity-type",
+        "users",
+        "--entity-default",
+        "--entity-type",
+        "clients",
+        "--entity-default",
+    ]);
+    assert_eq!(
+        out.stdout,
+        "Quota configs for the default user-principal, the default client-id are \
+         request_percentage=12.5\n"
+    );
+    // Every client-id entity (strict: the user and client-id pair is not one).
+    let out = run(&["--describe", "--entity-type", "clients"]);
+    assert_eq!(
+        out.stdout,
+        "Quota configs for client-id 'app' are producer_byte_rate=500.0\n"
+    );
+
+    // Kafka's refusals: a key that is not set, a key that is not a quota, a fractional rate.
+    let out = run(&[
+        "--alter",
+        "--entity-type",
+        "clients",
+        "--entity-name",
+        "app",
+        "--delete-config",
+        "consumer_byte_rate",
+    ]);
+    assert_eq!(out.stderr, "Error: Invalid config(s): consumer_byte_rate\n");
+    let out = run(&[
+        "--alter",
+        "--entity-type",
+        "clients",
+        "--entity-name",
+        "app",
+        "--add-config",
+        "SCRAM-SHA-256=[password=x]",
+    ]);
+    assert!(
+        out.stderr
+            .starts_with("Error: Only quota configs can be added for 'clients'"),
+        "{out:?}"
+    );
+    let out = run(&[
+        "--alter",
+        "--entity-type",
+        "users",
+        "--entity-name",
+        "alice",
+        "--add-config",
+        "producer_byte_rate=1.5",
+    ]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("Configuration producer_byte_rate must be a Long value"),
+        "{out:?}"
+    );
+
+    // Removal, then nothing left to describe.
+    let out = run(&[
+        "--alter",
+        "--entity-type",
+        "clients",
+        "--entity-name",
+        "app",
+        "--delete-config",
+        "producer_byte_rate",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let out = run(&["--describe", "--entity-type", "clients", "--output", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["quotas"].as_array().unwrap().len(), 0, "{doc}");
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod acls;
 mod cluster;
 mod configs;
 mod dedupe;
+mod quotas;
 mod topics;
 mod users;
 
@@ -34,6 +35,9 @@ pub use cluster::{BrokerNode, ClusterDescription, DescribeClusterOptions};
 pub use configs::{
     AlterConfigOp, AlterConfigOpType, AlterConfigsOptions, ConfigEntry, ConfigResource,
     ConfigResourceType, ConfigSource, ConfigSynonym, ConfigType, DescribeConfigsOptions,
+};
+pub use quotas::{
+    ClientQuotaEntry, QuotaAlteration, QuotaEntityPart, QuotaEntityParts, QuotaMatch, QuotaOptions,
 };
 pub use topics::{
     NewPartitions, NewTopic, PartitionInfo, TopicDescription, TopicListing, TopicOptions,

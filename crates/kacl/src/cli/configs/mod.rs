@@ -1,14 +1,18 @@
 //! `kacl configs`: `kafka-configs.sh` for the entity types kacl has — `topics`, `brokers`,
-//! `broker-loggers` and the SCRAM credentials of `users` — with its checks, its messages and
-//! its output lines (`ConfigCommand.scala`), plus `--output json`.
+//! `broker-loggers`, the SCRAM credentials and client quotas of `users` and the client quotas
+//! of `clients` — with its checks, its messages and its output lines (`ConfigCommand.scala`),
+//! plus `--output json`.
 //!
 //! `--alter` of topics, brokers and broker loggers describes the entity's dynamic configs
 //! first (a deleted key must be set), then sends one IncrementalAlterConfigs of SETs and
 //! DELETEs (KIP-1011: Kafka 4 uses it for brokers too). Users go through
-//! AlterUserScramCredentials, shared with `kacl users`. kacl has no client quotas, so the
-//! quota half of the users entity is refused rather than described as empty.
+//! AlterUserScramCredentials, shared with `kacl users`; client quotas through
+//! DescribeClientQuotas / AlterClientQuotas (see `quotas`). `--entity-type users
+//! --entity-type clients` with a name (or `--entity-default`) for each, in order, is the
+//! user and client-id entity.
 
 mod parse;
+mod quotas;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -36,18 +40,18 @@ Examples:
   kacl configs --bootstrap-server localhost:9092 --alter --entity-type topics \\
       --entity-name orders --delete-config retention.ms
   kacl configs --bootstrap-server localhost:9092 --alter --entity-type users \\
-      --entity-name alice --add-config 'SCRAM-SHA-512=[iterations=8192,password=secret]'";
+      --entity-name alice --add-config 'SCRAM-SHA-512=[iterations=8192,password=secret]'
+  kacl configs --bootstrap-server localhost:9092 --alter --entity-type users \\
+      --entity-name alice --add-config producer_byte_rate=1048576,consumer_byte_rate=2097152
+  kacl configs --bootstrap-server localhost:9092 --alter --entity-type users \\
+      --entity-name alice --entity-type clients --entity-default \\
+      --add-config request_percentage=50
+  kacl configs --bootstrap-server localhost:9092 --describe --entity-type clients";
 
 /// The entity types kacl serves, in kafka-configs.sh's names.
-const ENTITY_TYPES: [&str; 4] = ["topics", "users", "brokers", "broker-loggers"];
+const ENTITY_TYPES: [&str; 5] = ["topics", "clients", "users", "brokers", "broker-loggers"];
 
-/// Kafka's client-quota keys: valid for users in Kafka, but kacl has no quotas.
-const QUOTA_KEYS: [&str; 4] = [
-    "producer_byte_rate",
-    "consumer_byte_rate",
-    "request_percentage",
-    "controller_mutation_rate",
-];
+use quotas::QUOTA_KEYS;
 
 /// Describe and alter topic, broker and user configs (kafka-configs.sh flags).
 #[derive(Debug, Clone, clap::Args)]
@@ -64,15 +68,18 @@ pub(crate) struct ConfigsArgs {
     /// With --describe: list all configs, including static and default ones.
     #[arg(long)]
     all: bool,
-    /// Type of entity (topics/users/brokers/broker-loggers).
+    /// Type of entity (topics/clients/users/brokers/broker-loggers); `users` and `clients`
+    /// together name a user and client-id quota entity.
     #[arg(long, value_name = "TYPE")]
-    entity_type: Option<String>,
-    /// Name of entity (topic name/user principal name/broker id).
+    entity_type: Vec<String>,
+    /// Name of entity (topic name/client id/user principal name/broker id), one per
+    /// --entity-type in order.
     #[arg(long, value_name = "NAME")]
-    entity_name: Option<String>,
-    /// The default entity (users/brokers): the cluster-wide defaults.
-    #[arg(long)]
-    entity_default: bool,
+    entity_name: Vec<String>,
+    /// The default entity (clients/users/brokers): the cluster-wide defaults; in place of an
+    /// --entity-name.
+    #[arg(long, action = clap::ArgAction::Count)]
+    entity_default: u8,
     /// Configs to add: 'k1=v1,k2=[v1,v2,v2],k3=v3' (brackets group values with commas).
     #[arg(long, value_name = "CONFIGS")]
     add_config: Option<String>,
@@ -91,6 +98,7 @@ pub(crate) struct ConfigsArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Entity {
     Topics,
+    Clients,
     Users,
     Brokers,
     BrokerLoggers,
@@ -100,6 +108,7 @@ impl Entity {
     fn name(self) -> &'static str {
         match self {
             Entity::Topics => "topics",
+            Entity::Clients => "clients",
             Entity::Users => "users",
             Entity::Brokers => "brokers",
             Entity::BrokerLoggers => "broker-loggers",
@@ -117,7 +126,7 @@ impl Entity {
             resource_type: match self {
                 Entity::Topics => ConfigResourceType::Topic,
                 Entity::BrokerLoggers => ConfigResourceType::BrokerLogger,
-                Entity::Brokers | Entity::Users => ConfigResourceType::Broker,
+                Entity::Brokers | Entity::Users | Entity::Clients => ConfigResourceType::Broker,
             },
             name: name.to_owned(),
         }
@@ -129,7 +138,7 @@ impl Entity {
             Entity::Topics => Some(ConfigSource::DynamicTopicConfig),
             Entity::Brokers if name.is_empty() => Some(ConfigSource::DynamicDefaultBrokerConfig),
             Entity::Brokers => Some(ConfigSource::DynamicBrokerConfig),
-            Entity::BrokerLoggers | Entity::Users => None,
+            Entity::BrokerLoggers | Entity::Users | Entity::Clients => None,
         }
     }
 }
@@ -143,6 +152,8 @@ struct Command {
     name: Option<String>,
     add: BTreeMap<String, String>,
     delete: Vec<String>,
+    /// For users and clients: the quota entity's (type, name) pairs, in command-line order.
+    targets: quotas::Targets,
 }
 
 impl ConfigsArgs {
@@ -159,11 +170,19 @@ impl ConfigsArgs {
                 bail!("Option \"[describe]\" can't be used with option \"[delete-config]\"");
             }
         }
-        let Some(type_name) = self.entity_type.as_deref() else {
+        let Some(type_name) = self.entity_type.first().map(String::as_str) else {
             bail!("At least one entity type must be specified");
         };
+        if self.entity_type.len() > 1 {
+            let mut types: Vec<&str> = self.entity_type.iter().map(String::as_str).collect();
+            types.sort_unstable();
+            if types != ["clients", "users"] {
+                bail!("Only '--entity-type users' and '--entity-type clients' may be combined");
+            }
+        }
         let entity = match type_name {
             "topics" => Entity::Topics,
+            "clients" => Entity::Clients,
             "users" => Entity::Users,
             "brokers" => Entity::Brokers,
             "broker-loggers" => Entity::BrokerLoggers,
@@ -173,14 +192,14 @@ impl ConfigsArgs {
                 ENTITY_TYPES.join(", ")
             ),
         };
-        if self.entity_default && self.entity_name.is_some() {
-            bail!("--entity-name and --entity-default cannot both be given for one --entity-type");
-        }
-        let name = match (&self.entity_name, self.entity_default) {
-            (Some(name), _) => Some(name.clone()),
-            (None, true) => Some(String::new()),
-            (None, false) => None,
-        };
+        let names = self.names()?;
+        let name = names.first().cloned().flatten();
+        let targets: quotas::Targets = self
+            .entity_type
+            .iter()
+            .cloned()
+            .zip(names.iter().cloned().chain(std::iter::repeat(None)))
+            .collect();
         let has_name = name.as_deref().is_some_and(|n| !n.is_empty());
         if has_name && matches!(entity, Entity::Brokers | Entity::BrokerLoggers) {
             let id = name.as_deref().unwrap_or_default();
@@ -192,7 +211,7 @@ impl ConfigsArgs {
             }
         }
         if self.describe {
-            if self.entity_default && matches!(entity, Entity::Topics | Entity::BrokerLoggers) {
+            if self.entity_default > 0 && matches!(entity, Entity::Topics | Entity::BrokerLoggers) {
                 bail!(
                     "--entity-default must not be specified with --describe of {}",
                     entity.name()
@@ -206,10 +225,14 @@ impl ConfigsArgs {
         let mut delete = Vec::new();
         if self.alter {
             match entity {
-                Entity::Users | Entity::Brokers if name.is_none() => bail!(
-                    "An entity-name or default entity must be specified with --alter of users, \
-                     clients, brokers or ips"
-                ),
+                Entity::Users | Entity::Clients | Entity::Brokers
+                    if targets.iter().any(|(_, name)| name.is_none()) =>
+                {
+                    bail!(
+                        "An entity-name or default entity must be specified with --alter of \
+                         users, clients, brokers or ips"
+                    )
+                }
                 Entity::Topics | Entity::BrokerLoggers if !has_name => bail!(
                     "An entity name must be specified with --alter of {}",
                     entity.name()
@@ -243,7 +266,46 @@ impl ConfigsArgs {
             name,
             add,
             delete,
+            targets,
         })
+    }
+
+    /// The names given, one per entity type in command-line order: `Some("")` for
+    /// `--entity-default`. kafka-configs.sh pairs `--entity-name` and `--entity-default` with
+    /// the entity types in the order they appear, which clap does not keep between two
+    /// flags; with both kinds given for two types, the order is read from the command line.
+    fn names(&self) -> anyhow::Result<Vec<Option<String>>> {
+        let defaults = usize::from(self.entity_default);
+        let given = self.entity_name.len() + defaults;
+        if given > self.entity_type.len() && self.entity_type.len() == 1 {
+            bail!("--entity-name and --entity-default cannot both be given for one --entity-type");
+        }
+        if given > self.entity_type.len() {
+            bail!(
+                "--entity-name and --entity-default may be given once for each --entity-type \
+                 (in the same order)"
+            );
+        }
+        let mut names = self.entity_name.iter().cloned().map(Some);
+        let mut out: Vec<Option<String>> = Vec::new();
+        if defaults > 0 && !self.entity_name.is_empty() {
+            for arg in std::env::args() {
+                if arg == "--entity-default" {
+                    out.push(Some(String::new()));
+                } else if arg == "--entity-name" || arg.starts_with("--entity-name=") {
+                    out.push(names.next().flatten());
+                }
+            }
+            if out.len() != given {
+                // Not this process's command line (a test): names first, then defaults.
+                out = self.entity_name.iter().cloned().map(Some).collect();
+                out.extend(std::iter::repeat_n(Some(String::new()), defaults));
+            }
+        } else {
+            out.extend(names);
+            out.extend(std::iter::repeat_n(Some(String::new()), defaults));
+        }
+        Ok(out)
     }
 }
 
@@ -254,9 +316,11 @@ pub(crate) fn run(args: ConfigsArgs) -> anyhow::Result<ExitCode> {
     common::block_on(async move {
         let admin = Admin::connect(config).await?;
         match (command.alter, command.entity) {
-            (false, Entity::Users) => describe_users(&admin, &args, &command).await,
+            (false, Entity::Users | Entity::Clients) => {
+                describe_users(&admin, &args, &command).await
+            }
             (false, _) => describe(&admin, &args, &command).await,
-            (true, Entity::Users) => alter_users(&admin, &args, &command).await,
+            (true, Entity::Users | Entity::Clients) => alter_users(&admin, &args, &command).await,
             (true, _) => alter(&admin, &args, &command).await,
         }
     })?;
@@ -470,21 +534,29 @@ fn completed(args: &ConfigsArgs, entity: Entity, name: &str) -> anyhow::Result<(
     Ok(())
 }
 
-/// `--alter --entity-type users`: SCRAM upserts and deletions (Kafka's
+/// `--alter --entity-type users` / `clients`: client quota changes (AlterClientQuotas) and,
+/// for a named user alone, SCRAM upserts and deletions (Kafka's
 /// `alterUserScramCredentialConfigs`), with Kafka's refusals of anything else.
 async fn alter_users(admin: &Admin, args: &ConfigsArgs, command: &Command) -> anyhow::Result<()> {
     let is_scram = |key: &str| ScramMechanism::from_name(key).is_some();
     let is_quota = |key: &str| QUOTA_KEYS.contains(&key);
+    let users_only = command.targets.len() == 1 && command.entity == Entity::Users;
+    let allowed = |k: &str| is_quota(k) || (users_only && is_scram(k));
+    let (what, quoted) = if users_only {
+        ("quota and SCRAM credential", "users")
+    } else {
+        ("quota", command.entity.name())
+    };
     let unknown: Vec<&str> = command
         .add
         .keys()
         .map(String::as_str)
-        .filter(|k| !is_scram(k) && !is_quota(k))
+        .filter(|k| !allowed(k))
         .collect();
     if !unknown.is_empty() {
         bail!(
-            "Only quota and SCRAM credential configs can be added for 'users' using \
-             --bootstrap-server. Unexpected config names: Set({})",
+            "Only {what} configs can be added for '{quoted}' using --bootstrap-server. \
+             Unexpected config names: Set({})",
             unknown.join(", ")
         );
     }
@@ -492,40 +564,40 @@ async fn alter_users(admin: &Admin, args: &ConfigsArgs, command: &Command) -> an
         .delete
         .iter()
         .map(String::as_str)
-        .filter(|k| !is_scram(k) && !is_quota(k))
+        .filter(|k| !allowed(k))
         .collect();
     if !unknown.is_empty() {
         bail!(
-            "Only quota and SCRAM credential configs can be deleted for 'users' using \
-             --bootstrap-server. Unexpected config names: List({})",
+            "Only {what} configs can be deleted for '{quoted}' using --bootstrap-server. \
+             Unexpected config names: List({})",
             unknown.join(", ")
         );
     }
     let name = command.name.clone().unwrap_or_default();
-    if name.is_empty() {
+    let scram_add: Vec<(&String, &String)> =
+        command.add.iter().filter(|(k, _)| is_scram(k)).collect();
+    let scram_delete: Vec<&String> = command.delete.iter().filter(|k| is_scram(k)).collect();
+    let quota_add: Vec<(&String, &String)> =
+        command.add.iter().filter(|(k, _)| is_quota(k)).collect();
+    let quota_delete: Vec<&String> = command.delete.iter().filter(|k| is_quota(k)).collect();
+    if name.is_empty() && (!scram_add.is_empty() || !scram_delete.is_empty()) {
         bail!(
             "The use of --entity-default or --user-defaults is not allowed with User SCRAM \
              Credentials using --bootstrap-server."
         );
     }
-    if command
-        .add
-        .keys()
-        .chain(&command.delete)
-        .any(|k| is_quota(k))
-    {
-        // kacl serves no client quotas (AlterClientQuotas); Kafka would alter them here.
-        bail!("kacl has no client quotas: only SCRAM credential configs can be altered for users");
+    if !quota_add.is_empty() || !quota_delete.is_empty() {
+        quotas::alter(admin, &quotas::targets(command), &quota_add, &quota_delete).await?;
     }
     let mut alterations = Vec::new();
-    for key in &command.delete {
+    for key in scram_delete {
         let mechanism = ScramMechanism::from_name(key).context("a SCRAM mechanism")?;
         alterations.push(UserScramCredentialAlteration::Delete {
             user: name.clone(),
             mechanism,
         });
     }
-    for (key, value) in &command.add {
+    for (key, value) in scram_add {
         let mechanism = ScramMechanism::from_name(key).context("a SCRAM mechanism")?;
         let (iterations, password) = parse::scram_credential(mechanism, value)?;
         alterations.push(UserScramCredentialAlteration::Upsert {
@@ -535,51 +607,56 @@ async fn alter_users(admin: &Admin, args: &ConfigsArgs, command: &Command) -> an
             password,
         });
     }
-    users::apply(admin, alterations).await?;
-    completed(args, Entity::Users, &name)
+    if !alterations.is_empty() {
+        users::apply(admin, alterations).await?;
+    }
+    completed(args, command.entity, &name)
 }
 
-/// `--describe --entity-type users`: the SCRAM credentials of the named user, or of every
-/// user with any (Kafka's `describeClientQuotaAndUserScramCredentialConfigs`, without the
-/// quota lines: kacl has no quotas). A user's error is printed on its line, as Kafka does.
+/// `--describe --entity-type users` / `clients`: the client quotas of the matching entities
+/// (Kafka's `describeClientQuotaAndUserScramCredentialConfigs`), then, for users alone and
+/// not the default, the SCRAM credentials of the named user or of every user with any. A
+/// user's error is printed on its line, as Kafka does.
 async fn describe_users(
     admin: &Admin,
     args: &ConfigsArgs,
     command: &Command,
 ) -> anyhow::Result<()> {
-    if command.name.as_deref() == Some("") {
-        // Kafka describes only quotas for the default user; kacl has none to show.
-        return Ok(());
-    }
-    let wanted = command.name.clone().map(|n| vec![n]);
-    let mut found = admin
-        .describe_user_scram_credentials(wanted, UserScramOptions::default())
-        .await?;
-    found.sort_by(|a, b| a.user.cmp(&b.user));
+    let quota_docs = quotas::describe(admin, args, &quotas::targets(command)).await?;
+    let scram = command.entity == Entity::Users
+        && command.targets.len() == 1
+        && command.name.as_deref() != Some("");
     let mut docs = Vec::new();
-    for user in &found {
-        match (&user.credentials, args.output) {
-            (Ok(credentials), OutputFormat::Text) => {
-                println!("{}", users::credentials_line(&user.user, credentials));
-            }
-            (Ok(credentials), OutputFormat::Json) => {
-                docs.push(users::credentials_json(&user.user, credentials));
-            }
-            (Err(err), OutputFormat::Text) => println!(
-                "Error retrieving SCRAM credential configs for user-principal '{}': {}: {}",
-                user.user,
-                exception_name(err),
-                error_message(err)
-            ),
-            (Err(err), OutputFormat::Json) => {
-                docs.push(json!({"user": user.user, "error": err.to_string()}));
+    if scram {
+        let wanted = command.name.clone().map(|n| vec![n]);
+        let mut found = admin
+            .describe_user_scram_credentials(wanted, UserScramOptions::default())
+            .await?;
+        found.sort_by(|a, b| a.user.cmp(&b.user));
+        for user in &found {
+            match (&user.credentials, args.output) {
+                (Ok(credentials), OutputFormat::Text) => {
+                    println!("{}", users::credentials_line(&user.user, credentials));
+                }
+                (Ok(credentials), OutputFormat::Json) => {
+                    docs.push(users::credentials_json(&user.user, credentials));
+                }
+                (Err(err), OutputFormat::Text) => println!(
+                    "Error retrieving SCRAM credential configs for user-principal '{}': {}: {}",
+                    user.user,
+                    exception_name(err),
+                    error_message(err)
+                ),
+                (Err(err), OutputFormat::Json) => {
+                    docs.push(json!({"user": user.user, "error": err.to_string()}));
+                }
             }
         }
     }
     if args.output == OutputFormat::Json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&json!({ "users": docs }))?
+            serde_json::to_string_pretty(&json!({ "users": docs, "quotas": quota_docs }))?
         );
     }
     Ok(())

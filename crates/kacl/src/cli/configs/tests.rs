@@ -47,9 +47,55 @@ fn actions_and_entities_are_checked_with_kafkas_messages() {
         "At least one entity type must be specified"
     );
     assert_eq!(
-        refused(&["--describe", "--entity-type", "clients"]),
-        "Invalid entity type clients, the entity type must be one of topics, users, brokers, \
-         broker-loggers with a --bootstrap-server or --bootstrap-controller argument"
+        refused(&["--describe", "--entity-type", "ips"]),
+        "Invalid entity type ips, the entity type must be one of topics, clients, users, \
+         brokers, broker-loggers with a --bootstrap-server or --bootstrap-controller argument"
+    );
+    assert_eq!(
+        refused(&[
+            "--describe",
+            "--entity-type",
+            "topics",
+            "--entity-type",
+            "users"
+        ]),
+        "Only '--entity-type users' and '--entity-type clients' may be combined"
+    );
+    let both = check(&[
+        "--alter",
+        "--entity-type",
+        "users",
+        "--entity-name",
+        "alice",
+        "--entity-type",
+        "clients",
+        "--entity-name",
+        "app",
+        "--add-config",
+        "producer_byte_rate=10",
+    ])
+    .unwrap();
+    assert_eq!(
+        both.targets,
+        vec![
+            ("users".to_owned(), Some("alice".to_owned())),
+            ("clients".to_owned(), Some("app".to_owned()))
+        ]
+    );
+    assert_eq!(
+        refused(&[
+            "--alter",
+            "--entity-type",
+            "users",
+            "--entity-type",
+            "clients",
+            "--entity-name",
+            "app",
+            "--add-config",
+            "producer_byte_rate=10",
+        ]),
+        "An entity-name or default entity must be specified with --alter of users, clients, \
+         brokers or ips"
     );
     assert_eq!(
         refused(&[
