@@ -623,7 +623,7 @@ impl MetadataStore for EtcdStore {
     }
 
     fn load_client_quotas(&self) -> Result<Vec<kacl_store::QuotaEntry>, StoreError> {
-        self.with_snapshot(|s| s.quotas.clone())
+        self.with_contents(|s| s.quotas.clone())
     }
 
     /// One txn of plain puts and deletes (one key per entity and quota key): nothing to

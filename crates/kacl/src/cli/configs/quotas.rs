@@ -98,7 +98,7 @@ async fn fetch(admin: &Admin, targets: &Targets) -> anyhow::Result<Vec<ClientQuo
     let mut entries = admin
         .describe_client_quotas(filter(targets), true, QuotaOptions::default())
         .await?;
-    entries.sort_by(|a, b| entity_text(&a.entity).cmp(&entity_text(&b.entity)));
+    entries.sort_by_key(|e| entity_text(&e.entity));
     for entry in &mut entries {
         entry.values.sort_by(|a, b| a.0.cmp(&b.0));
     }
