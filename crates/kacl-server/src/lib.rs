@@ -114,9 +114,10 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
      secrets, and no documentation is sent.",
     "GROUP and CLIENT_METRICS config resources get INVALID_REQUEST `Unsupported resource type`.",
     "DescribeConfigs lists a topic's configs sorted by name (Kafka's order is its hash map's).",
-    "`kacl configs --entity-type users` prints no quota lines and refuses quota keys (kacl has \
-     no client quotas); `kacl topics --describe` against a server without DescribeConfigs \
-     prints an empty `Configs:`.",
+    "`kacl topics --describe` against a server without DescribeConfigs prints an empty \
+     `Configs:`; `kacl configs` with `--entity-name` and `--entity-default` for users and \
+     clients together pairs them with the entity types in command-line order, as \
+     kafka-configs.sh does, but accepts no `--user`/`--client`/`--user-defaults` shorthands.",
     "`kacl acls plan/apply` read the whole cluster with one DescribeAcls, because no Kafka \
      filter selects names starting with a prefix.",
     "In cluster mode (kacl.metadata.store=etcd) an admin write that etcd does not answer \
@@ -181,6 +182,6 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
     "Gateway mode: DescribeTopicPartitions is not offered (left out of ApiVersions), so \
      Kafka's clients describe topics with Metadata, which the gateway filters per topic.",
     "AlterClientQuotas: an `ip` entity (connection_creation_rate) is INVALID_REQUEST `kacl does not keep ip quotas`, a value that is not finite is INVALID_REQUEST, and an entity named twice in one request is refused on each of its entries with none of its changes applied (Kafka applies the first one's changes and answers the error once). DescribeClientQuotas with an `ip` filter matches nothing.",
-    "Gateway mode, client quotas: enforced per gateway node (Kafka's are per broker); producer_byte_rate counts each Produce request's size and consumer_byte_rate each Fetch answer's size, with Kafka's rate over 11 samples of 1 s, throttle_time_ms set in the Produce and Fetch answers and the connection muted for the throttle time. A throttled Fetch answer still carries its records (Kafka answers a throttled fetch empty and caps its size to the quota window); one throttle is at most 11 s (Kafka's is unbounded, e.g. for a zero quota).",
+    "Gateway mode, client quotas: enforced per gateway node (Kafka's are per broker); producer_byte_rate counts each Produce request's size and consumer_byte_rate each Fetch answer's size, with Kafka's rate over 11 samples of 1 s, throttle_time_ms set in the Produce and Fetch answers and the connection muted for the throttle time. A throttled Fetch answer still carries its records (Kafka answers a throttled fetch empty, takes its bytes back out of the rate and caps a fetch's size to the quota window); one throttle is at most 11 s.",
     "Gateway mode, client quotas: request_percentage counts the time each forwarded request took from the gateway to the upstream and back (an upper bound of the broker thread time Kafka counts, which a gateway cannot see); its throttle mutes the connection and sets throttle_time_ms only in Produce and Fetch answers (other answers carry the upstream's). controller_mutation_rate is stored and described but not enforced: the upstream's controller answers CreateTopics, DeleteTopics and CreatePartitions.",
 ];

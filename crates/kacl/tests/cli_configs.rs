@@ -291,7 +291,7 @@ fn client_quotas_through_kafka_configs_syntax() {
     assert_eq!(out.code, 1, "{out:?}");
     assert!(
         out.stderr
-            .contains("Configuration producer_byte_rate must be a Long value"),
+            .contains("producer_byte_rate cannot be a fractional value."),
         "{out:?}"
     );
 

@@ -3,12 +3,13 @@
 //!
 //! - ALTER_CONFIGS on the cluster, else every entry CLUSTER_AUTHORIZATION_FAILED;
 //! - per entry (one result per entry, in request order): an entity without components is
-//!   INVALID_REQUEST `Invalid empty client quota entity`, a type twice `Invalid empty client
-//!   quota entity, duplicate entity entry T`, a type other than `user`/`client-id`/`ip`
+//!   INVALID_REQUEST `Invalid empty client quota entity`, a type twice `Invalid client quota
+//!   entity, duplicate entity entry T`, a type other than `user`/`client-id`/`ip`
 //!   `Unhandled client quota entity type: T`, an empty name `Empty T not supported`; a key twice
 //!   `Duplicate quota key K not updating quota for this entity E`; a key other than Kafka's four
-//!   `Invalid configuration key K`; a fractional byte rate `Configuration K must be a Long
-//!   value`;
+//!   `Invalid configuration key K`; a value of 0 or less `Quota K must be greater than 0`; a
+//!   byte rate above a long `Proposed value for K is too large for a LONG.`, a fractional one
+//!   `K cannot be a fractional value.` (Kafka 4.x's `ClientQuotaControlManager`);
 //! - a removal of an absent key and a set to the stored value change nothing; `validate_only`
 //!   validates and commits nothing;
 //! - the valid entries' changes are one store transaction, delivered to every node through the
@@ -68,7 +69,7 @@ fn validate_entity(entity: &[EntityData<'_>]) -> Result<QuotaEntity, String> {
         let entity_type = component.entity_type.as_ref();
         if seen.contains(&entity_type) {
             return Err(format!(
-                "Invalid empty client quota entity, duplicate entity entry {entity_type}"
+                "Invalid client quota entity, duplicate entity entry {entity_type}"
             ));
         }
         seen.push(entity_type);
@@ -119,11 +120,15 @@ fn plan_entry(
         if !op.value.is_finite() {
             return Err(format!("Configuration {key} must be a finite number"));
         }
+        if op.value <= 0.0 {
+            return Err(format!("Quota {key} must be greater than 0"));
+        }
         if *long {
-            let epsilon = 1e-6;
-            let integral = (op.value + epsilon).trunc();
-            if (integral - op.value).abs() > epsilon {
-                return Err(format!("Configuration {key} must be a Long value"));
+            if op.value > i64::MAX as f64 {
+                return Err(format!("Proposed value for {key} is too large for a LONG."));
+            }
+            if (op.value % 1.0).abs() > 1e-6 {
+                return Err(format!("{key} cannot be a fractional value."));
             }
         }
         if now.map(f64::to_bits) != Some(op.value.to_bits()) {
@@ -316,7 +321,11 @@ mod tests {
                 vec![(USER, Some("a"))],
                 vec![("producer_byte_rate", 1.5, false)]
             )),
-            "Configuration producer_byte_rate must be a Long value"
+            "producer_byte_rate cannot be a fractional value."
+        );
+        assert_eq!(
+            refuse(entry(vec![(USER, Some("a"))], vec![("request_percentage", 0.0, false)])),
+            "Quota request_percentage must be greater than 0"
         );
         assert_eq!(
             refuse(entry(
