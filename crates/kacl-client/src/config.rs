@@ -21,9 +21,10 @@ use crate::error::AdminError;
 pub struct SaslConfig {
     /// Which mechanism to ask for in SaslHandshake.
     pub mechanism: SaslMechanism,
-    /// The user name.
+    /// The user name (for OAUTHBEARER only a label: the token names the principal).
     pub username: String,
-    /// The password.
+    /// The password; for OAUTHBEARER, the bearer token (an access token from the identity
+    /// provider, as the console's single sign-on obtains it).
     pub password: String,
 }
 
@@ -194,6 +195,15 @@ impl AdminConfig {
                     "{key}={kind} is not supported: kacl reads PEM files only"
                 )));
             }
+        }
+        if config.security_protocol.uses_sasl() && mechanism == SaslMechanism::OAuthBearer {
+            // Kafka clients fetch the token themselves (sasl.oauthbearer.token.endpoint.url
+            // with a client id and secret); the admin client takes a token from its caller.
+            return Err(AdminError::Config(
+                "sasl.mechanism=OAUTHBEARER: kacl's admin client takes a bearer token from the \
+                 console's single sign-on, not from client properties"
+                    .into(),
+            ));
         }
         if config.security_protocol.uses_sasl() {
             let Some(jaas) = jaas else {

@@ -1,5 +1,6 @@
-//! SASL mechanisms for kacl, as pure state machines: PLAIN and SCRAM-SHA-256/512 servers
-//! and clients, SCRAM credential derivation, and Kafka's JAAS option syntax.
+//! SASL mechanisms for kacl, as pure state machines: PLAIN, SCRAM-SHA-256/512 and
+//! OAUTHBEARER servers and clients, SCRAM credential derivation, JWT validation over a JWKS,
+//! and Kafka's JAAS option syntax.
 //!
 //! The server's connection feeds each client token to [`SaslServer::step`] and sends back
 //! what it returns; the admin client drives [`ScramClient`] or sends [`plain::client_token`]
@@ -9,6 +10,8 @@
 //! - [`plain`]: SASL/PLAIN (RFC 4616) against users from a Kafka JAAS line, and its token.
 //! - [`scram`]: SASL/SCRAM-SHA-256 and SCRAM-SHA-512 (RFC 5802, RFC 7677), server and client,
 //!   and the stored credential.
+//! - [`oauthbearer`]: SASL/OAUTHBEARER (RFC 7628, KIP-255/768): the initial response, JWT
+//!   validation against a JWKS, and the exchange with Kafka's `invalid_token` error.
 //! - [`jaas`]: Kafka's `sasl.jaas.config` syntax.
 //!
 //! Failures carry two texts, as Kafka's `SaslServerAuthenticator` does: a message safe for the
@@ -23,11 +26,13 @@ use std::str::FromStr;
 use thiserror::Error;
 
 pub mod jaas;
+pub mod oauthbearer;
 pub mod plain;
 pub mod scram;
 
 mod constant_time;
 
+pub use oauthbearer::{OAuthBearerServer, TokenValidator};
 pub use plain::{PlainServer, PlainUsers};
 pub use scram::{ScramClient, ScramCredential, ScramMechanism, ScramServer};
 
@@ -40,11 +45,23 @@ pub enum SaslMechanism {
     ScramSha256,
     /// `SCRAM-SHA-512`.
     ScramSha512,
+    /// `OAUTHBEARER`: a bearer token (a JWT from an identity provider).
+    OAuthBearer,
 }
 
 impl SaslMechanism {
-    /// Every mechanism, in the order kacl lists them by default.
-    pub const ALL: [SaslMechanism; 3] = [
+    /// Every mechanism kacl serves.
+    pub const ALL: [SaslMechanism; 4] = [
+        SaslMechanism::Plain,
+        SaslMechanism::ScramSha256,
+        SaslMechanism::ScramSha512,
+        SaslMechanism::OAuthBearer,
+    ];
+
+    /// The mechanisms enabled when `sasl.enabled.mechanisms` is not set, in the order kacl
+    /// lists them: those that need nothing but users. OAUTHBEARER needs an identity
+    /// provider's JWKS endpoint, so it is enabled by name only.
+    pub const DEFAULT_ENABLED: [SaslMechanism; 3] = [
         SaslMechanism::Plain,
         SaslMechanism::ScramSha256,
         SaslMechanism::ScramSha512,
@@ -56,13 +73,14 @@ impl SaslMechanism {
             SaslMechanism::Plain => "PLAIN",
             SaslMechanism::ScramSha256 => "SCRAM-SHA-256",
             SaslMechanism::ScramSha512 => "SCRAM-SHA-512",
+            SaslMechanism::OAuthBearer => "OAUTHBEARER",
         }
     }
 
     /// The SCRAM variant, if this is one.
     pub fn scram(self) -> Option<ScramMechanism> {
         match self {
-            SaslMechanism::Plain => None,
+            SaslMechanism::Plain | SaslMechanism::OAuthBearer => None,
             SaslMechanism::ScramSha256 => Some(ScramMechanism::Sha256),
             SaslMechanism::ScramSha512 => Some(ScramMechanism::Sha512),
         }
@@ -75,9 +93,12 @@ impl fmt::Display for SaslMechanism {
     }
 }
 
-/// A mechanism name kacl does not serve (GSSAPI, OAUTHBEARER, or a misspelling).
+/// A mechanism name kacl does not serve (GSSAPI, or a misspelling).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("unsupported SASL mechanism `{0}` (kacl serves PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512)")]
+#[error(
+    "unsupported SASL mechanism `{0}` (kacl serves PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and \
+     OAUTHBEARER)"
+)]
 pub struct UnsupportedMechanism(pub String);
 
 /// Exact, case-sensitive names, as Kafka's SaslHandshake compares them.
@@ -120,6 +141,15 @@ pub trait CredentialLookup {
         let _ = mechanism;
         ScramCredential::DEFAULT_ITERATIONS
     }
+
+    /// Validates an OAUTHBEARER bearer token. The default: OAUTHBEARER is not configured.
+    fn oauthbearer_validate(
+        &self,
+        token: &str,
+    ) -> Result<oauthbearer::ValidToken, oauthbearer::TokenError> {
+        let _ = token;
+        Err(oauthbearer::TokenError::NotConfigured)
+    }
 }
 
 /// What to do after a client token was accepted.
@@ -136,6 +166,18 @@ pub enum SaslStep {
         principal: String,
         /// The final server bytes.
         reply: Vec<u8>,
+        /// When the credential itself expires (an OAUTHBEARER token's `exp`, milliseconds
+        /// since the epoch): the session may not outlive it (KIP-368). `None` for passwords.
+        credential_expires_at_ms: Option<i64>,
+    },
+    /// The mechanism refused the credential and answers with an error challenge
+    /// (OAUTHBEARER's `{"status":"invalid_token"}`); the client acknowledges it and the
+    /// exchange then fails. `log_reason` is the precise reason, for the server log only.
+    Refused {
+        /// The bytes to send.
+        challenge: Vec<u8>,
+        /// Why, for the log.
+        log_reason: String,
     },
 }
 
@@ -145,6 +187,7 @@ impl SaslStep {
             principal: format!("User:{username}"),
             username,
             reply,
+            credential_expires_at_ms: None,
         }
     }
 }
@@ -205,14 +248,16 @@ pub struct SaslServer {
 enum Exchange {
     Plain(PlainServer),
     Scram(ScramServer),
+    OAuthBearer(OAuthBearerServer),
 }
 
 impl SaslServer {
     /// A fresh exchange for the mechanism the client chose in SaslHandshake.
     pub fn new(mechanism: SaslMechanism) -> SaslServer {
-        let inner = match mechanism.scram() {
-            None => Exchange::Plain(PlainServer::new()),
-            Some(scram) => Exchange::Scram(ScramServer::new(scram)),
+        let inner = match (mechanism, mechanism.scram()) {
+            (SaslMechanism::OAuthBearer, _) => Exchange::OAuthBearer(OAuthBearerServer::new()),
+            (_, None) => Exchange::Plain(PlainServer::new()),
+            (_, Some(scram)) => Exchange::Scram(ScramServer::new(scram)),
         };
         SaslServer { inner }
     }
@@ -222,6 +267,7 @@ impl SaslServer {
         match &self.inner {
             Exchange::Plain(_) => SaslMechanism::Plain,
             Exchange::Scram(s) => s.mechanism().sasl(),
+            Exchange::OAuthBearer(_) => SaslMechanism::OAuthBearer,
         }
     }
 
@@ -234,6 +280,7 @@ impl SaslServer {
         match &mut self.inner {
             Exchange::Plain(s) => s.step(token, credentials),
             Exchange::Scram(s) => s.step(token, credentials),
+            Exchange::OAuthBearer(s) => s.step(token, credentials),
         }
     }
 
@@ -242,6 +289,7 @@ impl SaslServer {
         match &self.inner {
             Exchange::Plain(s) => s.is_complete(),
             Exchange::Scram(s) => s.is_complete(),
+            Exchange::OAuthBearer(s) => s.is_complete(),
         }
     }
 }
@@ -285,7 +333,8 @@ mod tests {
             SaslStep::Complete {
                 username: "alice".into(),
                 principal: "User:alice".into(),
-                reply: Vec::new()
+                reply: Vec::new(),
+                credential_expires_at_ms: None,
             }
         );
         assert!(server.is_complete());

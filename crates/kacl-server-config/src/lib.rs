@@ -23,6 +23,7 @@ pub mod gateway;
 mod limits;
 mod listeners;
 pub mod metadata_store;
+pub mod oauthbearer;
 mod sasl;
 pub mod scram_bootstrap;
 mod source;
@@ -131,7 +132,7 @@ pub struct ServerConfig {
     pub super_users: Vec<String>,
     /// `allow.everyone.if.no.acl.found`.
     pub allow_everyone_if_no_acl_found: bool,
-    /// `sasl.enabled.mechanisms` (default: all three), without duplicates.
+    /// `sasl.enabled.mechanisms` (default: PLAIN and both SCRAMs), without duplicates.
     pub sasl_enabled_mechanisms: Vec<SaslMechanism>,
     /// `sasl.jaas.config`: PLAIN users for SASL listeners without a listener-specific line.
     pub plain_users: Option<PlainUsers>,
@@ -207,6 +208,9 @@ pub struct ServerConfig {
     pub metadata_store: MetadataStoreConfig,
     /// Gateway mode (`kacl.gateway.*`, see [`gateway`]): `None` for a standalone node.
     pub gateway: Option<gateway::GatewayConfig>,
+    /// OAUTHBEARER's token validation (`sasl.oauthbearer.*`, see [`oauthbearer`]): `None`
+    /// without `sasl.oauthbearer.jwks.endpoint.url`.
+    pub oauthbearer: Option<oauthbearer::OAuthBearerConfig>,
     /// `kacl.describe.consistent` (default false): DescribeAcls first waits until this node
     /// has applied everything etcd had committed when the request arrived (a linearizable
     /// read across nodes). No effect with the redb store, whose reads are always current.
@@ -248,7 +252,7 @@ impl ServerConfig {
             data_dir: PathBuf::from(DEFAULT_DATA_DIR),
             super_users: vec![DEVELOPMENT_SUPER_USER.to_owned()],
             allow_everyone_if_no_acl_found: false,
-            sasl_enabled_mechanisms: SaslMechanism::ALL.to_vec(),
+            sasl_enabled_mechanisms: SaslMechanism::DEFAULT_ENABLED.to_vec(),
             plain_users: None,
             listener_plain_users: BTreeMap::new(),
             tls: None,
@@ -276,6 +280,7 @@ impl ServerConfig {
             scram_bootstrap: Vec::new(),
             metadata_store: MetadataStoreConfig::Redb,
             gateway: None,
+            oauthbearer: None,
             describe_consistent: false,
             acl_snapshot_interval: Some(std::time::Duration::from_secs(10)),
             is_development: true,
@@ -446,6 +451,7 @@ impl ServerConfig {
 
         let metadata_store = metadata_store::parse(&mut source, &mut warnings)?;
         let gateway = gateway::parse(&mut source)?;
+        let oauthbearer = oauthbearer::parse(&mut source, &sasl_enabled_mechanisms, &mut warnings)?;
         let describe_consistent = source.bool("kacl.describe.consistent", false)?;
         let acl_snapshot_interval =
             match source.int("kacl.acl.snapshot.interval.ms", 10_000, 0, i32::MAX.into())? {
@@ -489,6 +495,7 @@ impl ServerConfig {
             scram_bootstrap,
             metadata_store,
             gateway,
+            oauthbearer,
             describe_consistent,
             acl_snapshot_interval,
             is_development,

@@ -37,7 +37,7 @@ pub(super) fn parse_sasl_keys(
 
 fn mechanisms(value: Option<&str>) -> Result<Vec<SaslMechanism>, ConfigError> {
     let Some(value) = value else {
-        return Ok(SaslMechanism::ALL.to_vec());
+        return Ok(SaslMechanism::DEFAULT_ENABLED.to_vec());
     };
     let mut enabled = Vec::new();
     for name in super::listeners::split_list(value) {

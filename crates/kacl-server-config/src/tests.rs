@@ -51,7 +51,7 @@ fn empty_file_gives_kafkas_defaults_and_not_development() {
         "no super users outside development mode"
     );
     assert!(!c.allow_everyone_if_no_acl_found);
-    assert_eq!(c.sasl_enabled_mechanisms, SaslMechanism::ALL);
+    assert_eq!(c.sasl_enabled_mechanisms, SaslMechanism::DEFAULT_ENABLED);
     assert!(c.plain_users.is_none() && c.listener_plain_users.is_empty());
     assert!(c.tls.is_none());
     assert_eq!(c.num_partitions, 1);

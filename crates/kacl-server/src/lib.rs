@@ -184,4 +184,18 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
     "AlterClientQuotas: an `ip` entity (connection_creation_rate) is INVALID_REQUEST `kacl does not keep ip quotas`, a value that is not finite is INVALID_REQUEST, and an entity named twice in one request is refused on each of its entries with none of its changes applied (Kafka applies the first one's changes and answers the error once). DescribeClientQuotas with an `ip` filter matches nothing.",
     "Gateway mode, client quotas: enforced per gateway node (Kafka's are per broker); producer_byte_rate counts each Produce request's size and consumer_byte_rate each Fetch answer's size, with Kafka's rate over 11 samples of 1 s, throttle_time_ms set in the Produce and Fetch answers and the connection muted for the throttle time. A throttled Fetch answer still carries its records (Kafka answers a throttled fetch empty, takes its bytes back out of the rate and caps a fetch's size to the quota window); one throttle is at most 11 s.",
     "Gateway mode, client quotas: request_percentage counts the time each forwarded request took from the gateway to the upstream and back (an upper bound of the broker thread time Kafka counts, which a gateway cannot see); its throttle mutes the connection and sets throttle_time_ms only in Produce and Fetch answers (other answers carry the upstream's). controller_mutation_rate is stored and described but not enforced: the upstream's controller answers CreateTopics, DeleteTopics and CreatePartitions.",
+    "OAUTHBEARER: one validator for every listener, configured by the top-level \
+     sasl.oauthbearer.* keys; Kafka configures one per listener (listener.name.<l>.oauthbearer.*).",
+    "OAUTHBEARER: kacl always verifies signed JWTs against the JWKS; Kafka without \
+     listener.name.<l>.oauthbearer.sasl.server.callback.handler.class falls back to its \
+     unsecured (unsigned-token) validator. Another handler class is named in a start-up warning.",
+    "OAUTHBEARER: a token longer than 64 KiB is refused before it is decoded; Kafka bounds it only \
+     by sasl.server.max.receive.size.",
+    "OAUTHBEARER: a JWKS endpoint that cannot be read at start stops the start after \
+     kacl.oauthbearer.jwks.timeout.ms (the fetch is bounded by that time and \
+     kacl.oauthbearer.jwks.max.bytes); Kafka's JWKS fetch has jose4j's bounds. https endpoints \
+     trust kacl.oauthbearer.jwks.ssl.truststore.location (PEM) or the system bundle, and the \
+     org.apache.kafka.sasl.oauthbearer.allowed.urls system property has no kacl counterpart.",
+    "OAUTHBEARER: accepted JWS algorithms are RS256/384/512, PS256/384/512, ES256/384 and EdDSA \
+     (jose4j also verifies HMAC tokens against symmetric JWKs, which kacl skips).",
 ];

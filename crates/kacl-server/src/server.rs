@@ -19,6 +19,7 @@ mod accept;
 mod acl_snapshot;
 mod broker_ports;
 mod load;
+mod oauthbearer;
 mod start_error;
 
 use std::collections::HashMap;
@@ -178,6 +179,8 @@ impl Server {
             Some(gateway) => Some(Gateway::connect(gateway).await?),
             None => None,
         };
+        // OAUTHBEARER: the identity provider's keys before the first login can arrive.
+        let oauthbearer = oauthbearer::start(config.oauthbearer.as_ref()).await?;
         let mut sockets = Vec::new();
         let mut bound = Vec::new();
         for listener in &config.listeners {
@@ -222,6 +225,9 @@ impl Server {
             ServerState::new(config, store, acls, topics, bound.clone(), scram, metrics);
         if let Some(gateway) = &gateway {
             state = state.with_forwarder(Arc::new(gateway.clone()));
+        }
+        if let Some(validator) = oauthbearer {
+            state = state.with_oauthbearer(validator);
         }
         let state = Arc::new(state);
         join_cluster(&state).await?;

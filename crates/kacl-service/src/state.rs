@@ -21,6 +21,7 @@ use kacl_protocol::codec::ExactWriter;
 use kacl_protocol::frame::{encode_response_frame, encode_response_frame_with_array, RequestFrame};
 use kacl_protocol::wire::Cx;
 use kacl_protocol::{ApiKey, EncodeError, Message, VersionRange};
+use kacl_sasl::TokenValidator;
 use kacl_store::{MetadataStore, TopicRecord};
 
 use crate::acl_writer::AclWriter;
@@ -84,6 +85,9 @@ pub struct ServerState {
     pub describe_encoders: Arc<tokio::sync::Semaphore>,
     /// In gateway mode, what forwards the data-path APIs to the upstream cluster.
     pub forwarder: Option<Arc<dyn Forwarder>>,
+    /// What validates OAUTHBEARER tokens (the identity provider's refreshing JWKS, built by
+    /// the server from `sasl.oauthbearer.*`); `None` when OAUTHBEARER is not configured.
+    pub oauthbearer: Option<Arc<dyn TokenValidator>>,
 }
 
 impl std::fmt::Debug for ServerState {
@@ -140,7 +144,14 @@ impl ServerState {
             cluster_id,
             listeners,
             forwarder: None,
+            oauthbearer: None,
         }
+    }
+
+    /// Validates OAUTHBEARER tokens with `validator`.
+    pub fn with_oauthbearer(mut self, validator: Arc<dyn TokenValidator>) -> ServerState {
+        self.oauthbearer = Some(validator);
+        self
     }
 
     /// Makes this a gateway node: the APIs `forwarder` offers are forwarded, not answered.

@@ -12,6 +12,7 @@ use kacl_protocol::{ApiKey, ErrorCode, Message, VersionRange};
 
 use kacl_sasl::plain::client_token;
 use kacl_sasl::scram::{ScramClient, ScramClientError};
+use kacl_sasl::SaslMechanism;
 
 use crate::config::SaslConfig;
 use crate::error::AdminError;
@@ -116,6 +117,21 @@ pub async fn authenticate(
     let auth_version =
         versions.pick(ApiKey::SaslAuthenticate, SaslAuthenticateRequest::VERSIONS)?;
     let last = match sasl.mechanism.scram() {
+        None if sasl.mechanism == SaslMechanism::OAuthBearer => {
+            let token = kacl_sasl::oauthbearer::client_token(&sasl.password);
+            let (reply, lifetime) = authenticate_round(conn, auth_version, token).await?;
+            if !reply.is_empty() {
+                // RFC 7628 3.2.2: the server's error (Kafka: `{"status":"invalid_token"}`);
+                // the client acknowledges with a single 0x01 and the server then fails the
+                // exchange with its message.
+                authenticate_round(conn, auth_version, vec![0x01]).await?;
+                return Err(AdminError::Authentication(format!(
+                    "OAUTHBEARER: the broker refused the token: {}",
+                    String::from_utf8_lossy(&reply)
+                )));
+            }
+            (reply, lifetime)
+        }
         None => {
             // An empty authzid, as Kafka's Java client and librdkafka send it.
             let token = client_token("", &sasl.username, &sasl.password);

@@ -90,6 +90,9 @@ fn login_page(
                     Mechanism::Sasl(kacl_client::SaslMechanism::ScramSha512) => {
                         "SASL SCRAM-SHA-512"
                     }
+                    Mechanism::Sasl(kacl_client::SaslMechanism::OAuthBearer) => {
+                        "SASL OAUTHBEARER (single sign-on)"
+                    }
                 },
             )
         })

@@ -73,7 +73,8 @@ fn rfc7677_sha256_example_verifies() {
         SaslStep::Complete {
             username: "user".into(),
             principal: "User:user".into(),
-            reply: server_final.as_bytes().to_vec()
+            reply: server_final.as_bytes().to_vec(),
+            credential_expires_at_ms: None,
         }
     );
     assert!(server.is_complete());
@@ -548,6 +549,7 @@ fn librdkafka_before_2_6_1_logs_in_with_its_doubled_nonce() {
                 username: "alice".into(),
                 principal: "User:alice".into(),
                 reply: verifier,
+                credential_expires_at_ms: None,
             },
             "{mechanism}"
         );

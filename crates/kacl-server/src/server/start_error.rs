@@ -39,6 +39,14 @@ pub enum StartError {
     /// Gateway mode: the upstream cluster cannot be reached or refused the service identity.
     #[error(transparent)]
     Gateway(#[from] kacl_gateway::GatewayError),
+    /// OAUTHBEARER is configured but its keys cannot be had.
+    #[error("OAUTHBEARER: {key}: {reason}")]
+    OAuthBearer {
+        /// The config key at fault.
+        key: String,
+        /// Why.
+        reason: String,
+    },
     /// A start-up task panicked.
     #[error("start-up task failed: {0}")]
     Task(String),

@@ -26,14 +26,16 @@ use crate::context::{AuthState, Reauthentication, Session, SessionContext};
 use crate::credentials::ScramCredentials;
 use crate::outcome::Outcome;
 use crate::state::ServerState;
+use kacl_sasl::oauthbearer::{TokenError, ValidToken};
 use kacl_sasl::{AuthFailure, CredentialLookup, PlainUsers, SaslMechanism, SaslStep};
-use kacl_sasl::{ScramCredential, ScramMechanism};
+use kacl_sasl::{ScramCredential, ScramMechanism, TokenValidator};
 
 /// The credentials a listener authenticates against: its PLAIN users and the SCRAM
 /// credentials (held in memory, so a login never waits for the disk).
 struct ListenerCredentials<'a> {
     plain: Option<&'a PlainUsers>,
     scram: &'a ScramCredentials,
+    oauthbearer: Option<&'a dyn TokenValidator>,
 }
 
 impl CredentialLookup for ListenerCredentials<'_> {
@@ -52,6 +54,29 @@ impl CredentialLookup for ListenerCredentials<'_> {
 
     fn stand_in_iterations(&self, mechanism: ScramMechanism) -> u32 {
         self.scram.typical_iterations(mechanism)
+    }
+
+    fn oauthbearer_validate(&self, token: &str) -> Result<ValidToken, TokenError> {
+        match self.oauthbearer {
+            Some(validator) => validator.validate(token),
+            None => Err(TokenError::NotConfigured),
+        }
+    }
+}
+
+/// KIP-368's session lifetime: `connections.max.reauth.ms`, and never past the credential's
+/// own expiry (an OAUTHBEARER token's `exp`), as Kafka's
+/// `calcCompletionTimesAndReturnSessionLifetimeMs` computes it. `None`: no expiry.
+fn session_lifetime(
+    max_reauth: Option<std::time::Duration>,
+    credential_expires_at_ms: Option<i64>,
+    now_ms: i64,
+) -> Option<std::time::Duration> {
+    let credential = credential_expires_at_ms
+        .map(|exp| std::time::Duration::from_millis(exp.saturating_sub(now_ms).max(0) as u64));
+    match (max_reauth, credential) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 
@@ -78,6 +103,7 @@ fn step(state: &ServerState, session: &mut Session, token: &[u8]) -> Option<Toke
     let credentials = ListenerCredentials {
         plain: state.config.plain_users_for(&session.listener.name),
         scram: &state.scram,
+        oauthbearer: state.oauthbearer.as_deref(),
     };
     let AuthState::Exchanging {
         server, renewing, ..
@@ -105,8 +131,24 @@ fn step(state: &ServerState, session: &mut Session, token: &[u8]) -> Option<Toke
             bytes: challenge,
             session_lifetime_ms: 0,
         }),
+        Ok(SaslStep::Refused {
+            challenge,
+            log_reason,
+        }) => {
+            // Kafka's validator logs the refusal at once; the client's acknowledgement then
+            // ends the exchange with SASL_AUTHENTICATION_FAILED.
+            tracing::warn!(%peer, %listener, %mechanism, reason = %safe(&log_reason),
+                "refused {what} token");
+            Ok(TokenResult::Reply {
+                bytes: challenge,
+                session_lifetime_ms: 0,
+            })
+        }
         Ok(SaslStep::Complete {
-            principal, reply, ..
+            principal,
+            reply,
+            credential_expires_at_ms,
+            ..
         }) => match renewing.as_ref().filter(|r| r.principal != principal) {
             Some(before) => Err(changed_principal(before, &principal)),
             None => {
@@ -118,7 +160,14 @@ fn step(state: &ServerState, session: &mut Session, token: &[u8]) -> Option<Toke
                 };
                 tracing::info!(%peer, %listener, %mechanism, principal = %safe(&principal),
                     "{done}");
-                let lifetime = state.config.connections_max_reauth;
+                let now_ms = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+                let lifetime = session_lifetime(
+                    state.config.connections_max_reauth,
+                    credential_expires_at_ms,
+                    now_ms,
+                );
                 session.auth = AuthState::Authenticated {
                     principal,
                     mechanism: Some(mechanism),
@@ -278,6 +327,27 @@ pub fn handle_raw_token(state: &Arc<ServerState>, session: &mut Session, token: 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_session_never_outlives_the_token() {
+        use std::time::Duration;
+        let hour = Some(Duration::from_secs(3600));
+        assert_eq!(session_lifetime(None, None, 0), None);
+        assert_eq!(session_lifetime(hour, None, 0), hour);
+        assert_eq!(
+            session_lifetime(None, Some(60_000), 1_000),
+            Some(Duration::from_secs(59))
+        );
+        assert_eq!(
+            session_lifetime(hour, Some(60_000), 0),
+            Some(Duration::from_secs(60))
+        );
+        assert_eq!(
+            session_lifetime(Some(Duration::from_secs(10)), Some(60_000), 0),
+            Some(Duration::from_secs(10))
+        );
+        assert_eq!(session_lifetime(None, Some(5), 10), Some(Duration::ZERO));
+    }
 
     #[test]
     fn renewal_failures_carry_kafkas_texts() {
