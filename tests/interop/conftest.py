@@ -76,3 +76,42 @@ def _server(request: pytest.FixtureRequest, tls: bool, extra: dict[str, str] | N
         yield server
     finally:
         server.stop()
+
+
+# --- OAUTHBEARER (issue 29): a real OpenID provider (oidc_issuer.py) and a server that
+# validates its tokens through its JWKS endpoint.
+
+# The service identity the OAUTHBEARER tests log in as (client credentials grant).
+OAUTH_CLIENT = ("svc-reporting", "reporting-secret")
+
+
+@pytest.fixture
+def oidc():
+    """A running test OpenID provider with the OAUTH_CLIENT registered."""
+    from oidc_issuer import Issuer
+
+    issuer = Issuer.start(clients={OAUTH_CLIENT[0]: OAUTH_CLIENT[1]})
+    try:
+        yield issuer
+    finally:
+        issuer.stop()
+
+
+def oauth_properties(issuer, audience: str = "kafka") -> dict[str, str]:
+    """What a Kafka broker's server.properties says to validate `issuer`'s tokens."""
+    return {
+        "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER",
+        "listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class":
+            "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler",
+        "listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config":
+            "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required ;",
+        "sasl.oauthbearer.jwks.endpoint.url": issuer.jwks_uri,
+        "sasl.oauthbearer.expected.audience": audience,
+        "sasl.oauthbearer.expected.issuer": issuer.url,
+    }
+
+
+@pytest.fixture
+def kacl_oauth(request: pytest.FixtureRequest, oidc):
+    """Like `kacl`, with OAUTHBEARER validating `oidc`'s tokens."""
+    yield from _server(request, tls=False, extra=oauth_properties(oidc))

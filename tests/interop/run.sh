@@ -95,7 +95,8 @@ if [ "${KACL_INTEROP_CLUSTER:-1}" -gt 1 ] && [ -z "${KACL_INTEROP_ETCD_ENDPOINTS
 fi
 
 # --- Python clients --------------------------------------------------------------------
-if wants confluent || wants kafka-python || wants java; then
+# The kafkajs suite runs the Python harness and the test OpenID provider with it too.
+if wants confluent || wants kafka-python || wants java || wants kafkajs; then
   if [ ! -x "$PY" ]; then
     step "creating $VENV"
     python3 -m venv "$VENV"
@@ -189,10 +190,11 @@ for suite in "${SUITES[@]}"; do
   case "$suite" in
     confluent|kafka-python|java)
       result="$RESULTS/$suite.xml"
-      file="test_${suite//-/_}.py"
-      [ "$suite" = java ] && file=test_java_admin.py
+      # A suite's files: test_SUITE.py and its companions (test_SUITE_oauth.py, ...).
+      files=(test_"${suite//-/_}"*.py)
+      [ "$suite" = java ] && files=(test_java_admin.py)
       (cd "$HERE" && timeout --kill-after=30 "$SUITE_TIMEOUT_S" \
-        "$PY" -m pytest "$file" --junitxml="$result") || rc=$?
+        "$PY" -m pytest "${files[@]}" --junitxml="$result") || rc=$?
       if [ -s "$result" ]; then count_pytest "$result"; fi
       ;;
     kafkajs)
@@ -201,7 +203,7 @@ for suite in "${SUITES[@]}"; do
         node --test \
           --test-reporter=spec --test-reporter-destination=stdout \
           --test-reporter=tap --test-reporter-destination="$result" \
-          test_kafkajs.mjs) || rc=$?
+          test_kafkajs.mjs test_kafkajs_oauth.mjs) || rc=$?
       if [ -s "$result" ]; then count_tap "$result"; fi
       ;;
   esac

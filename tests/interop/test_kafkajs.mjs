@@ -2,20 +2,17 @@
 //
 // The same ACL cases as the Python suites (acl_cases.json); topic tests are named
 // "topic: ...". Each test gets a fresh server from `python harness.py serve` (the shared
-// Python harness), which prints the listener addresses as one JSON line and stops the
-// server when our end of its stdin closes, so a crashed test run leaves nothing behind.
+// Python harness, see processes.mjs).
 //
 // Run: node --test test_kafkajs.mjs   (KACL_PYTHON picks the python, default python3)
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import kafkajs from 'kafkajs'
+import { logTail, startServer, stopServer } from './processes.mjs'
 
 const {
   Kafka,
@@ -34,38 +31,6 @@ const ALICE = { name: 'alice', password: 'alice-secret' }
 const TEST_TIMEOUT_MS = 120_000
 
 // --- the server ----------------------------------------------------------------------
-
-// `extra`: server properties as KEY=VALUE strings.
-async function startServer (extra = []) {
-  const python = process.env.KACL_PYTHON || 'python3'
-  const child = spawn(python, [path.join(HERE, 'harness.py'), 'serve', ...extra], {
-    stdio: ['pipe', 'pipe', 'inherit']
-  })
-  const exited = once(child, 'exit').then(([code]) => {
-    throw new Error(`harness.py serve exited with code ${code} before the server was ready (its message is above)`)
-  })
-  const firstLine = once(createInterface({ input: child.stdout }), 'line').then(([line]) => line)
-  const line = await Promise.race([firstLine, exited])
-  exited.catch(() => {}) // from here on, an exit is the expected end
-  return { ...JSON.parse(line), child }
-}
-
-async function stopServer (server) {
-  const { child } = server
-  if (child.exitCode === null && child.signalCode === null) {
-    const exit = once(child, 'exit')
-    child.stdin.end()
-    await exit
-  }
-}
-
-function logTail (server, lines = 60) {
-  try {
-    return readFileSync(server.log, 'utf8').split('\n').slice(-lines).map(l => `  | ${l}`).join('\n')
-  } catch {
-    return '  | (no log)'
-  }
-}
 
 // Runs `body(session)` against a fresh server (with `extra` server properties, KEY=VALUE);
 // disconnects its clients and stops it after.
