@@ -31,6 +31,7 @@ mod results;
 mod server;
 mod session;
 mod throttle;
+pub mod sso;
 mod tls;
 
 use std::future::Future;
@@ -40,6 +41,7 @@ use std::time::Duration;
 use kacl_client::Properties;
 
 pub use connect::Mechanism;
+pub use sso::SsoConfig;
 pub use tls::server_config as tls_server_config;
 
 /// Everything a console needs to know about the cluster it fronts.
@@ -57,6 +59,9 @@ pub struct ConsoleConfig {
     pub metrics_url: Option<String>,
     /// Set `Secure` on cookies: the console is reached over TLS (directly or behind a proxy).
     pub secure_cookies: bool,
+    /// Single sign-on through an OpenID provider (people then reach the cluster with
+    /// OAUTHBEARER); `None`: Kafka credentials only.
+    pub sso: Option<sso::SsoConfig>,
 }
 
 impl ConsoleConfig {
@@ -68,6 +73,7 @@ impl ConsoleConfig {
             idle_timeout: Duration::from_secs(30 * 60),
             metrics_url: None,
             secure_cookies: false,
+            sso: None,
         }
     }
 }
@@ -98,6 +104,8 @@ pub(crate) struct State {
     pub(crate) secure: std::sync::atomic::AtomicBool,
     /// Failed logins by user name and by source.
     pub(crate) throttle: throttle::Throttle,
+    /// Single sign-on, when configured.
+    pub(crate) sso: Option<sso::Sso>,
 }
 
 impl State {
@@ -114,6 +122,12 @@ impl Console {
         let sessions = session::Sessions::new(config.idle_timeout);
         let metrics = metrics::Sampler::new(config.metrics_url.clone());
         let secure = config.secure_cookies.into();
+        let sso = match &config.sso {
+            Some(sso) => {
+                Some(sso::Sso::new(sso.clone()).map_err(|e| ConsoleError::Config(e.to_string()))?)
+            }
+            None => None,
+        };
         Ok(Console {
             state: Arc::new(State {
                 config,
@@ -121,6 +135,7 @@ impl Console {
                 metrics,
                 secure,
                 throttle: throttle::Throttle::default(),
+                sso,
             }),
         })
     }
@@ -138,6 +153,7 @@ impl Console {
         listener: tokio::net::TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ConsoleError> {
+        self.default_sso_redirect("http", &listener);
         self.run(listener, None, shutdown).await
     }
 
@@ -149,6 +165,7 @@ impl Console {
         tls: Arc<rustls::ServerConfig>,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ConsoleError> {
+        self.default_sso_redirect("https", &listener);
         self.state
             .secure
             .store(true, std::sync::atomic::Ordering::Relaxed);
@@ -170,6 +187,13 @@ impl Console {
         background.abort();
         self.state.sessions.clear();
         Ok(result?)
+    }
+
+    /// Single sign-on's callback on this listener, unless one was configured.
+    fn default_sso_redirect(&self, scheme: &str, listener: &tokio::net::TcpListener) {
+        if let (Some(sso), Ok(addr)) = (&self.state.sso, listener.local_addr()) {
+            sso.set_default_redirect(format!("{scheme}://{addr}/sso/callback"));
+        }
     }
 
     /// How many web sessions are open (for tests and the memory benchmark).

@@ -4,6 +4,8 @@
 //! - [`jwks`]: the identity provider's JWKS, fetched at start and refreshed (on a schedule
 //!   and when a token names an unknown key), behind the [`TokenValidator`] the server's
 //!   OAUTHBEARER logins call;
+//! - [`login`]: OpenID Connect sign-in (authorization code with PKCE S256) for the console's
+//!   single sign-on;
 //! - [`url`]: the http(s) URLs these fetch.
 //!
 //! [`TokenValidator`]: kacl_sasl::TokenValidator
@@ -13,6 +15,7 @@ use thiserror::Error;
 
 pub mod http;
 pub mod jwks;
+pub mod login;
 pub mod url;
 
 pub use http::{HttpClient, HttpResponse};
@@ -39,6 +42,12 @@ pub enum OidcError {
         /// The bound.
         limit: usize,
     },
+    /// The provider's configuration document is unusable.
+    #[error("OpenID discovery: {0}")]
+    Discovery(String),
+    /// The token endpoint refused or answered nonsense.
+    #[error("token endpoint: {0}")]
+    Token(String),
     /// The JWKS document is unusable.
     #[error("JWKS: {0}")]
     Jwks(String),

@@ -37,6 +37,60 @@ pub(crate) struct ConsoleArgs {
     /// ssl.keystore.location with ssl.keystore.type=PEM).
     #[arg(long, value_name = "FILE")]
     ssl_keystore_location: Option<PathBuf>,
+    /// Single sign-on: the OpenID provider's issuer URL. People then sign in there and the
+    /// console reaches the cluster as them with SASL/OAUTHBEARER (the cluster must accept
+    /// that provider's tokens).
+    #[arg(long, value_name = "URL", requires = "oidc_client_id")]
+    oidc_issuer: Option<String>,
+    /// The console's client id at the provider.
+    #[arg(long, value_name = "ID", requires = "oidc_issuer")]
+    oidc_client_id: Option<String>,
+    /// A file whose first line is the client secret (a confidential client); without it the
+    /// console is a public client and relies on PKCE alone.
+    #[arg(long, value_name = "FILE", requires = "oidc_issuer")]
+    oidc_client_secret_file: Option<PathBuf>,
+    /// The callback URL registered at the provider (default: this listener's
+    /// http(s)://HOST:PORT/sso/callback; set it behind a proxy).
+    #[arg(long, value_name = "URL", requires = "oidc_issuer")]
+    oidc_redirect_url: Option<String>,
+    /// Scopes to ask for (openid is always added).
+    #[arg(long, value_name = "SCOPES", default_value = "openid")]
+    oidc_scope: String,
+    /// The access token claim shown as the person's name.
+    #[arg(long, value_name = "CLAIM", default_value = "sub")]
+    oidc_principal_claim: String,
+    /// PEM CA certificates for an https provider (default: the system's).
+    #[arg(long, value_name = "FILE", requires = "oidc_issuer")]
+    oidc_ca_file: Option<PathBuf>,
+}
+
+/// The single sign-on settings of the `--oidc-*` flags.
+fn sso_config(args: &ConsoleArgs) -> anyhow::Result<Option<kacl_console::SsoConfig>> {
+    let (Some(issuer), Some(client_id)) = (&args.oidc_issuer, &args.oidc_client_id) else {
+        return Ok(None);
+    };
+    let client_secret = match &args.oidc_client_secret_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let secret = text.lines().next().unwrap_or_default().trim().to_owned();
+            anyhow::ensure!(
+                !secret.is_empty(),
+                "{} holds no client secret",
+                path.display()
+            );
+            Some(secret)
+        }
+        None => None,
+    };
+    Ok(Some(kacl_console::SsoConfig {
+        client_secret,
+        redirect_url: args.oidc_redirect_url.clone(),
+        scope: args.oidc_scope.clone(),
+        principal_claim: args.oidc_principal_claim.clone(),
+        ca_file: args.oidc_ca_file.clone(),
+        ..kacl_console::SsoConfig::new(issuer.clone(), client_id.clone())
+    }))
 }
 
 /// `kacl console`.
@@ -55,6 +109,7 @@ pub(crate) fn run(args: ConsoleArgs) -> anyhow::Result<ExitCode> {
         idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
         metrics_url: args.metrics_url.clone(),
         secure_cookies: args.secure_cookies,
+        sso: sso_config(&args)?,
     };
     crate::serve::init_logging();
     let console = kacl_console::Console::new(config)?;

@@ -111,6 +111,14 @@ fn login_page(
                         p { "Kafka said: " code { (p.detail) } }
                     }
                 }
+                @if state.sso.is_some() {
+                    div.box.narrow.sso {
+                        a.button href="/sso/start" id="sso-login" { "Sign in with single sign-on" }
+                        p { "Your organisation's identity provider signs you in; the console then \
+                             reaches the cluster with OAUTHBEARER as you, and no Kafka password \
+                             is typed here." }
+                    }
+                }
                 form.box.narrow method="post" action="/login" {
                     input type="hidden" name="csrf" value=(csrf);
                     div.field { (html::select("mechanism", "Authentication", &options, mechanism.name())) }
@@ -127,7 +135,7 @@ fn login_page(
 }
 
 /// The login page with a fresh form token, and the cookie that carries it back.
-fn login_response(
+pub(super) fn login_response(
     state: &State,
     status: u16,
     mechanism: Mechanism,

@@ -10,6 +10,7 @@ mod cluster;
 pub(crate) mod guard;
 mod login;
 mod plan;
+mod sso;
 mod topics;
 mod why;
 
@@ -36,6 +37,7 @@ pub(crate) fn router(state: Arc<State>) -> Router {
         .merge(topics::routes())
         .merge(cluster::routes())
         .merge(plan::routes())
+        .merge(sso::routes())
         .fallback(|| async { html::refused(404, "Not found", "There is no such page.", None) })
         .layer(axum::middleware::from_fn(guard::same_origin))
         .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
