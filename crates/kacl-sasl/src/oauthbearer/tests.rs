@@ -530,3 +530,37 @@ fn an_authzid_must_be_the_principal() {
         failure.client_message
     );
 }
+
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whatever a client sends, parsing and validation answer; they never panic.
+        #[test]
+        fn arbitrary_initial_responses_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            let _ = parse_initial_response(&bytes);
+            let mut server = OAuthBearerServer::new();
+            let lookup = Fixed(JwkSet::default(), rules());
+            let _ = server.step(&bytes, &lookup);
+        }
+
+        /// Three base64url parts of arbitrary JSON-ish bytes: refused, never a panic.
+        #[test]
+        fn arbitrary_tokens_never_panic(
+            header in proptest::collection::vec(any::<u8>(), 0..128),
+            claims in proptest::collection::vec(any::<u8>(), 0..128),
+            sig in proptest::collection::vec(any::<u8>(), 0..80),
+            alg in prop_oneof![Just("ES256"), Just("RS256"), Just("none"), Just("HS256"), Just("EdDSA")],
+        ) {
+            let key = TestKey::ec("k");
+            let set = jwks(&[&key]);
+            let mut head = serde_json::json!({"alg": alg, "kid": "k"}).to_string().into_bytes();
+            head.extend_from_slice(&header);
+            for h in [head.as_slice(), header.as_slice()] {
+                let token = format!("{}.{}.{}", b64(h), b64(&claims), b64(&sig));
+                prop_assert!(validate(&token, &rules(), &set, NOW_MS).is_err());
+            }
+        }
+    }
+}
