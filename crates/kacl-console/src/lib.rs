@@ -30,8 +30,8 @@ mod pages;
 mod results;
 mod server;
 mod session;
-mod throttle;
 pub mod sso;
+mod throttle;
 mod tls;
 
 use std::future::Future;

@@ -14,7 +14,6 @@
 //! is not installed, unless KACL_REQUIRE_EXTERNAL=1.
 
 mod common;
-mod etcd_support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,9 +21,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{acl_rows, allow_read, describe_all, Client, TestServer};
-use etcd_support::EtcdCluster;
 use kacl_protocol::messages::create_acls::AclCreation;
 use kacl_server::Server;
+use kacl_test_support::etcd::EtcdCluster;
 
 /// ACLs per batch; a batch's ACLs share one principal, so a half batch shows.
 const BATCH: usize = 4;

@@ -34,6 +34,11 @@ use crate::context::{AuthState, RequestContext, Session, SessionContext};
 use crate::forward;
 use crate::handlers::{self, decode, Handler, SessionHandler};
 use crate::handlers::{
+    AlterClientQuotas, AlterPartitionReassignments, ConsumerGroupDescribe, DescribeClientQuotas,
+    DescribeGroups, DescribeLogDirs, DescribeTopicPartitions, DescribeTransactions,
+    FindCoordinator, ListGroups, ListPartitionReassignments, ListTransactions,
+};
+use crate::handlers::{
     AlterConfigs, AlterUserScramCredentials, ApiVersions, CreateAcls, CreatePartitions,
     CreateTopics, DeleteAcls, DeleteTopics, DescribeAcls, DescribeCluster, DescribeConfigs,
     DescribeUserScramCredentials, IncrementalAlterConfigs, Metadata, SaslAuthenticate,
@@ -193,18 +198,38 @@ async fn route(
         ApiKey::IncrementalAlterConfigs => {
             with_context!(|ctx| serve::<IncrementalAlterConfigs>(&ctx, &frame).await)
         }
-        ApiKey::AlterPartitionReassignments => with_context!(|ctx| serve::<AlterPartitionReassignments>(&ctx, &frame).await),
-        ApiKey::ConsumerGroupDescribe => with_context!(|ctx| serve::<ConsumerGroupDescribe>(&ctx, &frame).await),
+        ApiKey::AlterPartitionReassignments => {
+            with_context!(|ctx| serve::<AlterPartitionReassignments>(&ctx, &frame).await)
+        }
+        ApiKey::ConsumerGroupDescribe => {
+            with_context!(|ctx| serve::<ConsumerGroupDescribe>(&ctx, &frame).await)
+        }
         ApiKey::DescribeGroups => with_context!(|ctx| serve::<DescribeGroups>(&ctx, &frame).await),
-        ApiKey::DescribeLogDirs => with_context!(|ctx| serve::<DescribeLogDirs>(&ctx, &frame).await),
-        ApiKey::DescribeTopicPartitions => with_context!(|ctx| serve::<DescribeTopicPartitions>(&ctx, &frame).await),
-        ApiKey::DescribeTransactions => with_context!(|ctx| serve::<DescribeTransactions>(&ctx, &frame).await),
-        ApiKey::FindCoordinator => with_context!(|ctx| serve::<FindCoordinator>(&ctx, &frame).await),
+        ApiKey::DescribeLogDirs => {
+            with_context!(|ctx| serve::<DescribeLogDirs>(&ctx, &frame).await)
+        }
+        ApiKey::DescribeTopicPartitions => {
+            with_context!(|ctx| serve::<DescribeTopicPartitions>(&ctx, &frame).await)
+        }
+        ApiKey::DescribeTransactions => {
+            with_context!(|ctx| serve::<DescribeTransactions>(&ctx, &frame).await)
+        }
+        ApiKey::FindCoordinator => {
+            with_context!(|ctx| serve::<FindCoordinator>(&ctx, &frame).await)
+        }
         ApiKey::ListGroups => with_context!(|ctx| serve::<ListGroups>(&ctx, &frame).await),
-        ApiKey::ListPartitionReassignments => with_context!(|ctx| serve::<ListPartitionReassignments>(&ctx, &frame).await),
-        ApiKey::ListTransactions => with_context!(|ctx| serve::<ListTransactions>(&ctx, &frame).await),
-        ApiKey::DescribeClientQuotas => with_context!(|ctx| serve::<DescribeClientQuotas>(&ctx, &frame).await),
-        ApiKey::AlterClientQuotas => with_context!(|ctx| serve::<AlterClientQuotas>(&ctx, &frame).await),
+        ApiKey::ListPartitionReassignments => {
+            with_context!(|ctx| serve::<ListPartitionReassignments>(&ctx, &frame).await)
+        }
+        ApiKey::ListTransactions => {
+            with_context!(|ctx| serve::<ListTransactions>(&ctx, &frame).await)
+        }
+        ApiKey::DescribeClientQuotas => {
+            with_context!(|ctx| serve::<DescribeClientQuotas>(&ctx, &frame).await)
+        }
+        ApiKey::AlterClientQuotas => {
+            with_context!(|ctx| serve::<AlterClientQuotas>(&ctx, &frame).await)
+        }
         // Forwarded-only APIs returned above (`local` is false for them).
         _ => Outcome::close(format!("{api} is served only by a gateway node")),
     }

@@ -1,9 +1,6 @@
 //! Client quotas in etcd (cluster mode): one node's alteration reaches another node's sink
 //! through the watch, and a node that starts later lists them. Skipped without etcd (see
-//! etcd_support).
-
-#[path = "../../kacl-server/tests/etcd_support/mod.rs"]
-mod etcd_support;
+//! kacl_test_support::etcd).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -26,7 +23,7 @@ impl ChangeSink for Seen {
 
 #[test]
 fn a_quota_set_on_one_node_reaches_the_other_and_a_new_node_lists_it() {
-    let Some(etcd) = etcd_support::Etcd::start() else {
+    let Some(etcd) = kacl_test_support::etcd::Etcd::start() else {
         return;
     };
     let a = etcd.open_store("/kacl/", 10_000).expect("node a");

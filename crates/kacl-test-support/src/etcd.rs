@@ -75,7 +75,7 @@ impl EtcdCluster {
     }
 
     /// Waits (at most 30 s) until the cluster serves a linearizable read.
-    pub(crate) fn wait_until_serving(&self) {
+    pub fn wait_until_serving(&self) {
         let cluster = self;
         let client = cluster.client(Duration::from_millis(500));
         let deadline = Instant::now() + Duration::from_secs(30);
@@ -333,12 +333,12 @@ impl Etcd {
 
     /// Freezes the member (SIGSTOP): its process stops, its sockets stay open, and the
     /// kernel keeps accepting connections and requests that nobody answers.
-    pub(crate) fn freeze(&self) {
+    pub fn freeze(&self) {
         self.signal("STOP");
     }
 
     /// Resumes a frozen member (SIGCONT).
-    pub(crate) fn thaw(&self) {
+    pub fn thaw(&self) {
         self.signal("CONT");
     }
 
@@ -355,7 +355,7 @@ impl Etcd {
 
     /// Starts it again on the same ports and data without waiting for it (a member of a
     /// cluster whose other members are down cannot serve alone).
-    pub(crate) fn restart_async(&mut self) {
+    pub fn restart_async(&mut self) {
         self.stop();
         self.spawn();
     }

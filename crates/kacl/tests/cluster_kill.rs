@@ -266,7 +266,7 @@ fn signal(child: &Child, name: &str) {
 
 #[test]
 fn a_compaction_while_a_node_is_down_leaves_it_with_exactly_every_acknowledged_change() {
-    let Some(etcd) = etcd_support::Etcd::start() else {
+    let Some(etcd) = kacl_test_support::etcd::Etcd::start() else {
         return;
     };
     let endpoint = etcd.endpoint();

@@ -35,8 +35,8 @@ use kacl_protocol::ErrorCode;
 use kacl_store::{QuotaEntity, QuotaName, QuotaOp};
 
 use super::describe_client_quotas::{CLIENT_ID, IP, USER};
-use crate::client_quotas::{QuotaMap, QUOTA_KEYS};
 use super::Handler;
+use crate::client_quotas::{QuotaMap, QUOTA_KEYS};
 use crate::context::RequestContext;
 use crate::outcome::Outcome;
 
@@ -324,7 +324,10 @@ mod tests {
             "producer_byte_rate cannot be a fractional value."
         );
         assert_eq!(
-            refuse(entry(vec![(USER, Some("a"))], vec![("request_percentage", 0.0, false)])),
+            refuse(entry(
+                vec![(USER, Some("a"))],
+                vec![("request_percentage", 0.0, false)]
+            )),
             "Quota request_percentage must be greater than 0"
         );
         assert_eq!(

@@ -100,7 +100,9 @@ async fn answer<'r>(
     } else {
         let count = changes.len();
         let moved: usize = changes.iter().map(|(_, targets)| targets.len()).sum();
-        match super::topic_commit::commit_topics_coded(state, guard, TopicChange::Reassign(changes)).await {
+        match super::topic_commit::commit_topics_coded(state, guard, TopicChange::Reassign(changes))
+            .await
+        {
             Ok(TopicCommit::Reassigned(outcomes)) => {
                 tracing::info!(
                     principal = %kacl_logsafe::safe(ctx.principal),

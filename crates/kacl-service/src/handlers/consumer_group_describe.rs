@@ -13,8 +13,8 @@ use kacl_protocol::messages::consumer_group_describe::{
 };
 use kacl_protocol::ErrorCode;
 
-use crate::audit::AuditPolicy;
 use super::Handler;
+use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
 use crate::outcome::Outcome;
 

@@ -33,8 +33,8 @@ use kacl_protocol::{ErrorCode, Message};
 
 use super::acl_filter::WireFilter;
 use super::create_acls::{store_failure_code, BATCH_TOO_LARGE};
-use crate::acl_writer::{Deletion, FilterDeletion};
 use super::Handler;
+use crate::acl_writer::{Deletion, FilterDeletion};
 use crate::context::RequestContext;
 use crate::metrics::ResponseErrors;
 use crate::outcome::Outcome;

@@ -14,8 +14,8 @@ use kacl_protocol::messages::describe_groups::{
 };
 use kacl_protocol::ErrorCode;
 
-use crate::audit::AuditPolicy;
 use super::Handler;
+use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
 use crate::outcome::Outcome;
 

@@ -36,8 +36,8 @@ use kacl_protocol::ErrorCode;
 use kacl_store::TopicRecord;
 use kacl_topics::{is_internal, validate_topic_name};
 
-use crate::audit::AuditPolicy;
 use super::Handler;
+use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
 use crate::outcome::Outcome;
 use crate::topic_registry::TopicTable;

@@ -11,8 +11,8 @@ use kacl_protocol::messages::describe_transactions::{
 };
 use kacl_protocol::ErrorCode;
 
-use crate::audit::AuditPolicy;
 use super::Handler;
+use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
 use crate::outcome::Outcome;
 

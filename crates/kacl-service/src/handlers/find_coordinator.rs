@@ -22,8 +22,8 @@ use kacl_protocol::messages::find_coordinator::{
 };
 use kacl_protocol::ErrorCode;
 
-use crate::audit::AuditPolicy;
 use super::Handler;
+use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
 use crate::outcome::Outcome;
 

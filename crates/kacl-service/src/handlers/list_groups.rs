@@ -8,8 +8,8 @@
 use kacl_acl::{AclOperation, ResourceType, CLUSTER_NAME};
 use kacl_protocol::messages::list_groups::{ListGroupsRequest, ListGroupsResponse};
 
-use crate::audit::AuditPolicy;
 use super::Handler;
+use crate::audit::AuditPolicy;
 use crate::context::RequestContext;
 use crate::outcome::Outcome;
 
