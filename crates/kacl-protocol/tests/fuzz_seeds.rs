@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 
 use kacl_protocol::frame::{encode_request_frame, split_frame, RequestFrame};
+use kacl_protocol::messages::alter_client_quotas::{self, AlterClientQuotasRequest};
 use kacl_protocol::messages::alter_configs::*;
 use kacl_protocol::messages::alter_partition_reassignments::*;
 use kacl_protocol::messages::alter_user_scram_credentials::*;
@@ -22,6 +23,7 @@ use kacl_protocol::messages::create_topics::*;
 use kacl_protocol::messages::delete_acls::*;
 use kacl_protocol::messages::delete_topics::*;
 use kacl_protocol::messages::describe_acls::*;
+use kacl_protocol::messages::describe_client_quotas::{self, DescribeClientQuotasRequest};
 use kacl_protocol::messages::describe_cluster::*;
 use kacl_protocol::messages::describe_configs::*;
 use kacl_protocol::messages::describe_groups::*;
@@ -495,6 +497,56 @@ fn all_seeds() -> Vec<Seed> {
         ..Default::default()
     };
     seeds_of("one-id", 0, &describe_txns, &mut out);
+    let describe_quotas = DescribeClientQuotasRequest {
+        components: vec![
+            describe_client_quotas::ComponentData {
+                entity_type: s("user"),
+                match_type: 0,
+                match_: Some(s("alice")),
+                ..Default::default()
+            },
+            describe_client_quotas::ComponentData {
+                entity_type: s("client-id"),
+                match_type: 1,
+                match_: None,
+                ..Default::default()
+            },
+        ],
+        strict: true,
+        ..Default::default()
+    };
+    for v in [0, 1] {
+        seeds_of("user-and-default-client", v, &describe_quotas, &mut out);
+    }
+    let alter_quotas = AlterClientQuotasRequest {
+        entries: vec![alter_client_quotas::EntryData {
+            entity: vec![alter_client_quotas::EntityData {
+                entity_type: s("user"),
+                entity_name: None,
+                ..Default::default()
+            }],
+            ops: vec![
+                alter_client_quotas::OpData {
+                    key: s("producer_byte_rate"),
+                    value: 1_048_576.0,
+                    remove: false,
+                    ..Default::default()
+                },
+                alter_client_quotas::OpData {
+                    key: s("request_percentage"),
+                    value: 0.0,
+                    remove: true,
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        }],
+        validate_only: false,
+        ..Default::default()
+    };
+    for v in [0, 1] {
+        seeds_of("set-and-remove", v, &alter_quotas, &mut out);
+    }
 
     out
 }
@@ -535,6 +587,8 @@ fn decode_seed(target: &str, bytes: &[u8]) -> Result<(), String> {
         "decode_list_partition_reassignments" => body!(ListPartitionReassignmentsRequest),
         "decode_alter_partition_reassignments" => body!(AlterPartitionReassignmentsRequest),
         "decode_describe_log_dirs" => body!(DescribeLogDirsRequest),
+        "decode_describe_client_quotas" => body!(DescribeClientQuotasRequest),
+        "decode_alter_client_quotas" => body!(AlterClientQuotasRequest),
         "decode_find_coordinator" => body!(FindCoordinatorRequest),
         "decode_list_groups" => body!(ListGroupsRequest),
         "decode_describe_groups" => body!(DescribeGroupsRequest),
