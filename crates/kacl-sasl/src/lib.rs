@@ -142,6 +142,14 @@ pub trait CredentialLookup {
         ScramCredential::DEFAULT_ITERATIONS
     }
 
+    /// The secret the stand-in credentials of unknown users are derived from, kept with the
+    /// stored credentials so that an unknown user's salt is the same after a restart and on
+    /// every node (a salt that changes tells an unknown user from a real one). `None`, the
+    /// default: a secret drawn once per process.
+    fn stand_in_secret(&self) -> Option<[u8; 32]> {
+        None
+    }
+
     /// Validates an OAUTHBEARER bearer token. The default: OAUTHBEARER is not configured.
     fn oauthbearer_validate(
         &self,

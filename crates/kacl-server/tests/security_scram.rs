@@ -497,3 +497,46 @@ async fn a_trailing_byte_after_the_alter_body_is_accepted_as_by_kafka() {
     let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
     assert_eq!(wire.scram_login(SHA256, "olga", "pw").await.error_code, 0);
 }
+
+/// The salt and iterations a server-first message shows for `user`.
+async fn server_first_salt(server: &TestServer, user: &str) -> String {
+    let mut wire = Wire::tcp(server.addr_of("SASL_PLAINTEXT")).await;
+    assert_eq!(wire.handshake("SCRAM-SHA-256").await.error_code, 0);
+    let mut scram = ScramClient::new(SHA256, user, "whatever");
+    let first = wire.authenticate(&scram.client_first().unwrap()).await;
+    assert_eq!(first.error_code, 0);
+    let text = String::from_utf8(first.auth_bytes.to_vec()).unwrap();
+    // r=<nonce>,s=<salt>,i=<iterations>: the nonce changes every time, the rest must not.
+    text.split(',')
+        .filter(|part| !part.starts_with("r="))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Issue 27: an unknown user's stand-in salt comes from a secret kept in the store, so a
+/// restart does not change it (a changed salt would tell an unknown user from a real one,
+/// whose salt only changes when its password does).
+#[tokio::test]
+async fn an_unknown_users_stand_in_salt_survives_a_restart() {
+    let data = tempfile::tempdir().unwrap();
+    let props = [
+        ("listeners", "SASL_PLAINTEXT://127.0.0.1:0"),
+        ("sasl.enabled.mechanisms", "SCRAM-SHA-256"),
+    ];
+    let server = crate::common::start_bare_in(data, &props).await;
+    let before = server_first_salt(&server, "ghost").await;
+    assert!(
+        before.contains("s=") && before.contains("i=4096"),
+        "{before}"
+    );
+    assert_eq!(server_first_salt(&server, "ghost").await, before);
+    assert_ne!(server_first_salt(&server, "other-ghost").await, before);
+    let TestServer { server, dir: data } = server;
+    server.shutdown().await;
+    let server = crate::common::start_bare_in(data, &props).await;
+    assert_eq!(
+        server_first_salt(&server, "ghost").await,
+        before,
+        "the stand-in salt changed across a restart"
+    );
+}

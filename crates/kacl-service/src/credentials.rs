@@ -91,6 +91,8 @@ impl CredentialView<'_> {
 /// Every SCRAM credential of the cluster, in memory, kept equal to the store.
 pub struct ScramCredentials {
     store: Arc<dyn MetadataStore>,
+    /// The store's stand-in secret (`MetadataStore::scram_stand_in_secret`).
+    stand_in_secret: Option<[u8; 32]>,
     by_user: RwLock<BTreeMap<String, UserCredentials>>,
     writer: Mutex<()>,
 }
@@ -110,8 +112,10 @@ impl ScramCredentials {
         for (user, mechanism, credential) in store.list_scram_credentials()? {
             by_user.entry(user).or_default()[slot(mechanism)] = Some(credential);
         }
+        let stand_in_secret = store.scram_stand_in_secret()?;
         Ok(ScramCredentials {
             store,
+            stand_in_secret,
             by_user: RwLock::new(by_user),
             writer: Mutex::new(()),
         })
@@ -154,6 +158,12 @@ impl ScramCredentials {
                 .values()
                 .filter_map(|slots| slots[slot(mechanism)].as_ref().map(|c| c.iterations)),
         )
+    }
+
+    /// The secret unknown users' stand-in credentials are derived from: the store's, so they
+    /// stay the same across restarts and nodes (`None`: the store keeps none).
+    pub fn stand_in_secret(&self) -> Option<[u8; 32]> {
+        self.stand_in_secret
     }
 
     /// Number of users with at least one credential.

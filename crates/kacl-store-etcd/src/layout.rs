@@ -38,6 +38,8 @@ pub(crate) const NODE: &[u8] = b"node/";
 pub(crate) const CONTROLLER: &[u8] = b"controller";
 pub(crate) const CLUSTER_ID: &[u8] = b"meta/cluster-id";
 pub(crate) const SCRAM_BOOTSTRAPPED: &[u8] = b"meta/scram-bootstrapped";
+/// The SCRAM stand-in secret (`MetadataStore::scram_stand_in_secret`), one for the cluster.
+pub(crate) const STAND_IN_SECRET: &[u8] = b"meta/scram-stand-in-secret";
 pub(crate) const LAST_WRITE: &[u8] = b"meta/last-write";
 /// The key holding the layout's version, written once with the cluster id.
 pub(crate) const LAYOUT_VERSION: &[u8] = b"meta/layout";

@@ -92,6 +92,32 @@ pub(crate) fn cluster_id(client: &EtcdClient, layout: &Layout) -> Result<String,
     })
 }
 
+/// The cluster's SCRAM stand-in secret: created by the first node that asks (a compare that it
+/// does not exist yet), read by every later one, so every node answers an unknown user alike.
+pub(crate) fn stand_in_secret(
+    client: &EtcdClient,
+    layout: &Layout,
+) -> Result<[u8; 32], StoreError> {
+    let key = layout.key(layout::STAND_IN_SECRET);
+    let fresh = kacl_store::random_secret();
+    let txn = client
+        .txn(
+            vec![cmp_absent(&key)],
+            vec![op_put(&key, &fresh, 0, false)],
+            vec![op_get(&key)],
+        )
+        .map_err(etcd_error)?;
+    if txn.succeeded {
+        tracing::info!("created the SCRAM stand-in secret in etcd");
+        return Ok(fresh);
+    }
+    first_kv(&txn.responses)
+        .and_then(|kv| <[u8; 32]>::try_from(kv.value.as_slice()).ok())
+        .ok_or_else(|| StoreError::Refused {
+            detail: "etcd holds an unreadable SCRAM stand-in secret (not 32 bytes)".to_owned(),
+        })
+}
+
 /// Refuses a cluster whose keys follow another layout than this build's: its ACLs would be
 /// invisible (layout 1 had no shard in ACL keys) or misread. The version is written in the
 /// same transaction as the cluster id, so a cluster id without it is a layout-1 cluster.

@@ -31,7 +31,7 @@ use crate::membership::Membership;
 use crate::metrics::EtcdMetrics;
 use crate::ops::first_kv;
 use crate::progress::Progress;
-use crate::startup::{check_layout, cluster_id, probe_limits};
+use crate::startup::{check_layout, cluster_id, probe_limits, stand_in_secret};
 
 /// The least deadline of each etcd call while a node starts.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
@@ -647,6 +647,10 @@ impl MetadataStore for EtcdStore {
             .collect();
         let txn = self.txn(Vec::new(), ops, Vec::new())?;
         self.wait_applied(txn.revision)
+    }
+
+    fn scram_stand_in_secret(&self) -> Result<Option<[u8; 32]>, StoreError> {
+        stand_in_secret(&self.startup, &self.layout).map(Some)
     }
 
     fn scram_bootstrapped(&self) -> Result<bool, StoreError> {

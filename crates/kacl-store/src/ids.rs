@@ -17,6 +17,14 @@ pub fn random_kafka_uuid() -> [u8; 16] {
     }
 }
 
+/// 32 random bytes for a secret (two version-4 UUIDs' worth: 244 random bits).
+pub fn random_secret() -> [u8; 32] {
+    let mut secret = [0u8; 32];
+    secret[..16].copy_from_slice(uuid::Uuid::new_v4().as_bytes());
+    secret[16..].copy_from_slice(uuid::Uuid::new_v4().as_bytes());
+    secret
+}
+
 /// The 22-character text of an id, as Kafka's `Uuid.toString()` prints it.
 pub fn kafka_uuid_string(id: &[u8; 16]) -> String {
     URL_SAFE_NO_PAD.encode(id)

@@ -82,7 +82,7 @@ pub use codec::RecordDecodeError;
 pub use error::StoreError;
 pub use feed::{Change, ChangeSink, FeedStats, StoreContents};
 pub use identity::{claim_node_dir, Identity, IDENTITY_FILE_NAME};
-pub use ids::{kafka_uuid_string, parse_kafka_uuid, random_kafka_uuid};
+pub use ids::{kafka_uuid_string, parse_kafka_uuid, random_kafka_uuid, random_secret};
 pub use memory::MemoryStore;
 pub use ops::FORMAT_VERSION;
 pub use quotas::{QuotaEntity, QuotaEntry, QuotaName, QuotaOp, QuotaValue};

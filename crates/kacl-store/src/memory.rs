@@ -258,6 +258,10 @@ impl MetadataStore for MemoryStore {
         ops::scram_bootstrapped(&*self.lock())
     }
 
+    fn scram_stand_in_secret(&self) -> Result<Option<[u8; 32]>, StoreError> {
+        ops::stand_in_secret(&*self.lock())
+    }
+
     fn bootstrap_scram_credentials(
         &self,
         credentials: &[StoredScramCredential],

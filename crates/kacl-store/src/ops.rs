@@ -36,6 +36,10 @@ const META_NEXT_TOPIC_SEQ: &[u8] = b"next_topic_seq";
 const META_ACL_VERSION: &[u8] = b"acl_version";
 /// Present (value 1) once the store's SCRAM bootstrap happened.
 const META_SCRAM_BOOTSTRAPPED: &[u8] = b"scram_bootstrapped";
+/// 32 random bytes the SCRAM stand-in credentials of unknown users are derived from
+/// (`kacl_sasl::scram::stand_in`). Kept in the store, not drawn per process: a stand-in salt
+/// that changed at every restart would tell an unknown user from a real one.
+const META_STAND_IN_SECRET: &[u8] = b"scram_stand_in_secret";
 
 /// Checks the format version and returns the cluster id, writing both on first use, and
 /// migrates a version 1 store. With `initialized`, the directory's identity says a store was
@@ -88,7 +92,27 @@ pub(crate) fn init_meta_with(
     if t.get(Table::Meta, META_ACL_VERSION)?.is_none() {
         insert(t, Table::Meta, META_ACL_VERSION, &ids::random_kafka_uuid())?;
     }
+    // Likewise the stand-in secret, for a store from before it was kept.
+    if t.get(Table::Meta, META_STAND_IN_SECRET)?.is_none() {
+        insert(t, Table::Meta, META_STAND_IN_SECRET, &ids::random_secret())?;
+    }
     Ok(cluster_id)
+}
+
+/// The store's SCRAM stand-in secret (see `META_STAND_IN_SECRET`); `None` only in a store no
+/// build that keeps one has written to.
+pub(crate) fn stand_in_secret(t: &impl KvGet) -> Result<Option<[u8; 32]>, StoreError> {
+    let Some(value) = get(t, Table::Meta, META_STAND_IN_SECRET)? else {
+        return Ok(None);
+    };
+    let secret = <[u8; 32]>::try_from(value.as_slice()).map_err(|_| {
+        StoreError::corrupt(
+            Table::Meta.name(),
+            META_STAND_IN_SECRET,
+            crate::RecordDecodeError::BadValue("SCRAM stand-in secret (not 32 bytes)"),
+        )
+    })?;
+    Ok(Some(secret))
 }
 
 /// The store's ACL version (see `META_ACL_VERSION`); `None` only in a store never opened by

@@ -121,6 +121,12 @@ pub trait MetadataStore: Send + Sync {
     /// True once [`MetadataStore::bootstrap_scram_credentials`] has run on this store.
     fn scram_bootstrapped(&self) -> Result<bool, StoreError>;
 
+    /// The secret the SCRAM stand-in credentials of unknown users are derived from: 32 random
+    /// bytes created with the store (or by the first build that keeps one), the same on every
+    /// node and after every restart, so an unknown user's salt never changes. `None`: the
+    /// store could not keep one (opened read-only), and the caller uses a per-process secret.
+    fn scram_stand_in_secret(&self) -> Result<Option<[u8; 32]>, StoreError>;
+
     /// The SCRAM bootstrap of the store (`kacl.scram.bootstrap.credentials`), which happens
     /// once per store, like Kafka's `kafka-storage.sh format --add-scram`: atomically stores
     /// `credentials` and records that the bootstrap happened, and returns true. Stores nothing

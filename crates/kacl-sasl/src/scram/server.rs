@@ -169,7 +169,15 @@ impl ScramServer {
                 Some(c) => (c, true),
                 None => {
                     let iterations = credentials.stand_in_iterations(self.mechanism);
-                    let stand_in = stand_in_credential(self.mechanism, &first.username, iterations);
+                    let stand_in = match credentials.stand_in_secret() {
+                        Some(secret) => super::stand_in::stand_in_credential(
+                            &secret,
+                            self.mechanism,
+                            &first.username,
+                            iterations,
+                        ),
+                        None => stand_in_credential(self.mechanism, &first.username, iterations),
+                    };
                     (stand_in, false)
                 }
             };
@@ -273,7 +281,7 @@ fn random_nonce() -> String {
 }
 
 /// The same made-up credential every time for a given unknown name (within one process, under
-/// a secret drawn at start), shaped like a real one: a Kafka-shaped salt and `iterations`
+/// a secret drawn at start: for lookups that keep no secret of their own), shaped like a real one: a Kafka-shaped salt and `iterations`
 /// (what most real credentials have). No password produces its keys.
 fn stand_in_credential(
     mechanism: ScramMechanism,

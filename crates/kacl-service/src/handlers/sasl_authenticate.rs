@@ -56,6 +56,10 @@ impl CredentialLookup for ListenerCredentials<'_> {
         self.scram.typical_iterations(mechanism)
     }
 
+    fn stand_in_secret(&self) -> Option<[u8; 32]> {
+        self.scram.stand_in_secret()
+    }
+
     fn oauthbearer_validate(&self, token: &str) -> Result<ValidToken, TokenError> {
         match self.oauthbearer {
             Some(validator) => validator.validate(token),

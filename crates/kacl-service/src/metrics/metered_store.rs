@@ -182,6 +182,10 @@ impl MetadataStore for MeteredStore {
         self.inner.scram_bootstrapped()
     }
 
+    fn scram_stand_in_secret(&self) -> Result<Option<[u8; 32]>, StoreError> {
+        self.inner.scram_stand_in_secret()
+    }
+
     fn bootstrap_scram_credentials(
         &self,
         credentials: &[StoredScramCredential],

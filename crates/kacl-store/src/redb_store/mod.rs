@@ -561,6 +561,10 @@ impl MetadataStore for RedbStore {
         self.read(|t| ops::scram_bootstrapped(t))
     }
 
+    fn scram_stand_in_secret(&self) -> Result<Option<[u8; 32]>, StoreError> {
+        self.read(|t| ops::stand_in_secret(t))
+    }
+
     fn bootstrap_scram_credentials(
         &self,
         credentials: &[StoredScramCredential],
