@@ -28,6 +28,7 @@ use kacl_acl::{
 use crate::codec::{Reader, RecordDecodeError, Writer};
 use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 
+use crate::error::{printable_key, StoreError};
 use crate::records::{PartitionRecord, TopicRecord};
 
 const TOPIC_RECORD_VERSION: u8 = 1;
@@ -308,6 +309,31 @@ pub(crate) fn decode_u64(value: &[u8]) -> Result<u64, RecordDecodeError> {
     let out = r.varint()?;
     r.finish()?;
     Ok(out)
+}
+
+/// Declared here rather than in `error`, beside the ACL key decoding it uses, so that `error`
+/// imports nothing of the record encodings (which import it).
+impl StoreError {
+    /// A record of `table` under `key` that did not decode.
+    pub(crate) fn corrupt(
+        table: &'static str,
+        key: &[u8],
+        reason: RecordDecodeError,
+    ) -> StoreError {
+        let mut shown = printable_key(key);
+        // Name the ACL the damaged record would have been (as read: the key may be the
+        // damaged part), so an operator knows what to check after a restore.
+        if table == "acls" {
+            if let Ok(binding) = decode_acl_key(key) {
+                shown.push_str(&format!(" (ACL as read: {binding})"));
+            }
+        }
+        StoreError::Corrupt {
+            table,
+            key: shown,
+            reason,
+        }
+    }
 }
 
 #[cfg(test)]

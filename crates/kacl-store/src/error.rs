@@ -259,31 +259,10 @@ impl StoreError {
             },
         }
     }
-
-    /// A record of `table` under `key` that did not decode.
-    pub(crate) fn corrupt(
-        table: &'static str,
-        key: &[u8],
-        reason: RecordDecodeError,
-    ) -> StoreError {
-        let mut shown = printable_key(key);
-        // Name the ACL the damaged record would have been (as read: the key may be the
-        // damaged part), so an operator knows what to check after a restore.
-        if table == "acls" {
-            if let Ok(binding) = crate::encoding::decode_acl_key(key) {
-                shown.push_str(&format!(" (ACL as read: {binding})"));
-            }
-        }
-        StoreError::Corrupt {
-            table,
-            key: shown,
-            reason,
-        }
-    }
 }
 
 /// A key as quoted text when it is printable UTF-8, else as (at most 64 bytes of) hex.
-fn printable_key(key: &[u8]) -> String {
+pub(crate) fn printable_key(key: &[u8]) -> String {
     match std::str::from_utf8(key) {
         Ok(text) if !text.chars().any(char::is_control) => format!("{text:?}"),
         _ => {

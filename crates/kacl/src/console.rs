@@ -111,7 +111,7 @@ pub(crate) fn run(args: ConsoleArgs) -> anyhow::Result<ExitCode> {
         secure_cookies: args.secure_cookies,
         sso: sso_config(&args)?,
     };
-    crate::serve::init_logging();
+    crate::logging::init();
     let console = kacl_console::Console::new(config)?;
     let tls = match &args.ssl_keystore_location {
         Some(path) => Some(kacl_console::tls_server_config(path)?),

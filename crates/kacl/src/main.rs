@@ -14,6 +14,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod cli;
 mod console;
+mod logging;
 mod perf;
 mod serve;
 mod store_cmd;

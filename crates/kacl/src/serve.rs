@@ -12,7 +12,6 @@ use std::process::ExitCode;
 use anyhow::Context;
 use kacl_server::Server;
 use kacl_server_config::{ServerConfig, DEFAULT_DATA_DIR, DEFAULT_LISTENERS};
-use tracing_subscriber::EnvFilter;
 
 /// Flags of `kacl serve`.
 #[derive(Debug, clap::Args)]
@@ -28,7 +27,7 @@ pub(crate) struct ServeArgs {
 
 /// Runs the server until SIGTERM/SIGINT.
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
-    init_logging();
+    crate::logging::init();
     let config = ServerConfig::load(args.config.as_deref(), &args.overrides)?;
     if config.is_development {
         tracing::warn!(
@@ -109,14 +108,4 @@ async fn wait_for_signals(reloader: &kacl_server::TlsReloader) -> std::io::Resul
             }
         }
     }
-}
-
-/// Log lines to stderr, `RUST_LOG` or `info` (also `kacl console`'s).
-pub(crate) fn init_logging() {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .try_init();
 }
