@@ -39,6 +39,9 @@ struct Behaviour {
     reverse_batch: usize,
     /// Close the connection instead of answering this many DescribeAcls requests.
     hang_ups: Arc<Mutex<u32>>,
+    /// Write the UNSUPPORTED_VERSION answer in the request's version instead of KIP-511's v0
+    /// body, as librdkafka's mock cluster does.
+    unsupported_in_request_version: bool,
 }
 
 impl Behaviour {
@@ -49,6 +52,7 @@ impl Behaviour {
             silent_describe: false,
             reverse_batch: 0,
             hang_ups: Arc::default(),
+            unsupported_in_request_version: false,
         }
     }
 }
@@ -174,7 +178,12 @@ async fn serve(
                 if version > ours {
                     // KIP-511: UNSUPPORTED_VERSION in a v0 body listing our ranges.
                     let body = api_versions(&behaviour, 35);
-                    encode_response_frame(&mut out, id, 0, &body).unwrap();
+                    let written = if behaviour.unsupported_in_request_version {
+                        version
+                    } else {
+                        0
+                    };
+                    encode_response_frame(&mut out, id, written, &body).unwrap();
                 } else {
                     let body = api_versions(&behaviour, 0);
                     encode_response_frame(&mut out, id, version, &body).unwrap();
@@ -306,6 +315,24 @@ async fn api_versions_falls_back_per_kip_511() {
     let mut ranges = NARROW_ACLS.to_vec();
     ranges[0] = (ApiKey::ApiVersions, 0, 2);
     let broker = FakeBroker::start(Behaviour::with_ranges(&ranges)).await;
+    let admin = Admin::connect(broker.config()).await.unwrap();
+    assert_eq!(broker.requests(ApiKey::ApiVersions), [3, 2]);
+    admin
+        .describe_acls(AclBindingFilter::ANY, DescribeAclsOptions::default())
+        .await
+        .unwrap();
+}
+
+/// librdkafka's mock cluster answers an ApiVersions version it does not serve in that
+/// version's (flexible) encoding, not in KIP-511's v0 body: read like Kafka's Java client
+/// does, at v0 and then at the version sent.
+#[tokio::test]
+async fn an_unsupported_version_answer_in_the_requests_own_version_is_read_too() {
+    let mut ranges = NARROW_ACLS.to_vec();
+    ranges[0] = (ApiKey::ApiVersions, 0, 2);
+    let mut behaviour = Behaviour::with_ranges(&ranges);
+    behaviour.unsupported_in_request_version = true;
+    let broker = FakeBroker::start(behaviour).await;
     let admin = Admin::connect(broker.config()).await.unwrap();
     assert_eq!(broker.requests(ApiKey::ApiVersions), [3, 2]);
     admin

@@ -131,7 +131,10 @@ impl Asker {
         payload: &'p [u8],
         edit: impl FnOnce(&Asker, &mut M),
     ) -> Outcome {
-        match kacl_protocol::frame::decode_response_frame::<M>(body_of(payload), self.version) {
+        match kacl_protocol::frame::decode_broker_response_frame::<M>(
+            body_of(payload),
+            self.version,
+        ) {
             Ok((_, mut body)) => {
                 edit(self, &mut body);
                 encode_for(self, &body)

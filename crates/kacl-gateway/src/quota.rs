@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kacl_protocol::frame::{decode_response_frame, encode_response_frame};
+use kacl_protocol::frame::{decode_broker_response_frame, encode_response_frame};
 use kacl_protocol::messages::produce::ProduceResponse;
 use kacl_protocol::ApiKey;
 use kacl_service::client_quotas::{
@@ -334,7 +334,7 @@ fn set_throttle(api: ApiKey, version: i16, mut frame: Vec<u8>, throttle: u64) ->
                 return frame;
             };
             let Ok((header, mut response)) =
-                decode_response_frame::<ProduceResponse<'_>>(body, version)
+                decode_broker_response_frame::<ProduceResponse<'_>>(body, version)
             else {
                 return frame;
             };

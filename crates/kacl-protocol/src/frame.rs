@@ -378,6 +378,21 @@ pub fn decode_response_frame<'a, M: Message<'a>>(
     Ok((header, body))
 }
 
+/// Decodes a response frame that a broker wrote, as Kafka's Java client reads one: bytes after
+/// a complete body are ignored (the client never checks that the buffer was consumed), where
+/// [`decode_response_frame`] refuses them. Real brokers send such bytes: librdkafka's mock
+/// cluster ends a Metadata v13 answer with one. For the answers kacl itself writes, tests use
+/// the strict decoder.
+pub fn decode_broker_response_frame<'a, M: Message<'a>>(
+    payload: &'a [u8],
+    version: i16,
+) -> Result<(ResponseHeader<'a>, M), DecodeError> {
+    let mut r = Reader::new(payload);
+    let header = ResponseHeader::decode(&mut r, M::API_KEY.response_header_version(version))?;
+    let body = M::decode(&mut r, version)?;
+    Ok((header, body))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

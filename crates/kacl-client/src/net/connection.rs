@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::{Buf, Bytes};
-use kacl_protocol::frame::{decode_response_frame, encode_request_frame};
+use kacl_protocol::frame::{decode_broker_response_frame, encode_request_frame};
 use kacl_protocol::{Message, RequestHeader};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
@@ -286,7 +286,7 @@ impl Response {
 
     /// Decodes the body as `M` (borrowing from this response).
     pub fn decode<'p, M: Message<'p>>(&'p self) -> Result<M, AdminError> {
-        decode_response_frame::<M>(&self.payload, self.version)
+        decode_broker_response_frame::<M>(&self.payload, self.version)
             .map(|(_, body)| body)
             .map_err(|e| AdminError::decode(format!("{} v{}: {e}", M::NAME, self.version)))
     }

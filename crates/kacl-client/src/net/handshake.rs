@@ -49,7 +49,13 @@ pub async fn negotiate_versions(conn: &Connection) -> Result<ApiVersionsTable, A
             if version == 0 {
                 break;
             }
-            let body: ApiVersionsResponse = decode_as(&response, 0)?;
+            // KIP-511's answer is a v0 body; some brokers (librdkafka's mock cluster) write it
+            // in the request's own version instead. Like Kafka's Java client, read it at v0
+            // and, failing that, at the version sent.
+            let body: ApiVersionsResponse = match decode_as(&response, 0) {
+                Ok(body) => body,
+                Err(v0_error) => decode_as(&response, version).map_err(|_| v0_error)?,
+            };
             let table = ApiVersionsTable::from_response(&body);
             // A broker that lists no ApiVersions range (pre-KIP-511) still speaks v0.
             version = table

@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use kacl_acl::{AclOperation, ResourceType};
-use kacl_protocol::frame::{decode_response_frame, RequestFrame};
+use kacl_protocol::frame::{decode_broker_response_frame, RequestFrame};
 use kacl_protocol::messages::fetch::{
     FetchRequest, FetchResponse, FetchTopic, FetchableTopicResponse, PartitionData,
 };
@@ -122,7 +122,7 @@ pub(super) fn fetch(
         }
         return Plan::rewrite(Box::new(move |asker: &Asker, payload: Vec<u8>| {
             let names_brokers =
-                decode_response_frame::<FetchResponse<'_>>(body_of(&payload), asker.version)
+                decode_broker_response_frame::<FetchResponse<'_>>(body_of(&payload), asker.version)
                     .map_or(true, |(_, body)| !body.node_endpoints.is_empty());
             if !names_brokers {
                 return asker.pass_through(payload);

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use kacl_acl::{AclOperation, ResourceType};
-use kacl_protocol::frame::{decode_response_frame, RequestFrame};
+use kacl_protocol::frame::{decode_broker_response_frame, RequestFrame};
 use kacl_protocol::messages::produce::{
     PartitionProduceResponse, ProduceRequest, ProduceResponse, TopicProduceData,
     TopicProduceResponse,
@@ -129,9 +129,11 @@ pub(super) fn produce(
             return Plan::pass();
         }
         return Plan::rewrite(Box::new(move |asker: &Asker, payload: Vec<u8>| {
-            let names_brokers =
-                decode_response_frame::<ProduceResponse<'_>>(body_of(&payload), asker.version)
-                    .map_or(true, |(_, body)| !body.node_endpoints.is_empty());
+            let names_brokers = decode_broker_response_frame::<ProduceResponse<'_>>(
+                body_of(&payload),
+                asker.version,
+            )
+            .map_or(true, |(_, body)| !body.node_endpoints.is_empty());
             if !names_brokers {
                 return asker.pass_through(payload);
             }
