@@ -122,6 +122,16 @@ pub(super) fn metadata(
                     None => false,
                 }
             });
+            // A controller the client cannot reach through the gateway (none named, or a
+            // broker without a gateway port) becomes one it can, as a KRaft broker names any
+            // live broker: admin clients send CreateTopics, CreateAcls and the like there, and
+            // would otherwise wait for a controller forever (librdkafka's mock cluster names
+            // none). The gateway answers the ACL APIs itself on every port.
+            if !body.brokers.iter().any(|b| b.node_id == body.controller_id) {
+                if let Some(first) = body.brokers.first() {
+                    body.controller_id = first.node_id;
+                }
+            }
             let ctx = asker.context();
             let session = ctx.authorizer();
             if all_topics {
