@@ -933,3 +933,70 @@ def test_differential_oracle(gw_plain, kafka_secure):
             if via_gateway.get(k) != oracle.get(k)}
     assert diff == {}, "gateway vs Kafka's StandardAuthorizer (gateway, oracle): %r" % diff
     assert mismatched_oracle == {}, "the oracle itself answered unexpectedly (got, expected): %r" % mismatched_oracle
+
+
+# --------------------------------------------------------------------------------------
+# faults: the upstream broker restarted under running clients (issue 20, item 5)
+
+def test_clients_recover_when_the_upstream_restarts(kacl_binary):
+    """Tansu stopped under a gateway with a running producer, then started again on the same
+    port: while it is down the gateway answers at once (an admin call fails within its own
+    timeout, never hangs) and stays up; once it is back the producer's pending records are
+    delivered and a consumer through the gateway reads them, with no restart of anything
+    but the broker. Tansu's memory storage forgets the topic, so it is created again."""
+    _need(upstreams.tansu_missing_reason())
+    port = upstreams.free_port()
+    first = upstreams.tansu_broker(port=port)
+    broker = first.__enter__()
+    try:
+        cluster_id = broker.cluster_id
+        direct = broker.client_config()
+        gw = KaclGateway.start(broker.bootstrap, direct)
+    except BaseException:
+        first.__exit__(None, None, None)
+        raise
+    try:
+        topic, group = _name("restart"), _name("grestart")
+        create_topic(AdminClient(dict(direct)), topic)
+        admin = AdminClient(gw.client_config("admin"))
+        grant(admin, topic_acls("alice", topic, AclOperation.WRITE, AclOperation.DESCRIBE, AclOperation.READ)
+              + [binding(ResourceType.GROUP, group, "alice", AclOperation.READ)])
+        conf = gw.client_config("alice")
+        errs, _ = produce(conf, topic, [b"before-%d" % i for i in range(5)], acks="all")
+        assert codes(errs) == [None] * 5
+
+        producer = Producer({**conf, "acks": "all", "message.timeout.ms": 90000,
+                             "enable.idempotence": False})
+        delivered = []
+        producer.produce(topic, b"warm-up", on_delivery=lambda e, m: delivered.append(e))
+        producer.flush(20)
+        assert delivered == [None]
+
+        first.__exit__(None, None, None)  # the broker goes away
+        down_at = time.monotonic()
+        pending = [b"during-%d" % i for i in range(10)]
+        results = []
+        for value in pending:
+            producer.produce(topic, value, on_delivery=lambda e, m: results.append(e))
+        producer.poll(0.5)
+        # The gateway answers while the upstream is down: a call fails within its timeout.
+        started = time.monotonic()
+        with pytest.raises(KafkaException):
+            AdminClient(gw.client_config("admin")).list_topics(timeout=5)
+        assert time.monotonic() - started < 15, "the gateway held the call past its timeout"
+        assert gw.process.poll() is None, "the gateway exited when its upstream went away"
+        assert results == [], "records were acknowledged while no broker was up"
+
+        with upstreams.tansu_broker(port=port, cluster_id=cluster_id) as second:
+            create_topic(AdminClient(second.client_config()), topic)
+            left = producer.flush(75)
+            assert left == 0, "%d records still pending %.0f s after the broker came back" % (
+                left, time.monotonic() - down_at)
+            assert codes(results) == [None] * len(pending), results
+            got = read_direct(second.client_config(), topic, expect=len(pending))
+            assert sorted(got) == sorted(pending)
+            got, err = consume_group(conf, topic, group, len(pending), timeout=60)
+            assert err is None, err
+            assert sorted(got) == sorted(pending)
+    finally:
+        gw.stop()

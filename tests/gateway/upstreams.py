@@ -592,8 +592,10 @@ class TansuBroker:
 
 @contextlib.contextmanager
 def tansu_broker(timeout: float = TANSU_START_TIMEOUT_S, rust_log: Optional[str] = None,
-                 extra_args: Sequence[str] = ()) -> Iterator[TansuBroker]:
-    """One Tansu broker with memory storage on 127.0.0.1; see the module doc."""
+                 extra_args: Sequence[str] = (), port: Optional[int] = None,
+                 cluster_id: Optional[str] = None) -> Iterator[TansuBroker]:
+    """One Tansu broker with memory storage on 127.0.0.1; see the module doc. `port` and
+    `cluster_id` given: that port and id (a broker restarted where clients knew it)."""
     reason = tansu_missing_reason()
     if reason:
         raise RuntimeError(reason)
@@ -604,26 +606,28 @@ def tansu_broker(timeout: float = TANSU_START_TIMEOUT_S, rust_log: Optional[str]
         log_path = workdir / "tansu.log"
         proc = None
         started = time.monotonic()
-        port = free_port()
-        cluster_id = "kacl-" + uuid.uuid4().hex[:12]
-        url = "tcp://127.0.0.1:%d" % port
+        chosen_port = port if port is not None else free_port()
+        chosen_id = cluster_id or "kacl-" + uuid.uuid4().hex[:12]
+        url = "tcp://127.0.0.1:%d" % chosen_port
         env = dict(os.environ)
         if rust_log is not None:
             env["RUST_LOG"] = rust_log
         for k in ("LISTENER_URL", "ADVERTISED_LISTENER_URL", "STORAGE_ENGINE", "CLUSTER_ID"):
             env.pop(k, None)
         argv = [binary, "broker", "--listener-url", url, "--advertised-listener-url", url,
-                "--storage-engine", "memory://tansu/", "--cluster-id", cluster_id, *extra_args]
+                "--storage-engine", "memory://tansu/", "--cluster-id", chosen_id, *extra_args]
         try:
             proc = _spawn(argv, log_path, workdir, env)
             try:
-                versions = _wait_ready(proc, port, log_path, timeout, "tansu")
+                versions = _wait_ready(proc, chosen_port, log_path, timeout, "tansu")
             except RuntimeError:
                 if attempt < 3 and "in use" in _tail(log_path, 200).lower():
+                    if port is not None:
+                        time.sleep(1.0)  # the chosen port: wait for the old socket to go
                     continue
                 raise
-            yield TansuBroker(host="127.0.0.1", port=port, pid=proc.pid, log_path=log_path,
-                              workdir=workdir, binary=binary, cluster_id=cluster_id,
+            yield TansuBroker(host="127.0.0.1", port=chosen_port, pid=proc.pid, log_path=log_path,
+                              workdir=workdir, binary=binary, cluster_id=chosen_id,
                               api_versions=versions, start_seconds=time.monotonic() - started)
             return
         finally:
