@@ -7,7 +7,10 @@ use kacl_store::{MetadataStore, RedbStore};
 fn a_redb_store_keeps_its_stand_in_secret_across_reopens() {
     let dir = tempfile::tempdir().unwrap();
     let first = RedbStore::open(dir.path()).unwrap();
-    let secret = first.scram_stand_in_secret().unwrap().expect("a new store has one");
+    let secret = first
+        .scram_stand_in_secret()
+        .unwrap()
+        .expect("a new store has one");
     assert_ne!(secret, [0u8; 32]);
     assert_eq!(first.scram_stand_in_secret().unwrap(), Some(secret));
     drop(first);
