@@ -8,7 +8,7 @@ it, so runs can be interleaved (issue 20's figures; BENCHMARKS.md, "Gateway").
 Produces N records of SIZE bytes with acks=all (librdkafka's defaults otherwise: linger 5 ms,
 5 requests in flight per connection) into a new single-partition TOPIC and waits for every
 delivery report, then reads them back from offset 0 with an assigned consumer (no group), and
-prints records/s and MB/s (MB = 2^20 bytes) of each. Bounded: gives up after 120 s per phase.
+prints records/s and MB/s (MB = 2^20 bytes) of each; then deletes TOPIC. Bounded: gives up after 120 s per phase.
 """
 import argparse
 import json
@@ -63,6 +63,9 @@ def main() -> int:
                 got += 1
     consume_s = time.perf_counter() - started
     consumer.close()
+    # The topic goes again, so that a series of runs measures the same broker state each time.
+    for future in admin.delete_topics([args.topic], request_timeout=30).values():
+        future.result()
     if got < args.records:
         print(f"consume: {got} of {args.records} within 120 s", file=sys.stderr)
         return 1

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Gateway throughput, interleaved: one upstream broker, the same librdkafka client run
+directly against it and through one kacl gateway per binary given, round after round, so that
+every figure has its reference measured minutes apart on the same machine (BENCHMARKS.md,
+"Gateway").
+
+    tests/gateway/.venv/bin/python scripts/gateway_ab.py [--upstream kafka|tansu]
+        [--rounds 5] [--records 200000] [--size 1024] [--gateway-cpus 1] NAME=KACL_BIN ...
+
+With `--latency`, each round instead runs `kacl perf records --workload produce
+--record-size 1024 --batch-records 1 --acks -1 --rate 1000 --duration 10s` against each side
+(the first gateway's binary as the client), latency counted from each request's scheduled
+send time, and prints p50/p99 per side and the gateway's added median p50/p99.
+
+Each round runs scripts/gateway_throughput.py (a fresh single-partition topic, N records of
+SIZE bytes produced with acks=all, then read back) once directly and once through each
+gateway, in a rotating order. The gateways listen on PLAINTEXT with
+allow.everyone.if.no.acl.found=true, so every request still goes through the authorizer
+(which finds no ACL and allows). `--gateway-cpus 1` pins each gateway to CPU 1 and the client
+to CPU 0 (taskset), so the gateway's cost is not hidden by the client's. Prints each run, then
+the median MB/s of each side, its ratio to direct and the gateway's CPU time per MB relayed,
+plus the CPU steal over the whole run (/proc/stat's counter, which vmstat's `st` shows). Bounded: each run is capped by gateway_throughput.py's 120 s per phase.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests" / "gateway"))
+
+import gateway_harness  # noqa: E402
+import upstreams  # noqa: E402
+
+
+def start_gateway(binary: str, upstream: str, node_ids, cpus: str | None):
+    """One kacl gateway in front of `upstream` on PLAINTEXT; returns (process, bootstrap, dir)."""
+    port, base = gateway_harness.pick_ports(node_ids)
+    work = Path(tempfile.mkdtemp(prefix="kacl-gw-ab-"))
+    (work / "data").mkdir()
+    config = work / "server.properties"
+    config.write_text("\n".join([
+        "node.id=1",
+        "listeners=PLAINTEXT://127.0.0.1:%d" % port,
+        "allow.everyone.if.no.acl.found=true",
+        "metadata.log.dir=%s" % (work / "data"),
+        "kacl.gateway.upstream.bootstrap.servers=%s" % upstream,
+        "kacl.gateway.broker.port.base=%d" % base,
+    ]) + "\n")
+    argv = [binary, "serve", "--config", str(config)]
+    if cpus:
+        argv = ["taskset", "-c", cpus, *argv]
+    log = open(work / "kacl.log", "ab")
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+    deadline = time.monotonic() + 30
+    import socket
+    for p in [port, *(base + n for n in node_ids)]:
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError("gateway %s exited: %s" % (binary, (work / "kacl.log").read_text()[-2000:]))
+            try:
+                with socket.create_connection(("127.0.0.1", p), timeout=0.5):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("gateway %s not ready on %d" % (binary, p))
+                time.sleep(0.05)
+    return proc, "127.0.0.1:%d" % port, work
+
+
+def cpu_times() -> list[int]:
+    """The machine's CPU time counters (user nice system idle iowait irq softirq steal ...)."""
+    return [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process `pid` so far."""
+    fields = Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_once(bootstrap: str, records: int, size: int, cpus: str | None) -> dict:
+    topic = "ab-%d-%d" % (os.getpid(), time.monotonic_ns())
+    argv = [sys.executable, str(HERE / "gateway_throughput.py"), bootstrap, topic,
+            "--records", str(records), "--size", str(size), "--json"]
+    if cpus:
+        argv = ["taskset", "-c", cpus, *argv]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    if out.returncode != 0:
+        raise RuntimeError("throughput run against %s failed: %s" % (bootstrap, out.stderr[-2000:]))
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def latency_once(kacl: str, bootstrap: str, cpus: str | None) -> dict:
+    topic = "lat-%d-%d" % (os.getpid(), time.monotonic_ns())
+    argv = [kacl, "perf", "records", "--workload", "produce", "--bootstrap-server", bootstrap,
+            "--topic", topic, "--record-size", "1024", "--batch-records", "1", "--acks", "-1",
+            "--rate", "1000", "--duration", "10s", "--output", "json"]
+    if cpus:
+        argv = ["taskset", "-c", cpus, *argv]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    if out.returncode != 0:
+        raise RuntimeError("latency run against %s failed: %s" % (bootstrap, out.stderr[-2000:]))
+    report = json.loads(out.stdout)
+    lat = report["latency_ms"]
+    return {"p50": lat["p50"], "p99": lat["p99"]}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("gateways", nargs="+", help="NAME=PATH_TO_KACL")
+    ap.add_argument("--upstream", choices=["kafka", "tansu"], default="kafka")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--records", type=int, default=200_000)
+    ap.add_argument("--size", type=int, default=1024)
+    ap.add_argument("--gateway-cpus", default=None, help="pin gateways here, the client elsewhere")
+    ap.add_argument("--latency", action="store_true", help="p50/p99 at 1,000 produce requests/s")
+    args = ap.parse_args()
+    named = [g.split("=", 1) for g in args.gateways]
+    client_cpus = None
+    if args.gateway_cpus is not None:
+        client_cpus = "0" if args.gateway_cpus != "0" else "1"
+    steal_before = cpu_times()
+    cm = upstreams.kafka_broker() if args.upstream == "kafka" else upstreams.tansu_broker()
+    results: dict[str, list[dict]] = {"direct": [], **{name: [] for name, _ in named}}
+    gateways = []
+    try:
+        with cm as broker:
+            node_ids = gateway_harness.upstream_node_ids({"bootstrap.servers": broker.bootstrap})
+            for name, binary in named:
+                proc, bootstrap, work = start_gateway(binary, broker.bootstrap, node_ids, args.gateway_cpus)
+                gateways.append((name, proc, bootstrap, work))
+            sides = [("direct", broker.bootstrap)] + [(n, b) for n, _, b, _ in gateways]
+            client_kacl = named[0][1]
+            if args.latency:
+                latency_once(client_kacl, broker.bootstrap, client_cpus)  # warm-up
+            else:
+                run_once(broker.bootstrap, min(args.records, 20_000), args.size, client_cpus)
+            for r in range(args.rounds):
+                order = sides[r % len(sides):] + sides[:r % len(sides)]
+                for name, bootstrap in order:
+                    pid = next((p.pid for n, p, _, _ in gateways if n == name), None)
+                    cpu_before = cpu_seconds(pid) if pid else 0.0
+                    if args.latency:
+                        res = latency_once(client_kacl, bootstrap, client_cpus)
+                        print("round %d %-10s p50 %6.3f ms  p99 %6.3f ms" % (
+                            r + 1, name, res["p50"], res["p99"]), flush=True)
+                    else:
+                        res = run_once(bootstrap, args.records, args.size, client_cpus)
+                        mb = 2 * args.records * args.size / 2**20  # produced, then consumed
+                        res["gateway_cpu_ms_per_mb"] = (
+                            (cpu_seconds(pid) - cpu_before) * 1000 / mb if pid else 0.0)
+                        print("round %d %-10s produce %7.1f MB/s  consume %7.1f MB/s  gateway CPU %.2f ms/MB" % (
+                            r + 1, name, res["produce_mb_per_s"], res["consume_mb_per_s"],
+                            res["gateway_cpu_ms_per_mb"]), flush=True)
+                    results[name].append(res)
+    finally:
+        for _, proc, _, _ in gateways:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    steal_after = cpu_times()
+    total = sum(steal_after) - sum(steal_before)
+    steal_pct = 100.0 * (steal_after[7] - steal_before[7]) / total if total else 0.0
+    steal_line = "cpu steal over the whole run (/proc/stat, what vmstat's st column shows): %.1f%%" % steal_pct
+    if args.latency:
+        d50 = statistics.median(r["p50"] for r in results["direct"])
+        d99 = statistics.median(r["p99"] for r in results["direct"])
+        print("\nmedian of %d rounds at 1,000 produce requests/s, upstream %s, gateway cpus %s" % (
+            args.rounds, args.upstream, args.gateway_cpus or "shared"))
+        for name, runs in results.items():
+            p50 = statistics.median(r["p50"] for r in runs)
+            p99 = statistics.median(r["p99"] for r in runs)
+            print("%-10s p50 %6.3f ms (%+.3f)  p99 %6.3f ms (%+.3f)" % (name, p50, p50 - d50, p99, p99 - d99))
+        print(steal_line)
+        return 0
+    direct_p = statistics.median(r["produce_mb_per_s"] for r in results["direct"])
+    direct_c = statistics.median(r["consume_mb_per_s"] for r in results["direct"])
+    print("\nmedian of %d rounds, %d records of %d B, upstream %s, gateway cpus %s" % (
+        args.rounds, args.records, args.size, args.upstream, args.gateway_cpus or "shared"))
+    for name, runs in results.items():
+        p = statistics.median(r["produce_mb_per_s"] for r in runs)
+        c = statistics.median(r["consume_mb_per_s"] for r in runs)
+        cpu = statistics.median(r.get("gateway_cpu_ms_per_mb", 0.0) for r in runs)
+        print("%-10s produce %7.1f MB/s (%.2fx direct)  consume %7.1f MB/s (%.2fx direct)  gateway CPU %.2f ms/MB" % (
+            name, p, p / direct_p, c, c / direct_c, cpu))
+    print(steal_line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
