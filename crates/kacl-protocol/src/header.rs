@@ -18,9 +18,10 @@ use crate::wire::{IntoStatic, RawTaggedField};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RequestPrefix {
     /// The API key as sent (it may be one kacl does not know).
-    pub api_key: i16,
-    /// The API version as sent.
-    pub api_version: i16,
+    pub request_api_key: i16,
+    /// The API version as sent. Kafka's header field name, used for the request's version
+    /// wherever the header is read; a handler's context and a parsed frame call it `version`.
+    pub request_api_version: i16,
     /// The correlation id to echo.
     pub correlation_id: i32,
 }
@@ -30,15 +31,15 @@ impl RequestPrefix {
     pub fn peek(payload: &[u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(payload);
         Ok(Self {
-            api_key: r.read_i16("RequestHeader.request_api_key")?,
-            api_version: r.read_i16("RequestHeader.request_api_version")?,
+            request_api_key: r.read_i16("RequestHeader.request_api_key")?,
+            request_api_version: r.read_i16("RequestHeader.request_api_version")?,
             correlation_id: r.read_i32("RequestHeader.correlation_id")?,
         })
     }
 
     /// The known API, if kacl serves this key.
     pub fn api(&self) -> Option<ApiKey> {
-        ApiKey::from_i16(self.api_key)
+        ApiKey::from_i16(self.request_api_key)
     }
 }
 
@@ -88,9 +89,9 @@ impl<'a> RequestHeader<'a> {
     pub fn decode_auto(r: &mut Reader<'a>) -> Result<(ApiKey, Self), DecodeError> {
         let prefix = RequestPrefix::peek(r.rest())?;
         let api = prefix.api().ok_or(DecodeError::UnknownApiKey {
-            api_key: prefix.api_key,
+            api_key: prefix.request_api_key,
         })?;
-        let header = Self::decode(r, api.request_header_version(prefix.api_version))?;
+        let header = Self::decode(r, api.request_header_version(prefix.request_api_version))?;
         Ok((api, header))
     }
 
@@ -296,8 +297,8 @@ mod tests {
         assert_eq!(
             prefix,
             RequestPrefix {
-                api_key: 18,
-                api_version: 9,
+                request_api_key: 18,
+                request_api_version: 9,
                 correlation_id: 256
             }
         );

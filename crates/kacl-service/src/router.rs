@@ -92,7 +92,7 @@ async fn route(
         .api()
         .filter(|api| api.role() != ApiRole::ForwardedOnly || forwarder.is_some())
     else {
-        return Outcome::close(format!("unsupported API key {}", prefix.api_key));
+        return Outcome::close(format!("unsupported API key {}", prefix.request_api_key));
     };
     let local = forward::answered_locally(api, forwarder.is_some());
     if session.is_expired()
@@ -113,13 +113,13 @@ async fn route(
         },
         _ => api.versions(),
     };
-    if !served.contains(prefix.api_version) {
+    if !served.contains(prefix.request_api_version) {
         if api == ApiKey::ApiVersions {
             return handlers::api_versions::unsupported_version(prefix.correlation_id, forwarder);
         }
         return Outcome::close(format!(
             "unsupported version {} of {api} (served: {}-{})",
-            prefix.api_version, served.min, served.max
+            prefix.request_api_version, served.min, served.max
         ));
     }
     let frame = match RequestFrame::parse_within(payload, state.config.request_max_decoded_bytes) {
@@ -129,7 +129,7 @@ async fn route(
     tracing::debug!(
         peer = %session.peer,
         api = %api,
-        version = prefix.api_version,
+        version = prefix.request_api_version,
         correlation_id = prefix.correlation_id,
         client_id = %kacl_logsafe::safe(frame.header.client_id.as_deref().unwrap_or("")),
         "request"

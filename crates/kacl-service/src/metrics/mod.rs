@@ -166,8 +166,11 @@ impl Metrics {
         let routed = prefix.and_then(|prefix| {
             let api = prefix
                 .api()
-                .filter(|api| api.supports(prefix.api_version))?;
-            Some((api_slot(api)?, usize::try_from(prefix.api_version).ok()?))
+                .filter(|api| api.supports(prefix.request_api_version))?;
+            Some((
+                api_slot(api)?,
+                usize::try_from(prefix.request_api_version).ok()?,
+            ))
         });
         match routed {
             Some((api, version)) => {
