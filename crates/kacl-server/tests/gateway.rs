@@ -402,6 +402,82 @@ async fn the_upstream_connection_speaks_tls_with_the_upstream_properties() {
     assert!(err.to_string().contains("SSL"), "{err}");
 }
 
+/// PEM text of one DER item (`CERTIFICATE`, `PRIVATE KEY`), 64 base64 characters a line.
+fn pem_block(label: &str, der: &[u8]) -> String {
+    use base64::Engine;
+    let text = base64::engine::general_purpose::STANDARD.encode(der);
+    let mut out = format!("-----BEGIN {label}-----\n");
+    for line in text.as_bytes().chunks(64) {
+        out.push_str(std::str::from_utf8(line).unwrap());
+        out.push('\n');
+    }
+    out.push_str(&format!("-----END {label}-----\n"));
+    out
+}
+
+/// mTLS to the upstream: an upstream that requires client certificates
+/// (`ssl.client.auth=required`) accepts the gateway's service identity from
+/// `kacl.gateway.upstream.ssl.keystore.location` (a PEM key and chain, `ssl.keystore.type=PEM`)
+/// and knows it by its certificate's subject (`User:CN=kaclgw`, a super user there); without
+/// the keystore the gateway does not start.
+#[tokio::test]
+async fn the_upstream_connection_authenticates_with_a_client_certificate() {
+    let pki = security_support::TestPki::new();
+    let (keystore, truststore) = pki.server_files();
+    let (keystore, truststore) = (
+        keystore.display().to_string(),
+        truststore.display().to_string(),
+    );
+    let upstream = security_support::start(&[
+        ("listeners", "SSL://127.0.0.1:0"),
+        ("ssl.client.auth", "required"),
+        ("ssl.truststore.location", &truststore),
+        ("super.users", "User:CN=kaclgw"),
+        ("ssl.keystore.location", &keystore),
+    ])
+    .await;
+    let bootstrap = upstream.addr().to_string();
+    let identity = pki.client(&[("CN", "kaclgw")]);
+    let dir = tempfile::tempdir().unwrap();
+    let client_pem = dir.path().join("kaclgw.pem");
+    let mut text = pem_block("PRIVATE KEY", identity.key.secret_der());
+    for cert in &identity.chain {
+        text.push_str(&pem_block("CERTIFICATE", cert));
+    }
+    std::fs::write(&client_pem, text).unwrap();
+    let client_pem = client_pem.display().to_string();
+    let gateway = sasl_server(&[
+        ("kacl.gateway.upstream.bootstrap.servers", &bootstrap),
+        ("kacl.gateway.upstream.security.protocol", "SSL"),
+        ("kacl.gateway.upstream.ssl.truststore.location", &truststore),
+        ("kacl.gateway.upstream.ssl.keystore.type", "PEM"),
+        ("kacl.gateway.upstream.ssl.keystore.location", &client_pem),
+    ])
+    .await;
+    let mut admin = login(gateway.addr(), "admin").await;
+    // CreateTopics needs CREATE on the cluster upstream: granted only to the super user
+    // User:CN=kaclgw, so the upstream saw the gateway's certificate.
+    assert_eq!(create_topic(&mut admin, "over-mtls").await, 0);
+    assert_eq!(
+        topic_names(&metadata(&mut admin, None).await),
+        ["over-mtls"]
+    );
+
+    // Without a client certificate the upstream refuses the handshake: no start.
+    let dir = tempfile::tempdir().unwrap();
+    let config = bare_config(
+        dir.path(),
+        &[
+            ("listeners", "PLAINTEXT://127.0.0.1:0"),
+            ("kacl.gateway.upstream.bootstrap.servers", &bootstrap),
+            ("kacl.gateway.upstream.security.protocol", "SSL"),
+            ("kacl.gateway.upstream.ssl.truststore.location", &truststore),
+        ],
+    );
+    let err = Server::start(config).await.expect_err("must not start");
+    assert!(err.to_string().contains("SSL"), "{err}");
+}
+
 /// A forwarded request's latency runs until its answer from the upstream has been written to
 /// the client, not just while the gateway plans it: a client that reads a large Metadata
 /// answer only after a pause holds up the gateway's write, and the latency recorded covers it.
