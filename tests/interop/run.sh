@@ -191,8 +191,8 @@ for suite in "${SUITES[@]}"; do
     confluent|kafka-python|java)
       result="$RESULTS/$suite.xml"
       # A suite's files: test_SUITE.py and its companions (test_SUITE_oauth.py, ...).
-      files=(test_"${suite//-/_}"*.py)
-      [ "$suite" = java ] && files=(test_java_admin.py)
+      files=("$HERE"/test_"${suite//-/_}"*.py)
+      [ "$suite" = java ] && files=("$HERE"/test_java_admin.py)
       (cd "$HERE" && timeout --kill-after=30 "$SUITE_TIMEOUT_S" \
         "$PY" -m pytest "${files[@]}" --junitxml="$result") || rc=$?
       if [ -s "$result" ]; then count_pytest "$result"; fi
