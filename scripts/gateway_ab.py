@@ -40,7 +40,7 @@ import gateway_harness  # noqa: E402
 import upstreams  # noqa: E402
 
 
-def start_gateway(binary: str, upstream: str, node_ids, cpus: str | None):
+def start_gateway(binary: str, upstream: str, node_ids, cpus: str | None, extra=()):
     """One kacl gateway in front of `upstream` on PLAINTEXT; returns (process, bootstrap, dir)."""
     port, base = gateway_harness.pick_ports(node_ids)
     work = Path(tempfile.mkdtemp(prefix="kacl-gw-ab-"))
@@ -53,6 +53,7 @@ def start_gateway(binary: str, upstream: str, node_ids, cpus: str | None):
         "metadata.log.dir=%s" % (work / "data"),
         "kacl.gateway.upstream.bootstrap.servers=%s" % upstream,
         "kacl.gateway.broker.port.base=%d" % base,
+        *extra,
     ]) + "\n")
     argv = [binary, "serve", "--config", str(config)]
     if cpus:
@@ -123,6 +124,8 @@ def main() -> int:
     ap.add_argument("--size", type=int, default=1024)
     ap.add_argument("--gateway-cpus", default=None, help="pin gateways here, the client elsewhere")
     ap.add_argument("--latency", action="store_true", help="p50/p99 at 1,000 produce requests/s")
+    ap.add_argument("--gateway-property", action="append", default=[], metavar="KEY=VALUE",
+                    help="one more line of every gateway's server.properties")
     args = ap.parse_args()
     named = [g.split("=", 1) for g in args.gateways]
     client_cpus = None
@@ -136,7 +139,8 @@ def main() -> int:
         with cm as broker:
             node_ids = gateway_harness.upstream_node_ids({"bootstrap.servers": broker.bootstrap})
             for name, binary in named:
-                proc, bootstrap, work = start_gateway(binary, broker.bootstrap, node_ids, args.gateway_cpus)
+                proc, bootstrap, work = start_gateway(binary, broker.bootstrap, node_ids,
+                                                      args.gateway_cpus, args.gateway_property)
                 gateways.append((name, proc, bootstrap, work))
             sides = [("direct", broker.bootstrap)] + [(n, b) for n, _, b, _ in gateways]
             client_kacl = named[0][1]
