@@ -1,0 +1,264 @@
+//! The framing of one client connection: size-prefixed frames read from the byte stream
+//! (bounded by `socket.request.max.bytes`, their memory leased from the server-wide
+//! [`RequestMemoryPool`] when `queued.max.request.bytes` is set) and answers written back,
+//! each write bounded by `connections.max.idle.ms`, and by [`CLOSE_LINGER`] at shutdown.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{Buf, Bytes, BytesMut};
+use kacl_protocol::frame::{frame_payload_len, FrameError, SIZE_PREFIX_LEN};
+use thiserror::Error;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::watch;
+
+use kacl_service::request_memory::{MemoryLease, RequestMemoryPool};
+
+use crate::shutdown::wait_for_shutdown;
+
+/// Longest a connection waits for the client to close after a last response.
+pub const CLOSE_LINGER: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The least room made in the read buffer for a frame's body per read.
+const MIN_READ_ROOM: usize = 16 * 1024;
+
+/// Why a connection stopped reading.
+#[derive(Debug, Error)]
+pub enum ConnectionError {
+    /// The size prefix was negative or above the limit; closed before reading the body.
+    #[error(transparent)]
+    Frame(#[from] FrameError),
+    /// The client closed the socket in the middle of a frame.
+    #[error("connection reset in the middle of a frame")]
+    ResetMidFrame,
+    /// No request for `connections.max.idle.ms`.
+    #[error("idle for longer than connections.max.idle.ms")]
+    Idle,
+    /// A response write made no progress for `connections.max.idle.ms`: the client does not
+    /// read its answers.
+    #[error("the client read nothing of its responses for connections.max.idle.ms")]
+    WriteStalled,
+    /// The server is shutting down and a response write made no progress for [`CLOSE_LINGER`].
+    #[error("server shutting down; the client does not read its response")]
+    StalledAtShutdown,
+    /// The socket failed.
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// A byte stream with a read buffer that yields whole frames.
+#[derive(Debug)]
+pub struct Connection<S> {
+    stream: S,
+    buffer: BytesMut,
+    max_frame: usize,
+    /// Where frames lease their bytes from; `None` reads without a bound.
+    memory: Option<Arc<RequestMemoryPool>>,
+    /// Whether the next frames lease from `memory` (not before SASL authentication).
+    charge_memory: bool,
+    /// The lease of the frame being read, kept across cancelled reads.
+    lease: Option<MemoryLease>,
+}
+
+/// A whole request frame, with the memory lease it holds until it is dropped.
+#[derive(Debug)]
+pub struct Frame {
+    /// The frame without its size prefix.
+    pub payload: Bytes,
+    /// The bytes leased for it from `queued.max.request.bytes`, if the pool is on.
+    pub lease: Option<MemoryLease>,
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
+    /// Sets the largest frame read next, and whether its bytes are leased from the memory
+    /// pool (not before authentication, whose frames have their own bound).
+    pub(super) fn set_limits(&mut self, max_frame: usize, charge_memory: bool) {
+        self.max_frame = max_frame;
+        self.charge_memory = charge_memory;
+    }
+
+    /// Wraps a stream; frames larger than `max_frame` bytes are refused.
+    pub fn new(stream: S, max_frame: usize) -> Connection<S> {
+        Connection {
+            stream,
+            buffer: BytesMut::with_capacity(4096),
+            max_frame,
+            memory: None,
+            charge_memory: true,
+            lease: None,
+        }
+    }
+
+    /// Makes the frames read from now on lease their bytes from `pool` (`None`: no bound).
+    pub fn set_memory_pool(&mut self, pool: Option<Arc<RequestMemoryPool>>) {
+        self.memory = pool;
+    }
+
+    /// The next frame, or `None` when the client closed the connection between frames.
+    /// Cancel-safe: bytes already read stay in the buffer, and a lease already granted stays
+    /// with the connection.
+    pub async fn read_frame(&mut self) -> Result<Option<Frame>, ConnectionError> {
+        loop {
+            let complete = frame_payload_len(&self.buffer, self.max_frame)?;
+            if let Some(prefix) = self.buffer.first_chunk::<SIZE_PREFIX_LEN>() {
+                // The size is known and accepted (a negative or oversized one failed above).
+                let len = usize::try_from(i32::from_be_bytes(*prefix)).unwrap_or(0);
+                if let (None, true, Some(pool)) = (&self.lease, self.charge_memory, &self.memory) {
+                    self.lease = Some(pool.lease(len).await);
+                }
+                if complete.is_some() {
+                    let mut payload = self.buffer.split_to(SIZE_PREFIX_LEN + len);
+                    payload.advance(SIZE_PREFIX_LEN);
+                    return Ok(Some(Frame {
+                        payload: payload.freeze(),
+                        lease: self.lease.take(),
+                    }));
+                }
+                // Room for what is still missing, but never more than three times what has
+                // already arrived (at least MIN_READ_ROOM): a declared size alone, without its
+                // bytes, never makes the server allocate it. The buffer quadruples as the body
+                // comes in, so growing it copies about a third of a large frame (doubling
+                // copied all of it once more, a fifth of a gateway's CPU on megabyte Produce
+                // requests). A frame whose bytes the memory pool has already granted gets all
+                // its room at once.
+                let missing = (SIZE_PREFIX_LEN + len).saturating_sub(self.buffer.len());
+                let room = match self.lease {
+                    Some(_) => missing,
+                    None => missing.min((self.buffer.len() * 3).max(MIN_READ_ROOM)),
+                };
+                self.buffer.reserve(room);
+            }
+            if self.stream.read_buf(&mut self.buffer).await? == 0 {
+                return if self.buffer.is_empty() {
+                    Ok(None)
+                } else {
+                    Err(ConnectionError::ResetMidFrame)
+                };
+            }
+        }
+    }
+
+    /// Whether a whole frame is already buffered and can be taken without waiting: its
+    /// memory lease (if the pool is on) is granted now or it is not ready.
+    pub fn frame_ready(&mut self) -> bool {
+        let Ok(Some(len)) = frame_payload_len(&self.buffer, self.max_frame) else {
+            return false;
+        };
+        if let (None, true, Some(pool)) = (&self.lease, self.charge_memory, &self.memory) {
+            self.lease = pool.try_lease(len);
+            return self.lease.is_some();
+        }
+        true
+    }
+
+    /// Ends the connection after a last response (a failed authentication) so that the client
+    /// reads that response before it sees the connection end: wait for the client to close
+    /// (it does on reading the error; anything else it sends is discarded), at most
+    /// [`CLOSE_LINGER`], then close. A close right behind the response made kafka-python
+    /// 3.0 report "socket disconnected" instead of SASL_AUTHENTICATION_FAILED when both
+    /// arrived together.
+    pub async fn close_after_response(&mut self) {
+        let mut sink = [0u8; 512];
+        let _ = tokio::time::timeout(CLOSE_LINGER, async {
+            while matches!(self.stream.read(&mut sink).await, Ok(n) if n > 0) {}
+        })
+        .await;
+        // A TLS close_notify is a write too: a client that does not read must not hold it.
+        let _ = tokio::time::timeout(CLOSE_LINGER, self.stream.shutdown()).await;
+    }
+
+    /// Writes bytes (a whole response frame) and flushes them, failing once a write makes no
+    /// progress for `stall` (`None`: never), or for [`CLOSE_LINGER`] once `shutdown` is set.
+    pub async fn write_response(
+        &mut self,
+        mut bytes: &[u8],
+        stall: Option<Duration>,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Result<(), ConnectionError> {
+        while !bytes.is_empty() {
+            let written = progress(self.stream.write(bytes), stall, shutdown).await?;
+            if written == 0 {
+                return Err(std::io::Error::from(std::io::ErrorKind::WriteZero).into());
+            }
+            bytes = bytes.get(written..).unwrap_or_default();
+        }
+        progress(self.stream.flush(), stall, shutdown).await
+    }
+}
+
+/// Runs one write step, failing when it makes no progress for `stall`, or for [`CLOSE_LINGER`]
+/// once `shutdown` is set (also when it is set while the step waits).
+async fn progress<T>(
+    step: impl Future<Output = std::io::Result<T>>,
+    stall: Option<Duration>,
+    shutdown: &mut watch::Receiver<bool>,
+) -> Result<T, ConnectionError> {
+    tokio::pin!(step);
+    if !*shutdown.borrow() {
+        let stalled = async {
+            match stall {
+                Some(limit) => tokio::time::sleep(limit).await,
+                None => std::future::pending().await,
+            }
+        };
+        // Biased: the step is polled first, so a write that completes at once (the common
+        // case) returns before the timer is ever registered.
+        tokio::select! {
+            biased;
+            done = &mut step => return Ok(done?),
+            _ = stalled => return Err(ConnectionError::WriteStalled),
+            _ = wait_for_shutdown(shutdown) => {}
+        }
+    }
+    let linger = stall.map_or(CLOSE_LINGER, |limit| limit.min(CLOSE_LINGER));
+    match tokio::time::timeout(linger, step).await {
+        Ok(done) => Ok(done?),
+        Err(_) => Err(ConnectionError::StalledAtShutdown),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tokio::io::AsyncWriteExt;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_declared_size_alone_allocates_nothing_large() {
+        let (server_side, mut client) = tokio::io::duplex(1 << 20);
+        let mut connection = Connection::new(server_side, 104_857_600);
+        client
+            .write_all(&100_000_000i32.to_be_bytes())
+            .await
+            .unwrap();
+        client.write_all(&[7u8; 10]).await.unwrap();
+        let waited =
+            tokio::time::timeout(Duration::from_millis(100), connection.read_frame()).await;
+        assert!(waited.is_err(), "the body is still missing");
+        assert!(
+            connection.buffer.capacity() < 1 << 20,
+            "a 100 MB declaration made the buffer {} bytes",
+            connection.buffer.capacity()
+        );
+
+        // As the body arrives the buffer grows with it, and the frame comes out whole.
+        let body = vec![7u8; 3_000_000];
+        let (server_side, mut client) = tokio::io::duplex(1 << 16);
+        let mut connection = Connection::new(server_side, 104_857_600);
+        let sender = tokio::spawn(async move {
+            client
+                .write_all(&(body.len() as i32).to_be_bytes())
+                .await
+                .unwrap();
+            client.write_all(&body).await.unwrap();
+            client
+        });
+        let frame = connection.read_frame().await.unwrap().expect("a frame");
+        assert_eq!(frame.payload.len(), 3_000_000);
+        assert!(frame.payload.iter().all(|b| *b == 7));
+        drop(sender.await.unwrap());
+    }
+}
