@@ -143,11 +143,20 @@ def test_kacl_configs_writes_quotas_on_a_real_kafka_too(kafka, gateway):
                                   "producer_byte_rate=2048,request_percentage=12.5")
     assert code == 0, err
     assert out == "Completed updating config for user %s.\n" % user
-    code, out, err = kacl_configs(kafka.bootstrap, "--describe", "--entity-type", "users",
-                                  "--entity-name", user)
-    assert code == 0, err
-    assert out.startswith("Quota configs for user-principal '%s' are producer_byte_rate=2048.0, "
-                          "request_percentage=12.5\n" % user), out
+    # Kafka acknowledges AlterClientQuotas once its controller committed it; the broker that
+    # answers DescribeClientQuotas shows it when its metadata image has caught up, a moment
+    # later. Asked again for up to 10 s.
+    expected = ("Quota configs for user-principal '%s' are producer_byte_rate=2048.0, "
+                "request_percentage=12.5\n" % user)
+    deadline = time.monotonic() + 10
+    while True:
+        code, out, err = kacl_configs(kafka.bootstrap, "--describe", "--entity-type", "users",
+                                      "--entity-name", user)
+        assert code == 0, err
+        if out.startswith(expected) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert out.startswith(expected), out
     # Kafka's own refusals, and kacl's answers to the same requests: the same words.
     for bad in ("producer_byte_rate=1.5", "request_percentage=0", "fetch_rate=10"):
         args = ("--alter", "--entity-type", "users", "--entity-name", user, "--add-config", bad)
