@@ -372,10 +372,9 @@ pub fn decode_response_frame<'a, M: Message<'a>>(
     version: i16,
 ) -> Result<(ResponseHeader<'a>, M), DecodeError> {
     let mut r = Reader::new(payload);
-    let header = ResponseHeader::decode(&mut r, M::API_KEY.response_header_version(version))?;
-    let body = M::decode(&mut r, version)?;
+    let parts = decode_response_parts(&mut r, version)?;
     r.expect_end(M::NAME)?;
-    Ok((header, body))
+    Ok(parts)
 }
 
 /// Decodes a response frame that a broker wrote, as Kafka's Java client reads one: bytes after
@@ -387,9 +386,17 @@ pub fn decode_broker_response_frame<'a, M: Message<'a>>(
     payload: &'a [u8],
     version: i16,
 ) -> Result<(ResponseHeader<'a>, M), DecodeError> {
-    let mut r = Reader::new(payload);
-    let header = ResponseHeader::decode(&mut r, M::API_KEY.response_header_version(version))?;
-    let body = M::decode(&mut r, version)?;
+    decode_response_parts(&mut Reader::new(payload), version)
+}
+
+/// The header and body of a response frame at `version`, read from `r` (what follows is the
+/// caller's to check).
+fn decode_response_parts<'a, M: Message<'a>>(
+    r: &mut Reader<'a>,
+    version: i16,
+) -> Result<(ResponseHeader<'a>, M), DecodeError> {
+    let header = ResponseHeader::decode(r, M::API_KEY.response_header_version(version))?;
+    let body = M::decode(r, version)?;
     Ok((header, body))
 }
 
