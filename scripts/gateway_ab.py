@@ -12,6 +12,14 @@ With `--latency`, each round instead runs `kacl perf records --workload produce
 (the first gateway's binary as the client), latency counted from each request's scheduled
 send time, and prints p50/p99 per side and the gateway's added median p50/p99.
 
+`--client-cpus 0` pins only the client (the load generator) to CPU 0 and leaves the upstream
+and the gateways free to run anywhere: on two cores an unpinned librdkafka client's own
+throughput is bimodal (its Python and broker threads on one core or on two), which moves the
+direct figure by 2x between rounds. `--passthrough` adds a side "haproxy": HAProxy in TCP mode
+with splice(2) forced both ways (no copy through user space, no parsing), in front of a second
+listener of the Kafka upstream that advertises HAProxy's port, so every byte of that side goes
+through it. It is the floor a proxy can reach on the machine (`apt-get install haproxy`).
+
 Each round runs scripts/gateway_throughput.py (a fresh single-partition topic, N records of
 SIZE bytes produced with acks=all, then read back) once directly and once through each
 gateway, in a rotating order. The gateways listen on PLAINTEXT with
@@ -77,6 +85,35 @@ def start_gateway(binary: str, upstream: str, node_ids, cpus: str | None, extra=
     return proc, "127.0.0.1:%d" % port, work
 
 
+def start_haproxy(listen_port: int, upstream_port: int):
+    """HAProxy relaying 127.0.0.1:listen_port to the upstream's relayed listener by splice."""
+    work = Path(tempfile.mkdtemp(prefix="kacl-haproxy-"))
+    config = work / "haproxy.cfg"
+    config.write_text("\n".join([
+        "global", "  maxconn 1000",
+        "defaults", "  mode tcp", "  timeout connect 5s", "  timeout client 1h",
+        "  timeout server 1h", "  option splice-request", "  option splice-response",
+        "listen kafka", "  bind 127.0.0.1:%d" % listen_port,
+        "  server upstream 127.0.0.1:%d" % upstream_port,
+    ]) + "\n")
+    log = open(work / "haproxy.log", "ab")
+    proc = subprocess.Popen(["haproxy", "-f", str(config), "-db"], stdin=subprocess.DEVNULL,
+                            stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+    import socket
+    deadline = time.monotonic() + 10
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError("haproxy exited: %s" % (work / "haproxy.log").read_text()[-2000:])
+        try:
+            with socket.create_connection(("127.0.0.1", listen_port), timeout=0.5):
+                return proc
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError("haproxy not ready on %d" % listen_port)
+            time.sleep(0.05)
+
+
 def cpu_times() -> list[int]:
     """The machine's CPU time counters (user nice system idle iowait irq softirq steal ...)."""
     return [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
@@ -123,20 +160,32 @@ def main() -> int:
     ap.add_argument("--records", type=int, default=200_000)
     ap.add_argument("--size", type=int, default=1024)
     ap.add_argument("--gateway-cpus", default=None, help="pin gateways here, the client elsewhere")
+    ap.add_argument("--client-cpus", default=None,
+                    help="pin only the client here (taskset list); the rest runs anywhere")
+    ap.add_argument("--passthrough", action="store_true",
+                    help="also measure HAProxy (TCP mode, splice) as a bare relay")
     ap.add_argument("--latency", action="store_true", help="p50/p99 at 1,000 produce requests/s")
     ap.add_argument("--gateway-property", action="append", default=[], metavar="KEY=VALUE",
                     help="one more line of every gateway's server.properties")
     args = ap.parse_args()
     named = [g.split("=", 1) for g in args.gateways]
-    client_cpus = None
+    client_cpus = args.client_cpus
     if args.gateway_cpus is not None:
         client_cpus = "0" if args.gateway_cpus != "0" else "1"
+    if args.passthrough and args.upstream != "kafka":
+        ap.error("--passthrough needs --upstream kafka (a second, relayed listener)")
     steal_before = cpu_times()
-    cm = upstreams.kafka_broker() if args.upstream == "kafka" else upstreams.tansu_broker()
+    relay = upstreams.free_ports(2) if args.passthrough else None
+    cm = (upstreams.kafka_broker(extra_listener=tuple(relay)) if args.upstream == "kafka"
+          else upstreams.tansu_broker())
     results: dict[str, list[dict]] = {"direct": [], **{name: [] for name, _ in named}}
     gateways = []
     try:
         with cm as broker:
+            if relay:
+                haproxy = start_haproxy(relay[1], relay[0])
+                gateways.append(("haproxy", haproxy, "127.0.0.1:%d" % relay[1], None))
+                results["haproxy"] = []
             node_ids = gateway_harness.upstream_node_ids({"bootstrap.servers": broker.bootstrap})
             for name, binary in named:
                 proc, bootstrap, work = start_gateway(binary, broker.bootstrap, node_ids,
@@ -190,14 +239,27 @@ def main() -> int:
         return 0
     direct_p = statistics.median(r["produce_mb_per_s"] for r in results["direct"])
     direct_c = statistics.median(r["consume_mb_per_s"] for r in results["direct"])
-    print("\nmedian of %d rounds, %d records of %d B, upstream %s, gateway cpus %s" % (
-        args.rounds, args.records, args.size, args.upstream, args.gateway_cpus or "shared"))
+    placement = ("gateway on cpus %s, client on %s" % (args.gateway_cpus, client_cpus)
+                 if args.gateway_cpus else
+                 "client on cpus %s, the rest anywhere" % client_cpus if client_cpus else
+                 "everything anywhere")
+    print("\nmedian of %d rounds, %d records of %d B, upstream %s, %s" % (
+        args.rounds, args.records, args.size, args.upstream, placement))
     for name, runs in results.items():
         p = statistics.median(r["produce_mb_per_s"] for r in runs)
         c = statistics.median(r["consume_mb_per_s"] for r in runs)
         cpu = statistics.median(r.get("gateway_cpu_ms_per_mb", 0.0) for r in runs)
         print("%-10s produce %7.1f MB/s (%.2fx direct)  consume %7.1f MB/s (%.2fx direct)  gateway CPU %.2f ms/MB" % (
             name, p, p / direct_p, c, c / direct_c, cpu))
+    # Each round's ratio to the direct run of the same round, the median of those: the paired
+    # figure, which a slow or fast stretch of the machine moves less than a ratio of medians.
+    for name, runs in results.items():
+        if name == "direct":
+            continue
+        pairs = list(zip(runs, results["direct"]))
+        rp = statistics.median(g["produce_mb_per_s"] / d["produce_mb_per_s"] for g, d in pairs)
+        rc = statistics.median(g["consume_mb_per_s"] / d["consume_mb_per_s"] for g, d in pairs)
+        print("%-10s paired: median of per-round ratios  produce %.2fx  consume %.2fx" % (name, rp, rc))
     print(steal_line)
     return 0
 

@@ -399,12 +399,16 @@ class KafkaBroker:
 def kafka_broker(sasl_users: Optional[Mapping[str, str]] = None, authorizer: bool = False,
                  super_users: Sequence[str] = (), extra_props: Optional[Mapping[str, object]] = None,
                  timeout: float = KAFKA_START_TIMEOUT_S, heap: str = "512m",
-                 log_level: str = "INFO") -> Iterator[KafkaBroker]:
+                 log_level: str = "INFO",
+                 extra_listener: Optional[tuple[int, int]] = None) -> Iterator[KafkaBroker]:
     """One Apache Kafka KRaft node (broker+controller) on 127.0.0.1; see the module doc.
 
     sasl_users: {name: password} for SASL_PLAINTEXT/PLAIN on the client listener (None or
     empty: PLAINTEXT). authorizer: StandardAuthorizer on. super_users: names ("alice") or
     principals ("User:alice"). extra_props: more server.properties lines (override ours).
+    extra_listener: (port, advertised_port) of a second PLAINTEXT listener, RELAYED, that
+    advertises another port: a TCP relay listening there and forwarding to `port` carries
+    all of a client's traffic (the passthrough reference of scripts/gateway_ab.py).
     """
     reason = kafka_missing_reason()
     if reason:
@@ -414,7 +418,7 @@ def kafka_broker(sasl_users: Optional[Mapping[str, str]] = None, authorizer: boo
     for attempt in range(1, attempts + 1):
         try:
             with _kafka_once(sasl_users, authorizer, super_users, extra_props or {},
-                             timeout, heap, log_level) as broker:
+                             timeout, heap, log_level, extra_listener) as broker:
                 yield broker
             return
         except _PortTaken:
@@ -427,7 +431,8 @@ class _PortTaken(Exception):
 
 
 @contextlib.contextmanager
-def _kafka_once(sasl_users, authorizer, super_users, extra_props, timeout, heap, log_level):
+def _kafka_once(sasl_users, authorizer, super_users, extra_props, timeout, heap, log_level,
+                extra_listener=None):
     version = kafka_version()
     lib = kafka_lib_dir(version)
     java = _java()
@@ -471,6 +476,11 @@ def _kafka_once(sasl_users, authorizer, super_users, extra_props, timeout, heap,
             "group.initial.rebalance.delay.ms": 0,
             "auto.create.topics.enable": "true",
         }
+        if extra_listener is not None:
+            listen, advertised = extra_listener
+            props["listeners"] += ",RELAYED://127.0.0.1:%d" % listen
+            props["advertised.listeners"] += ",RELAYED://127.0.0.1:%d" % advertised
+            props["listener.security.protocol.map"] += ",RELAYED:PLAINTEXT"
         if client_sasl:
             users = dict(sasl_users)
             users[broker_user] = broker_password
