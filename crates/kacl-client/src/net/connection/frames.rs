@@ -1,0 +1,85 @@
+//! Request frames as the writer sends them: encoded in one piece, or forwarded from the
+//! buffer a client's request arrived in with only its head copied.
+
+use bytes::Bytes;
+
+use super::in_flight::Waiter;
+use crate::error::AdminError;
+
+/// A frame queued for the writer, with who waits for its answer.
+pub(super) struct Outgoing {
+    pub(super) frame: OutgoingFrame,
+    pub(super) correlation_id: i32,
+    pub(super) reply: Waiter,
+}
+
+/// A whole request frame (size prefix, header, body) to send as it is, in up to two parts so
+/// that a forwarded request's body is written from the buffer it arrived in, never copied.
+#[derive(Debug, Clone)]
+pub struct OutgoingFrame {
+    /// The size prefix and at least the request header's first 8 bytes (API key, version,
+    /// correlation id).
+    pub(super) head: Vec<u8>,
+    /// The rest of the frame.
+    pub(super) tail: Bytes,
+}
+
+/// Why `Connection::try_send_frame` did not queue a frame.
+#[derive(Debug)]
+pub enum TrySendError {
+    /// The writer's queue is full: the frame, to send with `Connection::send_frame`.
+    Full(OutgoingFrame),
+    /// The connection has closed (or the frame has no header).
+    Failed(AdminError),
+}
+
+/// How many bytes of a forwarded request are copied into the frame's head: the size prefix,
+/// API key, API version and correlation id (the part the connection rewrites).
+const HEAD_LEN: usize = 12;
+
+impl OutgoingFrame {
+    /// A frame encoded in one piece (size prefix included).
+    pub fn whole(frame: Vec<u8>) -> OutgoingFrame {
+        OutgoingFrame {
+            head: frame,
+            tail: Bytes::new(),
+        }
+    }
+
+    /// A request frame as a client sent it: `payload` is the frame without its size prefix
+    /// (request header first). Only its first 8 bytes are copied; the rest is sent from
+    /// `payload`'s own buffer. `None` when `payload` is too short to hold a request header.
+    pub fn forwarded(payload: Bytes) -> Option<OutgoingFrame> {
+        let len = u32::try_from(payload.len()).ok()?;
+        let header = payload.get(..HEAD_LEN - 4)?;
+        let mut head = Vec::with_capacity(HEAD_LEN);
+        head.extend_from_slice(&len.to_be_bytes());
+        head.extend_from_slice(header);
+        Some(OutgoingFrame {
+            head,
+            tail: payload.slice(HEAD_LEN - 4..),
+        })
+    }
+
+    /// The frame's length, size prefix included.
+    pub fn len(&self) -> usize {
+        self.head.len() + self.tail.len()
+    }
+
+    /// Whether the frame is empty (never, for a valid frame).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Overwrites the correlation id (bytes 8-11 of the frame); false for a frame too short
+    /// to have one.
+    pub(super) fn set_correlation_id(&mut self, id: i32) -> bool {
+        match self.head.get_mut(8..HEAD_LEN) {
+            Some(field) => {
+                field.copy_from_slice(&id.to_be_bytes());
+                true
+            }
+            None => false,
+        }
+    }
+}

@@ -1,0 +1,431 @@
+//! One connection to one broker, pipelined: any number of requests may be in flight, each
+//! tagged with its own correlation id. A writer task sends frames in the order they are
+//! queued; a reader task reads response frames and hands each to the request whose
+//! correlation id it carries (Kafka answers in order on a connection, but matching by id does
+//! not depend on it).
+//!
+//! A connection that fails (I/O error, EOF, a request timing out, an undecodable frame) is
+//! closed for good: every request in flight fails with the same error and later requests fail
+//! at once, so the owner knows to open a new one.
+
+mod frames;
+mod in_flight;
+mod reading;
+mod replies;
+
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Buf;
+use kacl_protocol::frame::encode_request_frame;
+use kacl_protocol::{Message, RequestHeader};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::error::AdminError;
+use frames::Outgoing;
+pub use frames::{OutgoingFrame, TrySendError};
+pub use in_flight::Chunk;
+use in_flight::{lock, InFlight, Waiter};
+use reading::read_loop;
+pub use reading::MAX_RESPONSE_BYTES;
+pub use replies::{PendingReply, Response, StreamedResponse};
+
+/// How many frames may wait for the writer before `send` waits too.
+const WRITE_QUEUE: usize = 128;
+
+/// How many chunks of a streamed response may wait for their reader before the connection
+/// stops reading (4 MiB: the memory a slow consumer can make the connection hold).
+const CHUNK_QUEUE: usize = 16;
+
+/// A byte stream to a broker: TCP, or TLS over TCP.
+pub trait BrokerStream: AsyncRead + AsyncWrite + Unpin + Send + 'static {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send + 'static> BrokerStream for T {}
+
+/// A pipelined connection to one broker.
+pub struct Connection {
+    addr: String,
+    client_id: String,
+    request_timeout: Duration,
+    next_correlation_id: AtomicI32,
+    outgoing: mpsc::Sender<Outgoing>,
+    in_flight: Arc<Mutex<InFlight>>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("addr", &self.addr)
+            .field("closed", &self.is_closed())
+            .finish()
+    }
+}
+impl Connection {
+    /// Starts the reader and writer tasks over an established stream. Must be called inside a
+    /// tokio runtime.
+    pub fn start(
+        stream: impl BrokerStream,
+        addr: &str,
+        client_id: &str,
+        request_timeout: Duration,
+    ) -> Connection {
+        let (read_half, write_half) = tokio::io::split(stream);
+        let (outgoing, queue) = mpsc::channel(WRITE_QUEUE);
+        let in_flight = Arc::new(Mutex::new(InFlight::default()));
+        let (stop_reader, reader_stopped) = oneshot::channel::<()>();
+        tokio::spawn(write_loop(
+            write_half,
+            queue,
+            Arc::clone(&in_flight),
+            addr.to_owned(),
+            stop_reader,
+        ));
+        tokio::spawn(read_loop(
+            read_half,
+            Arc::clone(&in_flight),
+            addr.to_owned(),
+            reader_stopped,
+        ));
+        Connection {
+            addr: addr.to_owned(),
+            client_id: client_id.to_owned(),
+            request_timeout,
+            next_correlation_id: AtomicI32::new(0),
+            outgoing,
+            in_flight,
+        }
+    }
+
+    /// The broker address this connection dialled.
+    pub fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    /// Whether the connection has failed and must be replaced.
+    pub fn is_closed(&self) -> bool {
+        lock(&self.in_flight).closed.is_some()
+    }
+
+    /// Sends `body` at `version` and waits for the matching response, for at most the
+    /// request timeout. A timeout closes the connection, as Kafka's NetworkClient does.
+    pub async fn send<'r, M: Message<'r>>(
+        &self,
+        version: i16,
+        body: &M,
+    ) -> Result<Response, AdminError> {
+        let correlation_id = self.next_correlation_id.fetch_add(1, Ordering::Relaxed);
+        let frame = encode_request(&self.client_id, correlation_id, version, body)?;
+        let (reply, response) = oneshot::channel();
+        if let Some(reason) = lock(&self.in_flight).closed.clone() {
+            return Err(reason);
+        }
+        let queued = Outgoing {
+            frame: OutgoingFrame::whole(frame),
+            correlation_id,
+            reply: Waiter::Whole(reply),
+        };
+        if self.outgoing.send(queued).await.is_err() {
+            return Err(self.closed_reason());
+        }
+        match tokio::time::timeout(self.request_timeout, response).await {
+            Ok(Ok(Ok(payload))) => Ok(Response { payload, version }),
+            Ok(Ok(Err(err))) => Err(err),
+            Ok(Err(_)) => Err(self.closed_reason()),
+            Err(_) => {
+                let err = AdminError::Timeout {
+                    what: format!("{} request to {}", M::API_KEY, self.addr),
+                    after: self.request_timeout,
+                };
+                lock(&self.in_flight).close(AdminError::network(
+                    &self.addr,
+                    "connection closed after a request timed out",
+                ));
+                Err(err)
+            }
+        }
+    }
+
+    /// Sends `body` at `version` and hands back its response as it arrives, in chunks
+    /// ([`StreamedResponse`]), for answers too large to wait for whole (a DescribeAcls of
+    /// millions of ACLs). The connection reads no further than the chunk queue allows, so a
+    /// slow consumer holds at most `CHUNK_QUEUE` chunks; dropping the stream discards the
+    /// rest of the frame and keeps the connection usable.
+    pub async fn send_streamed<'r, M: Message<'r>>(
+        &self,
+        version: i16,
+        body: &M,
+    ) -> Result<StreamedResponse, AdminError> {
+        let correlation_id = self.next_correlation_id.fetch_add(1, Ordering::Relaxed);
+        let frame = encode_request(&self.client_id, correlation_id, version, body)?;
+        let (chunks_tx, chunks) = mpsc::channel(CHUNK_QUEUE);
+        if let Some(reason) = lock(&self.in_flight).closed.clone() {
+            return Err(reason);
+        }
+        let deadline = tokio::time::Instant::now() + self.request_timeout;
+        let queued = Outgoing {
+            frame: OutgoingFrame::whole(frame),
+            correlation_id,
+            reply: Waiter::Chunks(chunks_tx),
+        };
+        if self.outgoing.send(queued).await.is_err() {
+            return Err(self.closed_reason());
+        }
+        Ok(StreamedResponse {
+            chunks,
+            version,
+            deadline,
+            timeout: self.request_timeout,
+            what: format!("{} request to {}", M::API_KEY, self.addr),
+            addr: self.addr.clone(),
+            in_flight: Arc::clone(&self.in_flight),
+        })
+    }
+
+    /// Sends a request frame encoded elsewhere (a gateway forwarding a client's request); its
+    /// correlation id is overwritten with this connection's next one. Returns the response's
+    /// waiter, or `None` when `expects_response` is false (a Produce with acks=0, which the
+    /// broker never answers).
+    pub async fn send_frame(
+        &self,
+        mut frame: OutgoingFrame,
+        expects_response: bool,
+    ) -> Result<Option<PendingReply>, AdminError> {
+        let correlation_id = self.next_correlation_id.fetch_add(1, Ordering::Relaxed);
+        if !frame.set_correlation_id(correlation_id) {
+            return Err(AdminError::decode(
+                "a request frame shorter than its header",
+            ));
+        }
+        if let Some(reason) = lock(&self.in_flight).closed.clone() {
+            return Err(reason);
+        }
+        let (reply, response) = oneshot::channel();
+        let queued = Outgoing {
+            frame,
+            correlation_id,
+            reply: if expects_response {
+                Waiter::Framed(reply)
+            } else {
+                Waiter::Nobody
+            },
+        };
+        if self.outgoing.send(queued).await.is_err() {
+            return Err(self.closed_reason());
+        }
+        Ok(expects_response.then(|| PendingReply {
+            response,
+            timeout: self.request_timeout,
+            addr: self.addr.clone(),
+            in_flight: Arc::clone(&self.in_flight),
+        }))
+    }
+
+    /// [`Connection::send_frame`] without waiting: `Err(Full(frame))` hands the frame back when
+    /// the writer's queue is full (the caller then waits with `send_frame`), so a gateway
+    /// whose upstream keeps up forwards from the client connection's own task.
+    pub fn try_send_frame(
+        &self,
+        mut frame: OutgoingFrame,
+        expects_response: bool,
+    ) -> Result<Option<PendingReply>, TrySendError> {
+        let correlation_id = self.next_correlation_id.fetch_add(1, Ordering::Relaxed);
+        if !frame.set_correlation_id(correlation_id) {
+            return Err(TrySendError::Failed(AdminError::decode(
+                "a request frame shorter than its header",
+            )));
+        }
+        if let Some(reason) = lock(&self.in_flight).closed.clone() {
+            return Err(TrySendError::Failed(reason));
+        }
+        let (reply, response) = oneshot::channel();
+        let queued = Outgoing {
+            frame,
+            correlation_id,
+            reply: if expects_response {
+                Waiter::Framed(reply)
+            } else {
+                Waiter::Nobody
+            },
+        };
+        match self.outgoing.try_send(queued) {
+            Ok(()) => Ok(expects_response.then(|| PendingReply {
+                response,
+                timeout: self.request_timeout,
+                addr: self.addr.clone(),
+                in_flight: Arc::clone(&self.in_flight),
+            })),
+            Err(mpsc::error::TrySendError::Full(queued)) => Err(TrySendError::Full(queued.frame)),
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                Err(TrySendError::Failed(self.closed_reason()))
+            }
+        }
+    }
+
+    fn closed_reason(&self) -> AdminError {
+        lock(&self.in_flight)
+            .closed
+            .clone()
+            .unwrap_or_else(|| AdminError::network(&self.addr, "connection closed"))
+    }
+}
+
+/// A complete request frame: size, request header (with `client_id`), body at `version`.
+pub fn encode_request<'r, M: Message<'r>>(
+    client_id: &str,
+    correlation_id: i32,
+    version: i16,
+    body: &M,
+) -> Result<Vec<u8>, AdminError> {
+    let header = RequestHeader {
+        request_api_key: M::API_KEY.key(),
+        request_api_version: version,
+        correlation_id,
+        client_id: Some(client_id.into()),
+        unknown_tagged_fields: Default::default(),
+    };
+    let mut frame = Vec::with_capacity(32 + body.encoded_len(version));
+    encode_request_frame(&mut frame, &header, version, body).map_err(|e| {
+        AdminError::UnsupportedVersion {
+            api: M::API_KEY,
+            detail: format!("cannot encode {} v{version}: {e}", M::NAME),
+        }
+    })?;
+    Ok(frame)
+}
+
+async fn write_loop(
+    mut writer: impl AsyncWrite + Unpin,
+    mut queue: mpsc::Receiver<Outgoing>,
+    in_flight: Arc<Mutex<InFlight>>,
+    addr: String,
+    _stop_reader: oneshot::Sender<()>,
+) {
+    while let Some(request) = queue.recv().await {
+        {
+            let mut state = lock(&in_flight);
+            if let Some(reason) = state.closed.clone() {
+                request.reply.fail(reason);
+                continue;
+            }
+            // Registered before the bytes leave, so the reader always finds its waiter.
+            if !matches!(request.reply, Waiter::Nobody) {
+                state.waiting.insert(request.correlation_id, request.reply);
+            }
+        }
+        let written = async {
+            let OutgoingFrame { head, tail } = request.frame;
+            if tail.is_empty() {
+                writer.write_all(&head).await?;
+            } else {
+                // Vectored where the stream supports it: one system call for both parts.
+                writer
+                    .write_all_buf(&mut Buf::chain(head.as_slice(), tail))
+                    .await?;
+            }
+            writer.flush().await
+        }
+        .await;
+        if let Err(err) = written {
+            lock(&in_flight).close(AdminError::network(&addr, err));
+        }
+        if lock(&in_flight).closed.is_some() {
+            break;
+        }
+    }
+    // Dropping `_stop_reader` tells the reader nobody will send again.
+    let _ = writer.shutdown().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    /// A fake broker over a duplex pipe: answers each request (read whole) with `answer(id)`,
+    /// written in pieces with a pause between them.
+    fn broker(
+        stream: tokio::io::DuplexStream,
+        pieces: usize,
+        answer: impl Fn(i32) -> Vec<u8> + Send + 'static,
+        gate: tokio::sync::mpsc::Receiver<()>,
+    ) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async move {
+            let mut gate = gate;
+            let (mut rx, mut tx) = tokio::io::split(stream);
+            loop {
+                let mut size = [0u8; 4];
+                if rx.read_exact(&mut size).await.is_err() {
+                    return;
+                }
+                let mut request = vec![0u8; i32::from_be_bytes(size) as usize];
+                rx.read_exact(&mut request).await.unwrap();
+                let id = i32::from_be_bytes(request[4..8].try_into().unwrap());
+                let body = answer(id);
+                let mut frame = ((body.len() + 4) as i32).to_be_bytes().to_vec();
+                frame.extend(id.to_be_bytes());
+                frame.extend(body);
+                let step = frame.len().div_ceil(pieces);
+                for piece in frame.chunks(step) {
+                    tx.write_all(piece).await.unwrap();
+                    tx.flush().await.unwrap();
+                    // Each further piece waits for the test's go-ahead.
+                    if gate.recv().await.is_none() {
+                        return;
+                    }
+                }
+            }
+        })
+    }
+
+    #[tokio::test]
+    async fn streamed_responses_arrive_in_chunks_before_the_frame_is_complete() {
+        let (ours, theirs) = tokio::io::duplex(1 << 20);
+        let body: Vec<u8> = (0..600_000u32).map(|i| (i % 251) as u8).collect();
+        let expected = body.clone();
+        let (go, gate) = tokio::sync::mpsc::channel(64);
+        let _broker = broker(theirs, 4, move |_| body.clone(), gate);
+        let conn = Connection::start(ours, "b:9092", "t", Duration::from_secs(10));
+        let request = kacl_protocol::messages::api_versions::ApiVersionsRequest::default();
+        let mut stream = conn.send_streamed(0, &request).await.unwrap();
+        let mut got = Vec::new();
+        let mut frame_len = 0;
+        // The first quarter arrives while the broker waits for the go-ahead.
+        while got.len() < expected.len() / 8 {
+            let chunk = stream.next_chunk().await.unwrap().unwrap();
+            frame_len = chunk.frame_len;
+            got.extend(chunk.bytes);
+        }
+        assert!(
+            got.len() < frame_len,
+            "only part of the frame has been sent"
+        );
+        for _ in 0..4 {
+            go.send(()).await.unwrap();
+        }
+        while let Some(chunk) = stream.next_chunk().await.unwrap() {
+            got.extend(chunk.bytes);
+        }
+        assert_eq!(got.len(), frame_len);
+        assert_eq!(&got[4..], &expected[..]);
+    }
+
+    #[tokio::test]
+    async fn a_dropped_stream_is_read_to_its_end_and_the_connection_goes_on() {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (go, gate) = tokio::sync::mpsc::channel(64);
+        for _ in 0..64 {
+            go.send(()).await.unwrap();
+        }
+        let _broker = broker(theirs, 8, |id| vec![id as u8; 3_000_000], gate);
+        let conn = Connection::start(ours, "b:9092", "t", Duration::from_secs(10));
+        let request = kacl_protocol::messages::api_versions::ApiVersionsRequest::default();
+        let mut stream = conn.send_streamed(0, &request).await.unwrap();
+        let first = stream.next_chunk().await.unwrap().unwrap();
+        assert_eq!(first.frame_len, 3_000_004);
+        drop(stream);
+        let whole = conn.send(0, &request).await.unwrap();
+        assert_eq!(whole.after_correlation_id(), &vec![1u8; 3_000_000][..]);
+    }
+}
