@@ -221,3 +221,18 @@ def test_tansu_known_gaps(tansu):
         for f in admin.delete_records([TopicPartition(topic, 0, 2)], request_timeout=10).values():
             f.result()
     assert upstreams.api_versions("127.0.0.1", tansu.port)
+
+
+def test_kafka_relayed_listener_advertises_the_relay_port():
+    """extra_listener (scripts/gateway_ab.py --passthrough): Metadata asked on the relayed
+    listener names the relay's port, so a relay there carries all of a client's traffic; the
+    client listener still names its own."""
+    _need(upstreams.kafka_missing_reason())
+    listen, advertised = upstreams.free_ports(2)
+    with kafka_broker(extra_listener=(listen, advertised)) as k:
+        relayed = AdminClient({"bootstrap.servers": "127.0.0.1:%d" % listen})
+        shown = {(b.host, b.port) for b in relayed.list_topics(timeout=15).brokers.values()}
+        assert shown == {("127.0.0.1", advertised)}, shown
+        direct = AdminClient(k.client_config())
+        shown = {(b.host, b.port) for b in direct.list_topics(timeout=15).brokers.values()}
+        assert shown == {("127.0.0.1", k.port)}, shown
