@@ -524,18 +524,21 @@ mod tests {
         frame
     }
 
-    #[tokio::test]
-    async fn forwarded_answers_still_pending_at_shutdown_are_written_before_closing() {
+    /// A gateway connection whose upstream answers after `delay`, served on one end of a
+    /// duplex pipe: the client's end, the shutdown switch and the serving task.
+    fn serve_behind(
+        delay: Duration,
+    ) -> (
+        tokio::io::DuplexStream,
+        watch::Sender<bool>,
+        tokio::task::JoinHandle<()>,
+    ) {
         let config = kacl_server_config::ServerConfig::development_defaults();
         let store = Arc::new(kacl_store::MemoryStore::new());
-        let state = crate::fuzzing::gateway_state_for(
-            config,
-            store,
-            Arc::new(SlowUpstream(Duration::from_millis(300))),
-        )
-        .expect("a gateway state");
+        let state = crate::fuzzing::gateway_state_for(config, store, Arc::new(SlowUpstream(delay)))
+            .expect("a gateway state");
         let listener = state.listeners[0].clone();
-        let (mut client, server_side) = tokio::io::duplex(1 << 16);
+        let (client, server_side) = tokio::io::duplex(1 << 16);
         let (stop, shutdown) = watch::channel(false);
         let served = tokio::spawn(serve(
             server_side,
@@ -544,6 +547,12 @@ mod tests {
             state,
             shutdown,
         ));
+        (client, stop, served)
+    }
+
+    #[tokio::test]
+    async fn forwarded_answers_still_pending_at_shutdown_are_written_before_closing() {
+        let (mut client, stop, served) = serve_behind(Duration::from_millis(300));
         client.write_all(&metadata_request(7)).await.unwrap();
         client.write_all(&metadata_request(8)).await.unwrap();
         // Both are at the "upstream" when the server stops.
@@ -565,21 +574,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_forwarded_answer_slower_than_the_drain_bound_is_dropped_at_shutdown() {
-        let config = kacl_server_config::ServerConfig::development_defaults();
-        let store = Arc::new(kacl_store::MemoryStore::new());
-        let slow = DRAIN_FORWARDED + Duration::from_secs(60);
-        let state = crate::fuzzing::gateway_state_for(config, store, Arc::new(SlowUpstream(slow)))
-            .expect("a gateway state");
-        let listener = state.listeners[0].clone();
-        let (mut client, server_side) = tokio::io::duplex(1 << 16);
-        let (stop, shutdown) = watch::channel(false);
-        let served = tokio::spawn(serve(
-            server_side,
-            crate::fuzzing::CLIENT_ADDR,
-            listener,
-            state,
-            shutdown,
-        ));
+        let (mut client, stop, served) = serve_behind(DRAIN_FORWARDED + Duration::from_secs(60));
         client.write_all(&metadata_request(9)).await.unwrap();
         tokio::time::sleep(Duration::from_millis(50)).await;
         let stopped_at = tokio::time::Instant::now();

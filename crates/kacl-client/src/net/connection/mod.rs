@@ -188,9 +188,44 @@ impl Connection {
     /// broker never answers).
     pub async fn send_frame(
         &self,
-        mut frame: OutgoingFrame,
+        frame: OutgoingFrame,
         expects_response: bool,
     ) -> Result<Option<PendingReply>, AdminError> {
+        let (queued, pending) = self.prepare_frame(frame, expects_response)?;
+        if self.outgoing.send(queued).await.is_err() {
+            return Err(self.closed_reason());
+        }
+        Ok(pending)
+    }
+
+    /// [`Connection::send_frame`] without waiting: `Err(Full(frame))` hands the frame back when
+    /// the writer's queue is full (the caller then waits with `send_frame`), so a gateway
+    /// whose upstream keeps up forwards from the client connection's own task.
+    pub fn try_send_frame(
+        &self,
+        frame: OutgoingFrame,
+        expects_response: bool,
+    ) -> Result<Option<PendingReply>, TrySendError> {
+        let (queued, pending) = self
+            .prepare_frame(frame, expects_response)
+            .map_err(TrySendError::Failed)?;
+        match self.outgoing.try_send(queued) {
+            Ok(()) => Ok(pending),
+            Err(mpsc::error::TrySendError::Full(queued)) => Err(TrySendError::Full(queued.frame)),
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                Err(TrySendError::Failed(self.closed_reason()))
+            }
+        }
+    }
+
+    /// Gives a forwarded `frame` this connection's next correlation id and pairs it with its
+    /// waiter and the caller's end of it (`None` for a frame that gets no answer); fails for a
+    /// frame too short to have a header, or once the connection has closed.
+    fn prepare_frame(
+        &self,
+        mut frame: OutgoingFrame,
+        expects_response: bool,
+    ) -> Result<(Outgoing, Option<PendingReply>), AdminError> {
         let correlation_id = self.next_correlation_id.fetch_add(1, Ordering::Relaxed);
         if !frame.set_correlation_id(correlation_id) {
             return Err(AdminError::decode(
@@ -210,56 +245,13 @@ impl Connection {
                 Waiter::Nobody
             },
         };
-        if self.outgoing.send(queued).await.is_err() {
-            return Err(self.closed_reason());
-        }
-        Ok(expects_response.then(|| PendingReply {
+        let pending = expects_response.then(|| PendingReply {
             response,
             timeout: self.request_timeout,
             addr: self.addr.clone(),
             in_flight: Arc::clone(&self.in_flight),
-        }))
-    }
-
-    /// [`Connection::send_frame`] without waiting: `Err(Full(frame))` hands the frame back when
-    /// the writer's queue is full (the caller then waits with `send_frame`), so a gateway
-    /// whose upstream keeps up forwards from the client connection's own task.
-    pub fn try_send_frame(
-        &self,
-        mut frame: OutgoingFrame,
-        expects_response: bool,
-    ) -> Result<Option<PendingReply>, TrySendError> {
-        let correlation_id = self.next_correlation_id.fetch_add(1, Ordering::Relaxed);
-        if !frame.set_correlation_id(correlation_id) {
-            return Err(TrySendError::Failed(AdminError::decode(
-                "a request frame shorter than its header",
-            )));
-        }
-        if let Some(reason) = lock(&self.in_flight).closed.clone() {
-            return Err(TrySendError::Failed(reason));
-        }
-        let (reply, response) = oneshot::channel();
-        let queued = Outgoing {
-            frame,
-            correlation_id,
-            reply: if expects_response {
-                Waiter::Framed(reply)
-            } else {
-                Waiter::Nobody
-            },
-        };
-        match self.outgoing.try_send(queued) {
-            Ok(()) => Ok(expects_response.then(|| PendingReply {
-                response,
-                timeout: self.request_timeout,
-                addr: self.addr.clone(),
-                in_flight: Arc::clone(&self.in_flight),
-            })),
-            Err(mpsc::error::TrySendError::Full(queued)) => Err(TrySendError::Full(queued.frame)),
-            Err(mpsc::error::TrySendError::Closed(_)) => {
-                Err(TrySendError::Failed(self.closed_reason()))
-            }
-        }
+        });
+        Ok((queued, pending))
     }
 
     fn closed_reason(&self) -> AdminError {

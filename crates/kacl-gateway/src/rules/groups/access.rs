@@ -1,5 +1,7 @@
 //! The group and topic checks every group API starts from.
 
+use std::borrow::Cow;
+
 use kacl_acl::{AclOperation, ResourceType};
 use kacl_protocol::ErrorCode;
 use kacl_service::audit::AuditPolicy;
@@ -37,4 +39,23 @@ pub(super) fn group_read_or<'m, M: kacl_protocol::Message<'m>>(
     } else {
         Plan::answer(ctx, &refuse())
     }
+}
+
+/// Keeps in `groups` those the principal may `operation`, and returns the others (the
+/// refused, in request order) for the answer's own entries.
+pub(super) fn keep_allowed_groups(
+    ctx: &RequestContext<'_>,
+    operation: AclOperation,
+    groups: &mut Vec<Cow<'_, str>>,
+) -> Vec<String> {
+    let session = ctx.authorizer();
+    let mut refused = Vec::new();
+    groups.retain(|group| {
+        let ok = group_allows(&session, operation, group);
+        if !ok {
+            refused.push(group.to_string());
+        }
+        ok
+    });
+    refused
 }

@@ -20,7 +20,7 @@ use kacl_protocol::ErrorCode;
 use kacl_service::audit::AuditPolicy;
 use kacl_service::context::RequestContext;
 
-use super::access::{group_allows, GROUP_DENIED};
+use super::access::{keep_allowed_groups, GROUP_DENIED};
 use crate::plan::{Asker, Plan};
 
 /// DESCRIBE on each group; authorized operations are the client principal's.
@@ -29,16 +29,7 @@ pub(in crate::rules) fn describe_groups(
     mut request: DescribeGroupsRequest<'_>,
     frame: &RequestFrame<'_>,
 ) -> Plan {
-    let session = ctx.authorizer();
-    let mut refused: Vec<String> = Vec::new();
-    request.groups.retain(|group| {
-        let ok = group_allows(&session, AclOperation::Describe, group);
-        if !ok {
-            refused.push(group.to_string());
-        }
-        ok
-    });
-    drop(session);
+    let refused = keep_allowed_groups(ctx, AclOperation::Describe, &mut request.groups);
     let include_ops = request.include_authorized_operations;
     let reduced = !refused.is_empty();
     let merge = move |asker: &Asker, body: &mut DescribeGroupsResponse<'_>| {
@@ -84,16 +75,7 @@ pub(in crate::rules) fn consumer_group_describe(
     mut request: ConsumerGroupDescribeRequest<'_>,
     frame: &RequestFrame<'_>,
 ) -> Plan {
-    let session = ctx.authorizer();
-    let mut refused: Vec<String> = Vec::new();
-    request.group_ids.retain(|group| {
-        let ok = group_allows(&session, AclOperation::Describe, group);
-        if !ok {
-            refused.push(group.to_string());
-        }
-        ok
-    });
-    drop(session);
+    let refused = keep_allowed_groups(ctx, AclOperation::Describe, &mut request.group_ids);
     let include_ops = request.include_authorized_operations;
     let reduced = !refused.is_empty();
     let merge = move |asker: &Asker, body: &mut ConsumerGroupDescribeResponse<'_>| {
@@ -170,16 +152,7 @@ pub(in crate::rules) fn delete_groups(
     mut request: DeleteGroupsRequest<'_>,
     frame: &RequestFrame<'_>,
 ) -> Plan {
-    let session = ctx.authorizer();
-    let mut refused: Vec<String> = Vec::new();
-    request.groups_names.retain(|group| {
-        let ok = group_allows(&session, AclOperation::Delete, group);
-        if !ok {
-            refused.push(group.to_string());
-        }
-        ok
-    });
-    drop(session);
+    let refused = keep_allowed_groups(ctx, AclOperation::Delete, &mut request.groups_names);
     if refused.is_empty() {
         return Plan::pass();
     }
