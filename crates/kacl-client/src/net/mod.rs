@@ -14,8 +14,8 @@ use tokio::net::TcpStream;
 use crate::config::AdminConfig;
 use crate::error::AdminError;
 pub use connection::{
-    encode_request, Chunk, Connection, OutgoingFrame, PendingReply, Response, StreamedResponse,
-    TrySendError,
+    encode_request, Chunk, Connection, ForwardedAnswer, OutgoingFrame, PendingReply, Response,
+    StreamedResponse, TrySendError, SPLICE_MIN_BODY,
 };
 pub use versions::ApiVersionsTable;
 
@@ -72,7 +72,7 @@ pub async fn open(addr: &str, config: &AdminConfig) -> Result<Arc<BrokerConnecti
             })??;
         Connection::start(stream, addr, &config.client_id, config.request_timeout)
     } else {
-        Connection::start(stream, addr, &config.client_id, config.request_timeout)
+        Connection::start_tcp(stream, addr, &config.client_id, config.request_timeout)
     };
     let versions = handshake::negotiate_versions(&conn).await?;
     let mut retire = None;

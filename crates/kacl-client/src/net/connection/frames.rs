@@ -22,6 +22,9 @@ pub struct OutgoingFrame {
     pub(super) head: Vec<u8>,
     /// The rest of the frame.
     pub(super) tail: Bytes,
+    /// Whether a large answer may come back as a [`kacl_splice::SplicedFrame`] (the caller
+    /// passes it on unread).
+    pub(super) splice_answer: bool,
 }
 
 /// Why `Connection::try_send_frame` did not queue a frame.
@@ -43,6 +46,7 @@ impl OutgoingFrame {
         OutgoingFrame {
             head: frame,
             tail: Bytes::new(),
+            splice_answer: false,
         }
     }
 
@@ -58,7 +62,28 @@ impl OutgoingFrame {
         Some(OutgoingFrame {
             head,
             tail: payload.slice(HEAD_LEN - 4..),
+            splice_answer: false,
         })
+    }
+
+    /// Lets a large answer come back with its body in a pipe
+    /// ([`ForwardedAnswer::Spliced`](super::ForwardedAnswer)) when the connection is plain
+    /// TCP: for a caller that passes the answer on without reading it.
+    pub fn with_spliced_answer(mut self) -> OutgoingFrame {
+        self.splice_answer = true;
+        self
+    }
+
+    /// Overwrites the request's API version (bytes 6-7 of the frame), for a version whose
+    /// request bytes are the same; false for a frame too short to have one.
+    pub fn set_api_version(&mut self, version: i16) -> bool {
+        match self.head.get_mut(6..8) {
+            Some(field) => {
+                field.copy_from_slice(&version.to_be_bytes());
+                true
+            }
+            None => false,
+        }
     }
 
     /// The frame's length, size prefix included.

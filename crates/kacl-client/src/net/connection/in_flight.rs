@@ -10,6 +10,19 @@ use crate::error::AdminError;
 
 pub(super) type Reply = Result<Vec<u8>, AdminError>;
 
+/// A forwarded frame's answer: whole in memory, or its body still coming through a pipe.
+#[derive(Debug)]
+pub enum ForwardedAnswer {
+    /// The whole frame, size prefix included.
+    Whole(Vec<u8>),
+    /// The frame's head in memory (size prefix, correlation id and the body's first bytes),
+    /// the rest spliced from the broker's socket: only for a frame sent
+    /// [`with_spliced_answer`](super::OutgoingFrame::with_spliced_answer).
+    Spliced(kacl_splice::SplicedFrame),
+}
+
+pub(super) type ForwardedReply = Result<ForwardedAnswer, AdminError>;
+
 /// One piece of a streamed response frame.
 #[derive(Debug)]
 pub struct Chunk {
@@ -25,8 +38,12 @@ pub(super) type ChunkReply = Result<Chunk, AdminError>;
 pub(super) enum Waiter {
     Whole(oneshot::Sender<Reply>),
     Chunks(mpsc::Sender<ChunkReply>),
-    /// The whole frame, size prefix included (a gateway passes it on as it is).
-    Framed(oneshot::Sender<Reply>),
+    /// The whole frame, size prefix included (a gateway passes it on as it is); `splice`:
+    /// a large body may come through a pipe.
+    Framed {
+        reply: oneshot::Sender<ForwardedReply>,
+        splice: bool,
+    },
     /// A request that gets no response (a Produce with acks=0).
     Nobody,
 }
@@ -34,7 +51,10 @@ pub(super) enum Waiter {
 impl Waiter {
     pub(super) fn fail(self, reason: AdminError) {
         match self {
-            Waiter::Whole(reply) | Waiter::Framed(reply) => {
+            Waiter::Whole(reply) => {
+                let _ = reply.send(Err(reason));
+            }
+            Waiter::Framed { reply, .. } => {
                 let _ = reply.send(Err(reason));
             }
             // Nothing is queued yet while the waiter is registered: there is room.

@@ -26,10 +26,10 @@ use tokio::sync::{mpsc, oneshot};
 use crate::error::AdminError;
 use frames::Outgoing;
 pub use frames::{OutgoingFrame, TrySendError};
-pub use in_flight::Chunk;
 use in_flight::{lock, InFlight, Waiter};
-use reading::read_loop;
-pub use reading::MAX_RESPONSE_BYTES;
+pub use in_flight::{Chunk, ForwardedAnswer};
+use reading::{read_loop, ReadSide};
+pub use reading::{MAX_RESPONSE_BYTES, SPLICE_MIN_BODY};
 pub use replies::{PendingReply, Response, StreamedResponse};
 
 /// How many frames may wait for the writer before `send` waits too.
@@ -71,6 +71,28 @@ impl Connection {
         request_timeout: Duration,
     ) -> Connection {
         let (read_half, write_half) = tokio::io::split(stream);
+        Connection::start_halves(read_half, write_half, addr, client_id, request_timeout)
+    }
+
+    /// [`Connection::start`] over plain TCP, whose large forwarded answers can be spliced
+    /// ([`OutgoingFrame::with_spliced_answer`]).
+    pub fn start_tcp(
+        stream: tokio::net::TcpStream,
+        addr: &str,
+        client_id: &str,
+        request_timeout: Duration,
+    ) -> Connection {
+        let (read_half, write_half) = stream.into_split();
+        Connection::start_halves(read_half, write_half, addr, client_id, request_timeout)
+    }
+
+    fn start_halves(
+        read_half: impl ReadSide,
+        write_half: impl AsyncWrite + Unpin + Send + 'static,
+        addr: &str,
+        client_id: &str,
+        request_timeout: Duration,
+    ) -> Connection {
         let (outgoing, queue) = mpsc::channel(WRITE_QUEUE);
         let in_flight = Arc::new(Mutex::new(InFlight::default()));
         let (stop_reader, reader_stopped) = oneshot::channel::<()>();
@@ -236,11 +258,12 @@ impl Connection {
             return Err(reason);
         }
         let (reply, response) = oneshot::channel();
+        let splice = frame.splice_answer;
         let queued = Outgoing {
             frame,
             correlation_id,
             reply: if expects_response {
-                Waiter::Framed(reply)
+                Waiter::Framed { reply, splice }
             } else {
                 Waiter::Nobody
             },
@@ -306,7 +329,7 @@ async fn write_loop(
             }
         }
         let written = async {
-            let OutgoingFrame { head, tail } = request.frame;
+            let OutgoingFrame { head, tail, .. } = request.frame;
             if tail.is_empty() {
                 writer.write_all(&head).await?;
             } else {
@@ -419,5 +442,120 @@ mod tests {
         drop(stream);
         let whole = conn.send(0, &request).await.unwrap();
         assert_eq!(whole.after_correlation_id(), &vec![1u8; 3_000_000][..]);
+    }
+
+    /// A broker on real loopback TCP answering request `id` with a body of `sizes[id]` bytes.
+    async fn tcp_broker(sizes: Vec<usize>) -> std::net::SocketAddr {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            loop {
+                let mut size = [0u8; 4];
+                if socket.read_exact(&mut size).await.is_err() {
+                    return;
+                }
+                let mut request = vec![0u8; i32::from_be_bytes(size) as usize];
+                socket.read_exact(&mut request).await.unwrap();
+                let id = i32::from_be_bytes(request[4..8].try_into().unwrap());
+                socket
+                    .write_all(&answer_frame(id, sizes[id as usize]))
+                    .await
+                    .unwrap();
+            }
+        });
+        addr
+    }
+
+    fn answer_frame(id: i32, body: usize) -> Vec<u8> {
+        let mut frame = ((body + 4) as i32).to_be_bytes().to_vec();
+        frame.extend(id.to_be_bytes());
+        frame.extend((0..body).map(|i| (i * 13 % 251) as u8));
+        frame
+    }
+
+    fn spliceable_request() -> OutgoingFrame {
+        let request = kacl_protocol::messages::api_versions::ApiVersionsRequest::default();
+        OutgoingFrame::whole(encode_request("t", 0, 0, &request).unwrap()).with_spliced_answer()
+    }
+
+    async fn whole_frame(answer: ForwardedAnswer) -> (bool, Vec<u8>) {
+        match answer {
+            ForwardedAnswer::Whole(frame) => (false, frame),
+            ForwardedAnswer::Spliced(mut frame) => {
+                let mut bytes = frame.head.clone();
+                let mut piece = vec![0u8; 100_000];
+                loop {
+                    let n = frame.body.read_some(&mut piece).await.unwrap();
+                    if n == 0 {
+                        return (true, bytes);
+                    }
+                    bytes.extend_from_slice(&piece[..n]);
+                }
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_large_forwarded_answer_comes_spliced_and_a_small_one_whole() {
+        let addr = tcp_broker(vec![2_000_000, 100]).await;
+        let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let conn = Connection::start_tcp(stream, "b:9092", "t", Duration::from_secs(10));
+        let large = conn
+            .send_frame(spliceable_request(), true)
+            .await
+            .unwrap()
+            .unwrap();
+        let small = conn
+            .send_frame(spliceable_request(), true)
+            .await
+            .unwrap()
+            .unwrap();
+        let (spliced, frame) = whole_frame(large.wait().await.unwrap()).await;
+        assert!(spliced, "a 2 MB answer over TCP comes through a pipe");
+        assert!(frame == answer_frame(0, 2_000_000), "every byte, in order");
+        let (spliced, frame) = whole_frame(small.wait().await.unwrap()).await;
+        assert!(!spliced, "below SPLICE_MIN_BODY an answer is read whole");
+        assert_eq!(frame, answer_frame(1, 100));
+    }
+
+    #[tokio::test]
+    async fn a_spliced_answer_dropped_half_way_is_read_past_and_the_connection_goes_on() {
+        let addr = tcp_broker(vec![3_000_000, 300_000]).await;
+        let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let conn = Connection::start_tcp(stream, "b:9092", "t", Duration::from_secs(10));
+        let first = conn
+            .send_frame(spliceable_request(), true)
+            .await
+            .unwrap()
+            .unwrap();
+        match first.wait().await.unwrap() {
+            ForwardedAnswer::Spliced(frame) => drop(frame),
+            ForwardedAnswer::Whole(_) => panic!("expected a spliced answer"),
+        }
+        let second = conn
+            .send_frame(spliceable_request(), true)
+            .await
+            .unwrap()
+            .unwrap();
+        let (_, frame) = whole_frame(second.wait().await.unwrap()).await;
+        assert!(
+            frame == answer_frame(1, 300_000),
+            "the next answer is intact"
+        );
+        assert!(!conn.is_closed());
+    }
+
+    #[tokio::test]
+    async fn a_frame_sent_without_the_splice_flag_is_always_whole() {
+        let addr = tcp_broker(vec![1_000_000]).await;
+        let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let conn = Connection::start_tcp(stream, "b:9092", "t", Duration::from_secs(10));
+        let request = kacl_protocol::messages::api_versions::ApiVersionsRequest::default();
+        let frame = OutgoingFrame::whole(encode_request("t", 0, 0, &request).unwrap());
+        let reply = conn.send_frame(frame, true).await.unwrap().unwrap();
+        assert!(
+            matches!(reply.wait().await.unwrap(), ForwardedAnswer::Whole(f) if f == answer_frame(0, 1_000_000))
+        );
     }
 }

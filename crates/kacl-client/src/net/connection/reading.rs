@@ -1,13 +1,42 @@
 //! The reader's side of a connection: response frames read off the stream (their size checked
-//! before anything is allocated for them) and handed to their waiters, whole or in chunks.
+//! before anything is allocated for them) and handed to their waiters, whole, in chunks, or
+//! (a large forwarded answer over plain TCP) with the body spliced into a pipe.
 
 use std::sync::{Arc, Mutex};
 
-use tokio::io::{AsyncRead, AsyncReadExt, BufReader};
+use kacl_splice::{FillError, SplicedFrame};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
+use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 
-use super::in_flight::{lock, Chunk, ChunkReply, InFlight, Waiter};
+use super::in_flight::{
+    lock, Chunk, ChunkReply, ForwardedAnswer, ForwardedReply, InFlight, Waiter,
+};
 use crate::error::AdminError;
+
+/// The reading half of a broker stream; plain TCP's can splice.
+pub(super) trait ReadSide: AsyncRead + Unpin + Send + 'static {
+    /// The socket to splice from, if the stream is plain TCP.
+    fn tcp(&self) -> Option<&TcpStream> {
+        None
+    }
+}
+
+impl<T: AsyncRead + Send + 'static> ReadSide for tokio::io::ReadHalf<T> {}
+
+impl ReadSide for tokio::net::tcp::OwnedReadHalf {
+    fn tcp(&self) -> Option<&TcpStream> {
+        Some(self.as_ref())
+    }
+}
+
+/// The smallest forwarded body spliced rather than read: below it the pipe's set-up (two file
+/// descriptors, their registration) costs more than the copies it saves.
+pub const SPLICE_MIN_BODY: usize = 128 * 1024;
+
+/// How much of a spliced answer's body is read into its head (at least): enough for the
+/// caller to patch the fields at the start of the body (a Fetch answer's `throttle_time_ms`).
+const SPLICED_HEAD: usize = 64;
 
 /// Largest response frame accepted. Kafka's DescribeAcls has no pagination, so a listing of a
 /// million ACLs is one frame of some 100 MB; anything past this bound is taken as garbage.
@@ -20,7 +49,7 @@ const FIRST_READ_ROOM: usize = 64 * 1024;
 const CHUNK: usize = 256 * 1024;
 
 pub(super) async fn read_loop(
-    reader: impl AsyncRead + Unpin,
+    reader: impl ReadSide,
     in_flight: Arc<Mutex<InFlight>>,
     addr: String,
     mut stop: oneshot::Receiver<()>,
@@ -41,9 +70,10 @@ pub(super) async fn read_loop(
     }
 }
 
-/// Reads one response frame and hands it to its waiter: whole, or in chunks as it arrives.
-async fn read_one(
-    reader: &mut (impl AsyncRead + Unpin),
+/// Reads one response frame and hands it to its waiter: whole, in chunks as it arrives, or
+/// spliced.
+async fn read_one<R: ReadSide>(
+    reader: &mut BufReader<R>,
     in_flight: &Mutex<InFlight>,
     addr: &str,
 ) -> Result<(), AdminError> {
@@ -51,11 +81,20 @@ async fn read_one(
     let waiter = lock(in_flight).waiting.remove(&id);
     match waiter {
         Some(Waiter::Chunks(chunks)) => stream_body(reader, len, id, chunks, addr).await,
+        Some(Waiter::Framed { reply, splice })
+            if splice && len - 4 >= SPLICE_MIN_BODY && reader.get_ref().tcp().is_some() =>
+        {
+            splice_body(reader, len, id, reply, addr).await
+        }
+        Some(Waiter::Framed { reply, .. }) => {
+            let payload = read_body(reader, len, id, addr, true).await?;
+            let _ = reply.send(Ok(ForwardedAnswer::Whole(payload)));
+            Ok(())
+        }
         waiter => {
-            let framed = matches!(waiter, Some(Waiter::Framed(_)));
-            let payload = read_body(reader, len, id, addr, framed).await?;
+            let payload = read_body(reader, len, id, addr, false).await?;
             match waiter {
-                Some(Waiter::Whole(reply) | Waiter::Framed(reply)) => {
+                Some(Waiter::Whole(reply)) => {
                     let _ = reply.send(Ok(payload));
                 }
                 _ => tracing::debug!(%addr, id, "response for an abandoned request"),
@@ -63,6 +102,91 @@ async fn read_one(
             Ok(())
         }
     }
+}
+
+/// The rest of a frame after its correlation id, handed over at once as a [`SplicedFrame`]:
+/// its head (the size prefix, the id, the body's first [`SPLICED_HEAD`] bytes and whatever
+/// else is already buffered), then the body moved from the socket into the frame's pipe as
+/// its reader takes it. A waiter that went away, or a pipe abandoned half-way (its client
+/// connection closed), leaves the rest to be read and discarded, so the connection stays in
+/// step; without a pipe to be had the frame is read whole.
+async fn splice_body<R: ReadSide>(
+    reader: &mut BufReader<R>,
+    len: usize,
+    id: i32,
+    reply: oneshot::Sender<ForwardedReply>,
+    addr: &str,
+) -> Result<(), AdminError> {
+    let rest = len - 4;
+    let first = rest.min(SPLICED_HEAD);
+    let mut head = Vec::with_capacity(8 + first + reader.buffer().len());
+    head.extend_from_slice(&(len as u32).to_be_bytes());
+    head.extend_from_slice(&id.to_be_bytes());
+    let read = (&mut *reader)
+        .take(first as u64)
+        .read_to_end(&mut head)
+        .await
+        .map_err(|e| AdminError::network(addr, e))?;
+    if read < first {
+        return Err(mid_response(addr));
+    }
+    let buffered = reader.buffer();
+    let taken = buffered.len().min(rest - first);
+    head.extend_from_slice(buffered.get(..taken).unwrap_or_default());
+    reader.consume(taken);
+    let body_len = rest - first - taken;
+    let pipe = (body_len > 0)
+        .then(|| kacl_splice::pipe(body_len))
+        .flatten();
+    let Some((filler, body)) = pipe else {
+        // Nothing left to splice, or no pipe to be had: the rest is read into the head.
+        let read = (&mut *reader)
+            .take(body_len as u64)
+            .read_to_end(&mut head)
+            .await
+            .map_err(|e| AdminError::network(addr, e))?;
+        if read < body_len {
+            return Err(mid_response(addr));
+        }
+        let _ = reply.send(Ok(ForwardedAnswer::Whole(head)));
+        return Ok(());
+    };
+    if reply
+        .send(Ok(ForwardedAnswer::Spliced(SplicedFrame { head, body })))
+        .is_err()
+    {
+        tracing::debug!(%addr, id, "response for an abandoned request");
+        return discard(reader, body_len, addr).await;
+    }
+    let Some(socket) = reader.get_ref().tcp() else {
+        return Err(AdminError::network(
+            addr,
+            "a spliced answer on a stream that is not TCP",
+        ));
+    };
+    match filler.fill_from(socket, body_len).await {
+        Ok(()) => Ok(()),
+        Err(FillError::Abandoned { left }) => {
+            drop(filler);
+            discard(reader, left, addr).await
+        }
+        Err(FillError::Source { source, .. }) => Err(AdminError::network(addr, source)),
+    }
+}
+
+/// Reads `len` bytes of a frame nobody wants any more.
+async fn discard(
+    reader: &mut (impl AsyncRead + Unpin),
+    len: usize,
+    addr: &str,
+) -> Result<(), AdminError> {
+    let copied = tokio::io::copy(&mut (&mut *reader).take(len as u64), &mut tokio::io::sink())
+        .await
+        .map_err(|e| AdminError::network(addr, e))?;
+    if copied < len as u64 {
+        return Err(mid_response(addr));
+    }
+    Ok(())
 }
 
 /// The payload length (checked) and correlation id of the next frame.

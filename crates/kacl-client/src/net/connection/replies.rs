@@ -9,7 +9,7 @@ use kacl_protocol::frame::decode_broker_response_frame;
 use kacl_protocol::Message;
 use tokio::sync::{mpsc, oneshot};
 
-use super::in_flight::{lock, Chunk, ChunkReply, InFlight, Reply};
+use super::in_flight::{lock, Chunk, ChunkReply, ForwardedAnswer, ForwardedReply, InFlight};
 use crate::error::AdminError;
 
 /// A response read as it arrives (`Connection::send_streamed`): its payload in chunks.
@@ -69,7 +69,7 @@ impl StreamedResponse {
 
 /// The response to a frame sent with `Connection::send_frame`, still on its way.
 pub struct PendingReply {
-    pub(super) response: oneshot::Receiver<Reply>,
+    pub(super) response: oneshot::Receiver<ForwardedReply>,
     pub(super) timeout: Duration,
     pub(super) addr: String,
     pub(super) in_flight: Arc<Mutex<InFlight>>,
@@ -84,10 +84,11 @@ impl std::fmt::Debug for PendingReply {
 }
 
 impl PendingReply {
-    /// The whole response frame (size prefix, the broker's correlation id, the rest of the
-    /// response header and the body: a gateway passes it on without copying), within the
-    /// request timeout; a timeout closes the connection, as `Connection::send`'s does.
-    pub async fn wait(self) -> Result<Vec<u8>, AdminError> {
+    /// The response frame (size prefix, the broker's correlation id, the rest of the response
+    /// header and the body: a gateway passes it on without copying), whole or with its body in
+    /// a pipe, within the request timeout (until its head has arrived); a timeout closes the
+    /// connection, as `Connection::send`'s does.
+    pub async fn wait(self) -> Result<ForwardedAnswer, AdminError> {
         match tokio::time::timeout(self.timeout, self.response).await {
             Ok(Ok(reply)) => reply,
             Ok(Err(_)) => Err(lock(&self.in_flight)
