@@ -35,6 +35,10 @@ pub struct GatewayConfig {
     /// `kacl.gateway.listener`: the listener whose host and security protocol the per-broker
     /// ports use (default: the first listener).
     pub listener: Option<String>,
+    /// `kacl.gateway.splice.enable`: large Fetch answers are relayed from the upstream's socket
+    /// to a plain TCP client's through a kernel pipe (Linux `splice(2)`), never copied
+    /// through the gateway's memory (default true; elsewhere than Linux it is a no-op).
+    pub splice: bool,
 }
 
 /// Reads the gateway keys; `None` unless the bootstrap key is set.
@@ -86,6 +90,7 @@ pub(crate) fn parse(source: &mut Source) -> Result<Option<GatewayConfig>, Config
         .take("kacl.gateway.listener")
         .map(|s| s.trim().to_owned())
         .filter(|s| !s.is_empty());
+    let splice = source.bool("kacl.gateway.splice.enable", true)?;
     let mut upstream_properties = Properties::default();
     for key in source.keys_with_prefix(UPSTREAM_PREFIX) {
         let value = source.take(&key).unwrap_or_default().to_owned();
@@ -110,5 +115,6 @@ pub(crate) fn parse(source: &mut Source) -> Result<Option<GatewayConfig>, Config
         upstream_properties,
         broker_port_base,
         listener,
+        splice,
     }))
 }

@@ -26,6 +26,10 @@ pub enum Outcome {
         /// For the log.
         reason: String,
     },
+    /// Write a response frame whose head is here and whose body comes through a pipe (a
+    /// large Fetch answer a gateway relays unread), then read the next request. Spliced into
+    /// a plain TCP socket; read out of the pipe and written for any other stream.
+    Spliced(kacl_splice::SplicedFrame),
     /// Write a response frame whose pieces arrive while it is being encoded (a large
     /// DescribeAcls answer), then read the next request.
     Stream(ResponseStream),
@@ -50,6 +54,7 @@ impl std::fmt::Debug for Outcome {
                 .debug_struct("RespondThenClose")
                 .field("reason", reason)
                 .finish(),
+            Outcome::Spliced(frame) => f.debug_tuple("Spliced").field(&frame.len()).finish(),
             Outcome::Stream(_) => f.write_str("Stream"),
             Outcome::Pending(_) => f.write_str("Pending"),
             Outcome::NoResponse => f.write_str("NoResponse"),

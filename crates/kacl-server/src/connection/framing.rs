@@ -14,6 +14,8 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::watch;
 
 use kacl_service::request_memory::{MemoryLease, RequestMemoryPool};
+use kacl_splice::SplicedFrame;
+use tokio::net::TcpStream;
 
 use crate::shutdown::wait_for_shutdown;
 
@@ -47,6 +49,28 @@ pub enum ConnectionError {
     Io(#[from] std::io::Error),
 }
 
+/// A client connection's byte stream. Plain TCP's can take a [`SplicedFrame`]'s body straight
+/// from its pipe; any other has it read out of the pipe and written.
+pub trait ClientStream: AsyncRead + AsyncWrite + Unpin + Send {
+    /// The socket to splice into, if the stream is plain TCP.
+    fn tcp(&self) -> Option<&TcpStream> {
+        None
+    }
+}
+
+impl ClientStream for TcpStream {
+    fn tcp(&self) -> Option<&TcpStream> {
+        Some(self)
+    }
+}
+
+impl ClientStream for tokio_rustls::server::TlsStream<TcpStream> {}
+
+impl ClientStream for tokio::io::DuplexStream {}
+
+/// How much of a spliced body is read at a time for a stream that cannot be spliced into.
+const UNSPLICED_PIECE: usize = 64 * 1024;
+
 /// A byte stream with a read buffer that yields whole frames.
 #[derive(Debug)]
 pub struct Connection<S> {
@@ -70,7 +94,7 @@ pub struct Frame {
     pub lease: Option<MemoryLease>,
 }
 
-impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
+impl<S: ClientStream> Connection<S> {
     /// Sets the largest frame read next, and whether its bytes are leased from the memory
     /// pool (not before authentication, whose frames have their own bound).
     pub(super) fn set_limits(&mut self, max_frame: usize, charge_memory: bool) {
@@ -184,6 +208,35 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             bytes = bytes.get(written..).unwrap_or_default();
         }
         progress(self.stream.flush(), stall, shutdown).await
+    }
+
+    /// Writes a response frame whose body comes through a pipe: its head, then the body,
+    /// spliced into a plain TCP socket (or read out and written for any other stream), and
+    /// returns how many bytes were spliced. Each step is bounded as
+    /// [`Connection::write_response`]'s writes are; a body that stops coming (the upstream
+    /// stalled) counts as no progress too.
+    pub async fn write_spliced(
+        &mut self,
+        frame: SplicedFrame,
+        stall: Option<Duration>,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Result<usize, ConnectionError> {
+        let SplicedFrame { head, mut body } = frame;
+        self.write_response(&head, stall, shutdown).await?;
+        if let Some(socket) = self.stream.tcp() {
+            let spliced = body.remaining();
+            while body.remaining() > 0 {
+                progress(body.splice_some_into(socket), stall, shutdown).await?;
+            }
+            return Ok(spliced);
+        }
+        let mut piece = vec![0u8; body.remaining().min(UNSPLICED_PIECE)];
+        while body.remaining() > 0 {
+            let read = progress(body.read_some(&mut piece), stall, shutdown).await?;
+            let bytes = piece.get(..read).unwrap_or_default();
+            self.write_response(bytes, stall, shutdown).await?;
+        }
+        Ok(0)
     }
 }
 

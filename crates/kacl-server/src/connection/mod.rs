@@ -22,14 +22,16 @@
 //! selector closes connections idle in either direction). At shutdown a stuck write gets
 //! [`CLOSE_LINGER`] more, not the whole grace period.
 //!
-//! Generic over the byte stream, so TLS can wrap the TCP stream without touching this module.
+//! Generic over the byte stream ([`ClientStream`]), so TLS can wrap the TCP stream without
+//! touching this module; a plain TCP stream also takes spliced bodies (a gateway's Fetch
+//! answers) straight from their pipe.
 //!
 //! [`framing`] reads and writes the frames; [`session`] is the loop over them.
 
 mod framing;
 mod session;
 
-pub use framing::{Connection, ConnectionError, Frame, CLOSE_LINGER};
+pub use framing::{ClientStream, Connection, ConnectionError, Frame, CLOSE_LINGER};
 pub use session::{
     apply_buffer_sizes, serve, serve_session, DRAIN_FORWARDED, MAX_BATCH, MAX_IN_FLIGHT,
 };

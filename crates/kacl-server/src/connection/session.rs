@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kacl_logsafe::safe;
-use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 
@@ -22,7 +21,7 @@ use kacl_service::{BoundListener, Outcome, ServerState};
 
 use crate::shutdown::wait_for_shutdown;
 
-use super::framing::{Connection, ConnectionError, Frame, CLOSE_LINGER};
+use super::framing::{ClientStream, Connection, ConnectionError, Frame, CLOSE_LINGER};
 
 /// The most forwarded requests (gateway mode) a connection has at the upstream at once; past
 /// it the connection stops reading until the oldest is answered. Kafka clients keep at most
@@ -65,7 +64,7 @@ impl Held {
 
     /// Writes what is held (the batch's write; a failure is the connection's end) and records
     /// each held request's latency.
-    async fn write<S: AsyncRead + AsyncWrite + Unpin>(
+    async fn write<S: ClientStream>(
         &mut self,
         connection: &mut Connection<S>,
         metrics: &Metrics,
@@ -90,7 +89,7 @@ impl Held {
 /// Acts on one request's outcome: writes its answer (or holds it back to leave with the next
 /// one when that is already buffered), streams it, or closes; the request's latency ends once
 /// its answer's last byte is written (or at once when there is nothing to write).
-async fn deliver<S: AsyncRead + AsyncWrite + Unpin>(
+async fn deliver<S: ClientStream>(
     connection: &mut Connection<S>,
     held: &mut Held,
     outcome: Outcome,
@@ -146,6 +145,24 @@ async fn deliver<S: AsyncRead + AsyncWrite + Unpin>(
             connection.close_after_response().await;
             Step::Close(reason)
         }
+        Outcome::Spliced(frame) => {
+            // Held answers are older: they leave first.
+            let written = match held.write(connection, metrics, idle, shutdown).await {
+                Ok(()) => match connection.write_spliced(frame, idle, shutdown).await {
+                    Ok(spliced) => {
+                        metrics.bytes_spliced(spliced);
+                        Ok(())
+                    }
+                    Err(err) => Err(err),
+                },
+                failed => failed,
+            };
+            metrics.request_answered(timer);
+            match written {
+                Ok(()) => Step::Next { wrote: true },
+                Err(err) => Step::Close(write_failure(err)),
+            }
+        }
         Outcome::Stream(stream) => {
             let written = write_stream(connection, held, stream, metrics, idle, shutdown).await;
             metrics.request_answered(timer);
@@ -168,7 +185,7 @@ async fn deliver<S: AsyncRead + AsyncWrite + Unpin>(
 }
 
 /// Writes the answers held back for a batch, if any (a failure is the connection's end anyway).
-async fn flush<S: AsyncRead + AsyncWrite + Unpin>(
+async fn flush<S: ClientStream>(
     connection: &mut Connection<S>,
     held: &mut Held,
     metrics: &Metrics,
@@ -181,7 +198,7 @@ async fn flush<S: AsyncRead + AsyncWrite + Unpin>(
 /// Writes the answers of forwarded requests still in flight at shutdown, in order, for at most
 /// [`DRAIN_FORWARDED`] in all (within the server's grace period); what has not come by then
 /// is dropped with the connection.
-async fn drain_forwarded<S: AsyncRead + AsyncWrite + Unpin>(
+async fn drain_forwarded<S: ClientStream>(
     connection: &mut Connection<S>,
     held: &mut Held,
     in_flight: &mut VecDeque<(PendingOutcome, RequestTimer)>,
@@ -216,7 +233,7 @@ async fn drain_forwarded<S: AsyncRead + AsyncWrite + Unpin>(
 /// Writes a response that arrives in pieces while it is encoded (after the answers held back
 /// for a batch, which came first). An `Err` is the reason to close: a write failed, or the
 /// frame could not be completed after part of it was sent.
-async fn write_stream<S: AsyncRead + AsyncWrite + Unpin>(
+async fn write_stream<S: ClientStream>(
     connection: &mut Connection<S>,
     held: &mut Held,
     mut stream: ResponseStream,
@@ -277,7 +294,7 @@ pub async fn serve<S>(
     state: Arc<ServerState>,
     shutdown: watch::Receiver<bool>,
 ) where
-    S: AsyncRead + AsyncWrite + Unpin + Send,
+    S: ClientStream,
 {
     serve_session(stream, Session::new(listener, peer), state, shutdown).await;
 }
@@ -290,7 +307,7 @@ pub async fn serve_session<S>(
     state: Arc<ServerState>,
     mut shutdown: watch::Receiver<bool>,
 ) where
-    S: AsyncRead + AsyncWrite + Unpin + Send,
+    S: ClientStream,
 {
     let peer = session.peer;
     tracing::debug!(%peer, listener = %session.listener.name, "connection opened");
@@ -464,131 +481,4 @@ fn queued(outcome: Outcome) -> PendingOutcome {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use bytes::Bytes;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-    use super::*;
-
-    /// A gateway link whose every answer comes `delay` after the request (the upstream is not
-    /// what is tested here: the connection's handling of answers still on their way is).
-    #[derive(Debug)]
-    struct SlowUpstream(Duration);
-
-    impl kacl_service::forward::Forwarder for SlowUpstream {
-        fn offered_versions(
-            &self,
-            api: kacl_protocol::ApiKey,
-        ) -> Option<kacl_protocol::VersionRange> {
-            Some(api.versions())
-        }
-
-        fn link(&self, _: &BoundListener) -> Box<dyn kacl_service::forward::Link> {
-            Box::new(SlowLink(self.0))
-        }
-    }
-
-    #[derive(Debug)]
-    struct SlowLink(Duration);
-
-    impl kacl_service::forward::Link for SlowLink {
-        fn forward(
-            &mut self,
-            ctx: &kacl_service::context::RequestContext<'_>,
-            _: &kacl_protocol::frame::RequestFrame<'_>,
-            _: &Bytes,
-        ) -> Outcome {
-            let (delay, id) = (self.0, ctx.correlation_id);
-            Outcome::Pending(Box::pin(async move {
-                tokio::time::sleep(delay).await;
-                let mut frame = 4i32.to_be_bytes().to_vec();
-                frame.extend_from_slice(&id.to_be_bytes());
-                Outcome::Respond(frame)
-            }))
-        }
-    }
-
-    /// A Metadata v4 request frame (a forwarded API) for all topics.
-    fn metadata_request(correlation_id: i32) -> Vec<u8> {
-        let mut payload = Vec::new();
-        payload.extend_from_slice(&3i16.to_be_bytes());
-        payload.extend_from_slice(&4i16.to_be_bytes());
-        payload.extend_from_slice(&correlation_id.to_be_bytes());
-        payload.extend_from_slice(&[0, 1, b'x']); // client id "x"
-        payload.extend_from_slice(&(-1i32).to_be_bytes()); // topics: null (all)
-        payload.push(0); // allow_auto_topic_creation
-        let mut frame = (payload.len() as i32).to_be_bytes().to_vec();
-        frame.extend_from_slice(&payload);
-        frame
-    }
-
-    /// A gateway connection whose upstream answers after `delay`, served on one end of a
-    /// duplex pipe: the client's end, the shutdown switch and the serving task.
-    fn serve_behind(
-        delay: Duration,
-    ) -> (
-        tokio::io::DuplexStream,
-        watch::Sender<bool>,
-        tokio::task::JoinHandle<()>,
-    ) {
-        let config = kacl_server_config::ServerConfig::development_defaults();
-        let store = Arc::new(kacl_store::MemoryStore::new());
-        let state = crate::fuzzing::gateway_state_for(config, store, Arc::new(SlowUpstream(delay)))
-            .expect("a gateway state");
-        let listener = state.listeners[0].clone();
-        let (client, server_side) = tokio::io::duplex(1 << 16);
-        let (stop, shutdown) = watch::channel(false);
-        let served = tokio::spawn(serve(
-            server_side,
-            crate::fuzzing::CLIENT_ADDR,
-            listener,
-            state,
-            shutdown,
-        ));
-        (client, stop, served)
-    }
-
-    #[tokio::test]
-    async fn forwarded_answers_still_pending_at_shutdown_are_written_before_closing() {
-        let (mut client, stop, served) = serve_behind(Duration::from_millis(300));
-        client.write_all(&metadata_request(7)).await.unwrap();
-        client.write_all(&metadata_request(8)).await.unwrap();
-        // Both are at the "upstream" when the server stops.
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        stop.send_replace(true);
-        let mut answers = Vec::new();
-        tokio::time::timeout(Duration::from_secs(5), client.read_to_end(&mut answers))
-            .await
-            .expect("the connection closes within the drain bound")
-            .unwrap();
-        let mut expected = Vec::new();
-        for id in [7i32, 8] {
-            expected.extend_from_slice(&4i32.to_be_bytes());
-            expected.extend_from_slice(&id.to_be_bytes());
-        }
-        assert_eq!(answers, expected, "both answers, in order, then the close");
-        served.await.unwrap();
-    }
-
-    #[tokio::test]
-    async fn a_forwarded_answer_slower_than_the_drain_bound_is_dropped_at_shutdown() {
-        let (mut client, stop, served) = serve_behind(DRAIN_FORWARDED + Duration::from_secs(60));
-        client.write_all(&metadata_request(9)).await.unwrap();
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        let stopped_at = tokio::time::Instant::now();
-        stop.send_replace(true);
-        let mut answers = Vec::new();
-        tokio::time::timeout(
-            DRAIN_FORWARDED + Duration::from_secs(5),
-            client.read_to_end(&mut answers),
-        )
-        .await
-        .expect("closed after the drain bound")
-        .unwrap();
-        assert!(answers.is_empty());
-        assert!(stopped_at.elapsed() >= DRAIN_FORWARDED - Duration::from_millis(100));
-        served.await.unwrap();
-    }
-}
+mod tests;

@@ -117,6 +117,7 @@ pub struct Metrics {
     open_connections: AtomicI64,
     accepted_connections: AtomicU64,
     refused_connections: AtomicU64,
+    spliced_bytes: AtomicU64,
     expired_connections: AtomicU64,
     reauthentications: AtomicU64,
     authentication_failures: AtomicU64,
@@ -145,6 +146,7 @@ impl Metrics {
             open_connections: AtomicI64::new(0),
             accepted_connections: AtomicU64::new(0),
             refused_connections: AtomicU64::new(0),
+            spliced_bytes: AtomicU64::new(0),
             expired_connections: AtomicU64::new(0),
             reauthentications: AtomicU64::new(0),
             authentication_failures: AtomicU64::new(0),
@@ -241,6 +243,11 @@ impl Metrics {
         self.accepted_connections.fetch_add(1, Relaxed);
         self.open_connections.fetch_add(1, Relaxed);
         OpenConnection(self.clone())
+    }
+
+    /// Counts bytes of a forwarded answer spliced into a client's socket (gateway mode).
+    pub fn bytes_spliced(&self, bytes: usize) {
+        self.spliced_bytes.fetch_add(bytes as u64, Relaxed);
     }
 
     /// Counts a connection closed at once for `max.connections` or `max.connections.per.ip`.

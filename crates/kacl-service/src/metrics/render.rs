@@ -116,6 +116,13 @@ impl Metrics {
         )?;
         counter(
             out,
+            "kacl_gateway_spliced_bytes_total",
+            "Bytes of Fetch answers a gateway relayed from the upstream's socket into a client's \
+             through a kernel pipe (splice), never copied through its memory.",
+            self.spliced_bytes.load(Relaxed),
+        )?;
+        counter(
+            out,
             "kacl_connections_expired_total",
             "Connections closed because their SASL session outlived connections.max.reauth.ms \
              without re-authentication.",
