@@ -57,6 +57,8 @@ pub(crate) struct Shared {
     pub(crate) quota_sensors: Arc<quota::Sensors>,
     /// Offered versions by position in [`ApiKey::KNOWN`].
     offered: Vec<Option<VersionRange>>,
+    /// `kacl.gateway.splice.enable`: large Fetch answers to plain TCP clients are spliced.
+    splice: bool,
     /// Where brokers first seen after start are announced (to the server, which binds a
     /// port for each: [`Gateway::joined_brokers`]).
     joined: mpsc::UnboundedSender<i32>,
@@ -65,6 +67,15 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// Whether clients are offered `version` of `api` (so the upstream takes it too).
+    pub(crate) fn offers(&self, api: ApiKey, version: i16) -> bool {
+        ApiKey::KNOWN
+            .iter()
+            .position(|known| *known == api)
+            .and_then(|slot| self.offered.get(slot).copied().flatten())
+            .is_some_and(|range| range.min <= version && version <= range.max)
+    }
+
     /// Announces brokers the upstream named for the first time.
     pub(crate) fn brokers_joined(&self, nodes: Vec<i32>) {
         for node in nodes {
@@ -79,7 +90,10 @@ impl Gateway {
     /// brokers. Fails with a message naming the upstream and the mechanism when the upstream
     /// cannot be reached or refuses the identity (`kacl serve` exits on it).
     pub async fn connect(config: &GatewayConfig) -> Result<Gateway, GatewayError> {
-        Ok(Gateway::over(Upstream::connect(config).await?))
+        Ok(Gateway::over(
+            Upstream::connect(config).await?,
+            config.splice,
+        ))
     }
 
     /// A gateway whose upstream cannot be reached and claims every API kacl knows at its full
@@ -90,10 +104,10 @@ impl Gateway {
         let versions = kacl_client::net::ApiVersionsTable::from_ranges(
             ApiKey::KNOWN.iter().map(|api| (*api, api.versions())),
         );
-        Gateway::over(Upstream::offline(versions, brokers))
+        Gateway::over(Upstream::offline(versions, brokers), true)
     }
 
-    fn over(upstream: Upstream) -> Gateway {
+    fn over(upstream: Upstream, splice: bool) -> Gateway {
         let offered = ApiKey::KNOWN
             .iter()
             .map(|api| {
@@ -112,6 +126,7 @@ impl Gateway {
                 topic_ids: TopicIds::default(),
                 quota_sensors: Arc::default(),
                 offered,
+                splice,
                 joined,
                 joined_receiver: parking_lot::Mutex::new(Some(joined_receiver)),
             }),
@@ -169,9 +184,12 @@ impl Forwarder for Gateway {
     }
 
     fn link(&self, listener: &BoundListener) -> Box<dyn Link> {
+        // Only a plain TCP client socket can be spliced into.
+        let splice = self.shared.splice && !listener.protocol.uses_tls();
         Box::new(link::ClientLink::new(
             self.shared.clone(),
             listener.upstream_node,
+            splice,
         ))
     }
 }

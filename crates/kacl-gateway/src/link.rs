@@ -20,7 +20,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use bytes::Bytes;
-use kacl_client::net::{BrokerConnection, OutgoingFrame, PendingReply, TrySendError};
+use kacl_client::net::{
+    BrokerConnection, ForwardedAnswer, OutgoingFrame, PendingReply, TrySendError,
+};
 use kacl_client::AdminError;
 use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::ApiKey;
@@ -29,7 +31,7 @@ use kacl_service::forward::Link;
 use kacl_service::Outcome;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::plan::{pass_through, Asker, Plan};
+use crate::plan::{pass_through, pass_through_spliced, Asker, Plan};
 use crate::quota::ConnectionQuota;
 use crate::{rules, Shared};
 
@@ -50,6 +52,9 @@ pub(crate) struct ClientLink {
     open: Arc<OpenUpstream>,
     /// The client quotas that apply to this connection, and its mute.
     quota: ConnectionQuota,
+    /// Whether large answers passed on unread may be spliced into the client's socket (plain
+    /// TCP, `kacl.gateway.splice.enable`).
+    splice: bool,
 }
 
 /// What the upstream task shares with the client connection's task.
@@ -71,13 +76,14 @@ impl std::fmt::Debug for ClientLink {
 }
 
 impl ClientLink {
-    pub(crate) fn new(shared: Arc<Shared>, target: Option<i32>) -> ClientLink {
+    pub(crate) fn new(shared: Arc<Shared>, target: Option<i32>, splice: bool) -> ClientLink {
         ClientLink {
             shared,
             target,
             jobs: None,
             open: Arc::default(),
             quota: ConnectionQuota::default(),
+            splice,
         }
     }
 
@@ -124,13 +130,15 @@ impl Link for ClientLink {
         frame: &RequestFrame<'_>,
         payload: &Bytes,
     ) -> Outcome {
-        let (request, expects_response, finish) = match rules::plan(&self.shared, ctx, frame) {
+        let (request, expects_response, finish, relay) = match rules::plan(&self.shared, ctx, frame)
+        {
             Plan::Answer(outcome) => return outcome,
             Plan::Forward {
                 request,
                 expects_response,
                 finish,
-            } => (request, expects_response, finish),
+                relay,
+            } => (request, expects_response, finish, relay),
         };
         let client_id = frame.header.client_id.as_deref().unwrap_or("");
         let meter = self
@@ -144,6 +152,13 @@ impl Link for ClientLink {
                 None => return Outcome::close("a request shorter than its header"),
             },
         };
+        let mut frame = frame;
+        if let Some(version) = relay.upstream_version {
+            frame.set_api_version(version);
+        }
+        if relay.bulk && self.splice && finish.is_none() {
+            frame = frame.with_spliced_answer();
+        }
         // Only a rewrite needs the request's context after the answer: the pass-through fast
         // path keeps its correlation id and API, and copies nothing else of the request.
         let (api, correlation_id) = (ctx.api, ctx.correlation_id);
@@ -180,8 +195,19 @@ impl Link for ClientLink {
                 return Outcome::NoResponse;
             };
             match (reply.wait().await, finish) {
-                (Ok(payload), Some((finish, asker))) => finish(&asker, payload),
-                (Ok(payload), None) => pass_through(correlation_id, payload),
+                (Ok(ForwardedAnswer::Whole(payload)), Some((finish, asker))) => {
+                    finish(&asker, payload)
+                }
+                (Ok(ForwardedAnswer::Whole(payload)), None) => {
+                    pass_through(correlation_id, payload)
+                }
+                (Ok(ForwardedAnswer::Spliced(frame)), None) => {
+                    pass_through_spliced(correlation_id, frame)
+                }
+                // Never asked for: a rewritten answer is never sent `with_spliced_answer`.
+                (Ok(ForwardedAnswer::Spliced(_)), Some(_)) => {
+                    Outcome::close("a spliced answer for a request whose answer is rewritten")
+                }
                 (Err(err), _) => upstream_failed(api, &err),
             }
         });

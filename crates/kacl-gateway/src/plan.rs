@@ -27,7 +27,20 @@ pub(crate) enum Plan {
         /// What to make of the answer; `None`: pass it on unchanged (the fast path, which
         /// needs nothing of the request but its correlation id).
         finish: Option<Finish>,
+        /// How the client's bytes go up and the answer comes back on the fast path.
+        relay: Relay,
     },
+}
+
+/// How a request passed on as the client sent it travels (the fast path).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Relay {
+    /// Ask the upstream for this version instead of the client's: one whose request bytes
+    /// are the same and whose answer is a valid answer at the client's version.
+    pub(crate) upstream_version: Option<i16>,
+    /// The answer is passed on unread and may be large (a Fetch's records): over plain TCP
+    /// on both sides its body is spliced from socket to socket.
+    pub(crate) bulk: bool,
 }
 
 impl Plan {
@@ -37,6 +50,21 @@ impl Plan {
             request: None,
             expects_response: true,
             finish: None,
+            relay: Relay::default(),
+        }
+    }
+
+    /// Forward the client's bytes (at `upstream_version` if given) and pass the possibly large
+    /// answer back unchanged and unread.
+    pub(crate) fn pass_bulk(upstream_version: Option<i16>) -> Plan {
+        Plan::Forward {
+            request: None,
+            expects_response: true,
+            finish: None,
+            relay: Relay {
+                upstream_version,
+                bulk: true,
+            },
         }
     }
 
@@ -46,6 +74,7 @@ impl Plan {
             request: None,
             expects_response: true,
             finish: Some(finish),
+            relay: Relay::default(),
         }
     }
 
@@ -62,6 +91,7 @@ impl Plan {
                 request: Some(out),
                 expects_response: true,
                 finish: Some(finish),
+                relay: Relay::default(),
             },
             Err(err) => Plan::Answer(Outcome::close(format!(
                 "cannot encode the reduced {} v{} request: {err}",
@@ -168,4 +198,16 @@ pub(crate) fn pass_through(correlation_id: i32, mut frame: Vec<u8>) -> Outcome {
     };
     id.copy_from_slice(&correlation_id.to_be_bytes());
     Outcome::Respond(frame)
+}
+
+/// [`pass_through`] for an answer whose body comes through a pipe: the id is in its head.
+pub(crate) fn pass_through_spliced(
+    correlation_id: i32,
+    mut frame: kacl_splice::SplicedFrame,
+) -> Outcome {
+    let Some(id) = frame.head.get_mut(4..8) else {
+        return Outcome::close("the upstream sent a response shorter than its header");
+    };
+    id.copy_from_slice(&correlation_id.to_be_bytes());
+    Outcome::Spliced(frame)
 }

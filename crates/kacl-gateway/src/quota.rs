@@ -274,6 +274,7 @@ impl Meter {
         if let Some((bound, rate)) = &self.bandwidth {
             let value = match (&outcome, self.api) {
                 (Outcome::Respond(frame), ApiKey::Fetch) => frame.len(),
+                (Outcome::Spliced(frame), ApiKey::Fetch) => frame.len(),
                 (Outcome::NoResponse | Outcome::Respond(_), ApiKey::Produce) => self.request_len,
                 _ => 0,
             };
@@ -297,6 +298,11 @@ impl Meter {
         match outcome {
             Outcome::Respond(frame) => {
                 Outcome::Respond(set_throttle(self.api, self.version, frame, throttle))
+            }
+            // Fetch's throttle_time_ms is in the head (the body's first bytes are read into it).
+            Outcome::Spliced(mut frame) => {
+                frame.head = set_throttle(self.api, self.version, frame.head, throttle);
+                Outcome::Spliced(frame)
             }
             other => other,
         }

@@ -21,7 +21,7 @@ use kacl_protocol::frame::{decode_broker_response_frame, RequestFrame};
 use kacl_protocol::messages::fetch::{
     FetchRequest, FetchResponse, FetchTopic, FetchableTopicResponse, PartitionData,
 };
-use kacl_protocol::{ErrorCode, Uuid};
+use kacl_protocol::{ApiKey, ErrorCode, Uuid};
 use kacl_service::audit::AuditPolicy;
 use kacl_service::context::RequestContext;
 
@@ -87,6 +87,7 @@ pub(super) fn fetch(
         request.forgotten_topics_data.clear();
     }
     let nothing_refused = refused.is_empty();
+    let upstream_takes_v15 = shared.offers(ApiKey::Fetch, 15);
     let shared = shared.clone();
     let merge = move |_: &Asker, body: &mut FetchResponse<'_>| {
         body.session_id = 0;
@@ -116,9 +117,18 @@ pub(super) fn fetch(
         return Plan::answer(ctx, &body);
     }
     if sessionless && !follower && nothing_refused {
-        // The fast path: the client's bytes, and the answer's bytes unless it names brokers.
+        // The fast path: the client's bytes up, the answer's bytes back unread (spliced when
+        // large). From v16 an answer may name brokers (KIP-951 `node_endpoints`, the answer's
+        // last field, which the gateway must rewrite, changing the size it announces first):
+        // the upstream is asked for v15 instead, whose request bytes are the same and whose
+        // answer is a v16/v17 answer without them. Deliberate difference from Kafka: such a
+        // client learns a moved leader from `current_leader` (v12+) and Metadata, not from
+        // `node_endpoints`.
         if ctx.version < 16 {
-            return Plan::pass();
+            return Plan::pass_bulk(None);
+        }
+        if upstream_takes_v15 {
+            return Plan::pass_bulk(Some(15));
         }
         return Plan::rewrite(Box::new(move |asker: &Asker, payload: Vec<u8>| {
             let names_brokers =

@@ -23,7 +23,7 @@ use kacl_service::audit::AuditPolicy;
 use kacl_service::context::RequestContext;
 use kacl_service::Outcome;
 
-use crate::plan::{body_of, Asker, Plan};
+use crate::plan::{body_of, Asker, Plan, Relay};
 use crate::rules::endpoints::rewrite_endpoints;
 use crate::Shared;
 
@@ -100,6 +100,7 @@ pub(super) fn produce(
             request: None,
             expects_response: false,
             finish: None,
+            relay: Relay::default(),
         };
     }
     let shared = shared.clone();
