@@ -19,6 +19,9 @@ direct figure by 2x between rounds. `--passthrough` adds a side "haproxy": HAPro
 with splice(2) forced both ways (no copy through user space, no parsing), in front of a second
 listener of the Kafka upstream that advertises HAProxy's port, so every byte of that side goes
 through it. It is the floor a proxy can reach on the machine (`apt-get install haproxy`).
+`--consume-only` produces one topic once, directly, and then only reads it back on every side
+each round (produce figures are 0; gateway CPU is per MB consumed): the consume ratio without
+the broker's state changing between runs.
 
 Each round runs scripts/gateway_throughput.py (a fresh single-partition topic, N records of
 SIZE bytes produced with acks=all, then read back) once directly and once through each
@@ -125,10 +128,11 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_once(bootstrap: str, records: int, size: int, cpus: str | None) -> dict:
-    topic = "ab-%d-%d" % (os.getpid(), time.monotonic_ns())
+def run_once(bootstrap: str, records: int, size: int, cpus: str | None,
+             phase: str = "both", topic: str | None = None) -> dict:
+    topic = topic or "ab-%d-%d" % (os.getpid(), time.monotonic_ns())
     argv = [sys.executable, str(HERE / "gateway_throughput.py"), bootstrap, topic,
-            "--records", str(records), "--size", str(size), "--json"]
+            "--records", str(records), "--size", str(size), "--json", "--phase", phase]
     if cpus:
         argv = ["taskset", "-c", cpus, *argv]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=300)
@@ -165,6 +169,8 @@ def main() -> int:
     ap.add_argument("--passthrough", action="store_true",
                     help="also measure HAProxy (TCP mode, splice) as a bare relay")
     ap.add_argument("--latency", action="store_true", help="p50/p99 at 1,000 produce requests/s")
+    ap.add_argument("--consume-only", action="store_true",
+                    help="produce one topic once (directly), then only read it back on every side")
     ap.add_argument("--gateway-property", action="append", default=[], metavar="KEY=VALUE",
                     help="one more line of every gateway's server.properties")
     args = ap.parse_args()
@@ -176,7 +182,8 @@ def main() -> int:
         ap.error("--passthrough needs --upstream kafka (a second, relayed listener)")
     steal_before = cpu_times()
     relay = upstreams.free_ports(2) if args.passthrough else None
-    cm = (upstreams.kafka_broker(extra_listener=tuple(relay)) if args.upstream == "kafka"
+    cm = (upstreams.kafka_broker(extra_listener=tuple(relay) if relay else None)
+          if args.upstream == "kafka"
           else upstreams.tansu_broker())
     results: dict[str, list[dict]] = {"direct": [], **{name: [] for name, _ in named}}
     gateways = []
@@ -197,6 +204,10 @@ def main() -> int:
                 latency_once(client_kacl, broker.bootstrap, client_cpus)  # warm-up
             else:
                 run_once(broker.bootstrap, min(args.records, 20_000), args.size, client_cpus)
+            shared_topic = None
+            if args.consume_only:
+                shared_topic = "ab-read-%d" % os.getpid()
+                run_once(broker.bootstrap, args.records, args.size, client_cpus, "produce", shared_topic)
             for r in range(args.rounds):
                 order = sides[r % len(sides):] + sides[:r % len(sides)]
                 for name, bootstrap in order:
@@ -207,8 +218,13 @@ def main() -> int:
                         print("round %d %-10s p50 %6.3f ms  p99 %6.3f ms" % (
                             r + 1, name, res["p50"], res["p99"]), flush=True)
                     else:
-                        res = run_once(bootstrap, args.records, args.size, client_cpus)
-                        mb = 2 * args.records * args.size / 2**20  # produced, then consumed
+                        if shared_topic:
+                            res = run_once(bootstrap, args.records, args.size, client_cpus,
+                                           "consume", shared_topic)
+                            mb = args.records * args.size / 2**20  # consumed only
+                        else:
+                            res = run_once(bootstrap, args.records, args.size, client_cpus)
+                            mb = 2 * args.records * args.size / 2**20  # produced, then consumed
                         res["gateway_cpu_ms_per_mb"] = (
                             (cpu_seconds(pid) - cpu_before) * 1000 / mb if pid else 0.0)
                         print("round %d %-10s produce %7.1f MB/s  consume %7.1f MB/s  gateway CPU %.2f ms/MB" % (
@@ -250,14 +266,15 @@ def main() -> int:
         c = statistics.median(r["consume_mb_per_s"] for r in runs)
         cpu = statistics.median(r.get("gateway_cpu_ms_per_mb", 0.0) for r in runs)
         print("%-10s produce %7.1f MB/s (%.2fx direct)  consume %7.1f MB/s (%.2fx direct)  gateway CPU %.2f ms/MB" % (
-            name, p, p / direct_p, c, c / direct_c, cpu))
+            name, p, p / direct_p if direct_p else 0.0, c, c / direct_c, cpu))
     # Each round's ratio to the direct run of the same round, the median of those: the paired
     # figure, which a slow or fast stretch of the machine moves less than a ratio of medians.
     for name, runs in results.items():
         if name == "direct":
             continue
         pairs = list(zip(runs, results["direct"]))
-        rp = statistics.median(g["produce_mb_per_s"] / d["produce_mb_per_s"] for g, d in pairs)
+        rp = statistics.median(g["produce_mb_per_s"] / d["produce_mb_per_s"] if d["produce_mb_per_s"] else 0.0
+                               for g, d in pairs)
         rc = statistics.median(g["consume_mb_per_s"] / d["consume_mb_per_s"] for g, d in pairs)
         print("%-10s paired: median of per-round ratios  produce %.2fx  consume %.2fx" % (name, rp, rc))
     print(steal_line)
