@@ -6,25 +6,22 @@
 //! on a loopback broker that is most of what relaying costs. Spliced, the bytes move as page
 //! references: socket → pipe → socket.
 //!
-//! The two ends have different owners. The side that reads the upstream socket holds the
-//! [`PipeFiller`] and moves the answer's body into the pipe ([`PipeFiller::fill_from`]); the
-//! side that writes the client's socket holds the [`SplicedBody`] and moves it out
-//! ([`SplicedBody::splice_some_into`], or [`SplicedBody::read_some`] when its socket is not
-//! plain TCP). The pipe is the bounded buffer between them: a filler ahead of the client waits
-//! for room, which is the upstream connection's back-pressure.
+//! One task does the whole relay: [`SplicedBody::splice_some_into`] moves the body from the
+//! source socket into the pipe and from the pipe into the destination socket in the same turn,
+//! as each becomes possible, so an arriving chunk wakes one task once (two tasks, one filling
+//! and one draining, woke twice per chunk and left the gateway's profile dominated by task
+//! switches). The task that owns the source socket's reads hands the body over and waits for
+//! its [`BodyEnd`] before it reads the next frame.
 //!
-//! Everything is non-blocking and waits on tokio's readiness. A non-blocking `splice` that
-//! cannot proceed fails with `EAGAIN` without saying which end stopped it, so the end is asked
-//! (is the pipe full or empty, does the socket hold bytes) before a readiness is cleared:
-//! clearing the wrong one would wait for an event that never comes.
+//! Everything is non-blocking and waits on tokio's readiness of the two sockets only; the
+//! pipe is never registered with the reactor, because the relay knows exactly how many bytes
+//! it holds. A non-blocking `splice` from the socket that fails with `EAGAIN` does not say
+//! whether the socket was empty or the pipe full; only with an empty pipe is the socket's
+//! readiness cleared.
 //!
-//! [`pipe`] gives `None` where splicing is unavailable (not Linux, out of file descriptors, or
+//! [`relay`] gives `None` where splicing is unavailable (not Linux, out of file descriptors, or
 //! a pipe the kernel keeps smaller than [`MIN_PIPE`] because the user's pipe pages are spent):
 //! the caller then copies as before.
-
-use std::io;
-
-use thiserror::Error;
 
 /// The smallest pipe worth splicing through: with less, the system calls per byte outnumber
 /// the copies saved.
@@ -34,35 +31,30 @@ pub const MIN_PIPE: usize = 64 * 1024;
 /// passes in a few system calls.
 pub const MAX_PIPE: usize = 1 << 20;
 
-/// Why [`PipeFiller::fill_from`] stopped before moving all its bytes.
-#[derive(Debug, Error)]
-pub enum FillError {
-    /// The source socket failed or ended; `left` bytes were not moved.
-    #[error("the socket ended or failed with {left} bytes still to move: {source}")]
-    Source {
-        /// Bytes not moved.
-        left: usize,
-        /// What the socket said.
-        source: io::Error,
-    },
-    /// The [`SplicedBody`] was dropped (its connection closed); `left` bytes are still in the
-    /// source socket, which the caller must read past to keep it usable.
-    #[error("the receiving end went away with {left} bytes still to move")]
+/// How a [`SplicedBody`] ended, for the task that reads the source socket next.
+#[derive(Debug)]
+pub enum BodyEnd {
+    /// Every byte went out: the source socket is at the next frame.
+    Relayed,
+    /// Dropped before the end (its destination went away): `left_in_source` bytes of the body
+    /// are still to be read past in the source socket.
     Abandoned {
-        /// Bytes not moved.
-        left: usize,
+        /// Bytes of the body not yet taken from the source socket.
+        left_in_source: usize,
     },
+    /// The source socket failed or ended mid-body: it cannot be read on.
+    SourceFailed,
 }
 
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]
-pub use linux::{pipe, PipeFiller, SplicedBody};
+pub use linux::{relay, BodyEnded, SplicedBody};
 
 #[cfg(not(target_os = "linux"))]
 mod unsupported;
 #[cfg(not(target_os = "linux"))]
-pub use unsupported::{pipe, PipeFiller, SplicedBody};
+pub use unsupported::{relay, BodyEnded, SplicedBody};
 
 /// A response frame whose first bytes are in memory and whose body follows through a pipe.
 #[derive(Debug)]

@@ -1,235 +1,231 @@
-//! The pipe and its two ends on Linux.
+//! The relay on Linux.
 
 use std::io;
-use std::os::fd::AsFd;
+use std::os::fd::OwnedFd;
+use std::sync::Arc;
 
-use rustix::event::{poll, PollFd, PollFlags, Timespec};
-use rustix::io::{ioctl_fionread, Errno};
-use rustix::pipe::{fcntl_getpipe_size, fcntl_setpipe_size, splice, SpliceFlags};
+use rustix::io::Errno;
+use rustix::pipe::{
+    fcntl_getpipe_size, fcntl_setpipe_size, pipe_with, splice, PipeFlags, SpliceFlags,
+};
 use tokio::io::Interest;
-use tokio::net::unix::pipe::{self as tokio_pipe, Receiver, Sender};
 use tokio::net::TcpStream;
+use tokio::sync::oneshot;
 
-use crate::{FillError, MAX_PIPE, MIN_PIPE};
+use crate::{BodyEnd, MAX_PIPE, MIN_PIPE};
 
-/// The pipe's write end, held by the side that reads the source socket.
-#[derive(Debug)]
-pub struct PipeFiller {
-    pipe: Sender,
-}
-
-/// The pipe's read end and the bytes still to come through it, held by the side that writes
-/// the destination socket. Dropping it closes the pipe: a filler still moving bytes into it
-/// stops with [`FillError::Abandoned`].
+/// A body of known length still in its source socket, and the pipe it is relayed through.
+/// Dropping it tells the source's reader how it ended ([`BodyEnded`]).
 #[derive(Debug)]
 pub struct SplicedBody {
-    pipe: Receiver,
-    left: usize,
+    source: Arc<TcpStream>,
+    pipe_read: OwnedFd,
+    pipe_write: OwnedFd,
+    /// Bytes of the body still in the source socket.
+    source_left: usize,
+    /// Bytes taken from the source and not yet given to the destination.
+    in_pipe: usize,
+    source_failed: bool,
+    ended: Option<oneshot::Sender<BodyEnd>>,
 }
 
-/// A pipe for a body of `len` bytes, sized for it (between [`MIN_PIPE`] and [`MAX_PIPE`]);
-/// `None` when no pipe of at least [`MIN_PIPE`] can be had. Must be called inside a tokio
-/// runtime.
-pub fn pipe(len: usize) -> Option<(PipeFiller, SplicedBody)> {
-    let (write, read) = tokio_pipe::pipe().ok()?;
+/// Where the source's reader learns how its [`SplicedBody`] ended.
+#[derive(Debug)]
+pub struct BodyEnded(oneshot::Receiver<BodyEnd>);
+
+impl BodyEnded {
+    /// Waits until the body is done with (relayed, dropped half-way, or failed).
+    pub async fn wait(self) -> BodyEnd {
+        self.0.await.unwrap_or(BodyEnd::SourceFailed)
+    }
+}
+
+/// A body of `len` bytes to relay from `source`, with a pipe sized for it (between
+/// [`MIN_PIPE`] and [`MAX_PIPE`]); `None` when no pipe of at least [`MIN_PIPE`] can be had.
+/// Nothing may read `source` until [`BodyEnded::wait`] returns.
+pub fn relay(source: Arc<TcpStream>, len: usize) -> Option<(SplicedBody, BodyEnded)> {
+    let (pipe_read, pipe_write) = pipe_with(PipeFlags::NONBLOCK | PipeFlags::CLOEXEC).ok()?;
     let wanted = len.clamp(MIN_PIPE, MAX_PIPE).next_power_of_two();
     // Refused past the user's pipe pages (`pipe-user-pages-soft`): the pipe keeps its size.
-    let _ = fcntl_setpipe_size(&write, wanted);
-    if fcntl_getpipe_size(&write).ok()? < MIN_PIPE {
+    let size = match fcntl_setpipe_size(&pipe_write, wanted) {
+        Ok(size) => size,
+        Err(_) => fcntl_getpipe_size(&pipe_write).ok()?,
+    };
+    if size < MIN_PIPE {
         return None;
     }
-    Some((
-        PipeFiller { pipe: write },
-        SplicedBody {
-            pipe: read,
-            left: len,
-        },
-    ))
-}
-
-/// What one attempt to splice made of it.
-enum Step {
-    Moved(usize),
-    /// The pipe end was not ready (full for the filler, empty for the body).
-    PipeNotReady,
-    /// The receiving end of the pipe is gone.
-    Abandoned,
-    /// Both ends looked ready after an `EAGAIN`: one changed in between; try again.
-    Again,
-}
-
-/// Whether `fd` is ready for `events` right now (level-triggered, no waiting).
-fn ready_now(fd: impl AsFd, events: PollFlags) -> io::Result<bool> {
-    let mut fds = [PollFd::new(&fd, events)];
-    let zero = Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
+    let (sender, receiver) = oneshot::channel();
+    let body = SplicedBody {
+        source,
+        pipe_read,
+        pipe_write,
+        source_left: len,
+        in_pipe: 0,
+        source_failed: false,
+        ended: Some(sender),
     };
-    poll(&mut fds, Some(&zero))?;
-    Ok(fds[0].revents().intersects(events))
-}
-
-/// Runs `attempt` inside both ends' `try_io`, so that each end's readiness is cleared only
-/// when that end stopped the splice (`PipeNotReady`: the pipe's; `WouldBlock` from `attempt`:
-/// the socket's), and only if no new event for it came since before the attempt.
-fn attempt_both(
-    pipe_try_io: impl FnOnce(
-        &mut dyn FnMut() -> io::Result<io::Result<Step>>,
-    ) -> io::Result<io::Result<Step>>,
-    socket: &TcpStream,
-    interest: Interest,
-    attempt: impl FnOnce() -> io::Result<Step>,
-) -> io::Result<Step> {
-    let mut attempt = Some(attempt);
-    let outer = pipe_try_io(&mut || {
-        let Some(attempt) = attempt.take() else {
-            return Ok(Ok(Step::Again));
-        };
-        match socket.try_io(interest, attempt) {
-            Ok(Step::PipeNotReady) => Err(io::ErrorKind::WouldBlock.into()),
-            other => Ok(other),
-        }
-    });
-    match outer {
-        Ok(inner) => inner,
-        // The pipe end was not ready, or has just been found so and its readiness cleared.
-        Err(err) if err.kind() == io::ErrorKind::WouldBlock => Ok(Step::PipeNotReady),
-        Err(err) => Err(err),
-    }
-}
-
-impl PipeFiller {
-    /// Moves exactly `len` bytes from `socket` into the pipe, waiting for the socket's bytes
-    /// and for room in the pipe as needed.
-    pub async fn fill_from(&self, socket: &TcpStream, len: usize) -> Result<(), FillError> {
-        let mut left = len;
-        while left > 0 {
-            let source = |source| FillError::Source { left, source };
-            self.pipe.writable().await.map_err(source)?;
-            socket.readable().await.map_err(source)?;
-            let step = attempt_both(
-                |f| self.pipe.try_io(f),
-                socket,
-                Interest::READABLE,
-                || match splice(
-                    socket,
-                    None,
-                    &self.pipe,
-                    None,
-                    left,
-                    SpliceFlags::NONBLOCK | SpliceFlags::MOVE,
-                ) {
-                    Ok(0) => Err(io::ErrorKind::UnexpectedEof.into()),
-                    Ok(moved) => Ok(Step::Moved(moved)),
-                    Err(Errno::PIPE) => Ok(Step::Abandoned),
-                    Err(Errno::AGAIN) => {
-                        if !ready_now(&self.pipe, PollFlags::OUT)? {
-                            Ok(Step::PipeNotReady)
-                        } else if ioctl_fionread(socket)? == 0 {
-                            // The socket holds nothing: `try_io` clears its readiness.
-                            Err(io::ErrorKind::WouldBlock.into())
-                        } else {
-                            Ok(Step::Again)
-                        }
-                    }
-                    Err(err) => Err(err.into()),
-                },
-            );
-            match step {
-                Ok(Step::Moved(moved)) => left -= moved,
-                Ok(Step::PipeNotReady) => {}
-                Ok(Step::Abandoned) => return Err(FillError::Abandoned { left }),
-                Ok(Step::Again) => tokio::task::yield_now().await,
-                Err(err) if err.kind() == io::ErrorKind::WouldBlock => {}
-                Err(err) => return Err(source(err)),
-            }
-        }
-        Ok(())
-    }
-}
-
-impl SplicedBody {
-    /// Bytes still to come out of the pipe.
-    pub fn remaining(&self) -> usize {
-        self.left
-    }
-
-    /// Moves some of the body from the pipe to `socket` (waiting until both can), and returns
-    /// how many bytes; `Ok(0)` once the whole body has gone. A pipe that ends early (its
-    /// filler failed) is `UnexpectedEof`.
-    pub async fn splice_some_into(&mut self, socket: &TcpStream) -> io::Result<usize> {
-        while self.left > 0 {
-            self.pipe.readable().await?;
-            socket.writable().await?;
-            let (pipe, left) = (&self.pipe, self.left);
-            let step = attempt_both(
-                |f| pipe.try_io(f),
-                socket,
-                Interest::WRITABLE,
-                || match splice(
-                    pipe,
-                    None,
-                    socket,
-                    None,
-                    left,
-                    SpliceFlags::NONBLOCK | SpliceFlags::MOVE,
-                ) {
-                    Ok(0) => Err(ended_early()),
-                    Ok(moved) => Ok(Step::Moved(moved)),
-                    Err(Errno::AGAIN) => {
-                        if ioctl_fionread(pipe)? == 0 {
-                            Ok(Step::PipeNotReady)
-                        } else if !ready_now(socket, PollFlags::OUT)? {
-                            // The socket's buffer is full: `try_io` clears its readiness.
-                            Err(io::ErrorKind::WouldBlock.into())
-                        } else {
-                            Ok(Step::Again)
-                        }
-                    }
-                    Err(err) => Err(err.into()),
-                },
-            );
-            match step {
-                Ok(Step::Moved(moved)) => {
-                    self.left -= moved;
-                    return Ok(moved);
-                }
-                Ok(Step::PipeNotReady) => {}
-                Ok(Step::Again | Step::Abandoned) => tokio::task::yield_now().await,
-                Err(err) if err.kind() == io::ErrorKind::WouldBlock => {}
-                Err(err) => return Err(err),
-            }
-        }
-        Ok(0)
-    }
-
-    /// Reads some of the body out of the pipe into `buf`, for a destination that cannot be
-    /// spliced into (TLS); `Ok(0)` once the whole body has been read.
-    pub async fn read_some(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let want = buf.len().min(self.left);
-        let Some(buf) = buf.get_mut(..want).filter(|buf| !buf.is_empty()) else {
-            return Ok(0);
-        };
-        loop {
-            self.pipe.readable().await?;
-            match self.pipe.try_read(buf) {
-                Ok(0) => return Err(ended_early()),
-                Ok(read) => {
-                    self.left -= read;
-                    return Ok(read);
-                }
-                Err(err) if err.kind() == io::ErrorKind::WouldBlock => continue,
-                Err(err) => return Err(err),
-            }
-        }
-    }
+    Some((body, BodyEnded(receiver)))
 }
 
 fn ended_early() -> io::Error {
     io::Error::new(
         io::ErrorKind::UnexpectedEof,
-        "the relayed body ended before its length",
+        "the source ended before the relayed body's length",
     )
+}
+
+impl SplicedBody {
+    /// Bytes still to go out.
+    pub fn remaining(&self) -> usize {
+        self.source_left + self.in_pipe
+    }
+
+    /// Takes what the source socket has into the pipe, without waiting: false when nothing
+    /// could be taken (the socket's readiness is cleared only when the pipe was empty, i.e.
+    /// the socket certainly was).
+    fn fill(&mut self) -> io::Result<bool> {
+        if self.source_left == 0 {
+            return Ok(false);
+        }
+        let (source, pipe, left, empty) = (
+            &*self.source,
+            &self.pipe_write,
+            self.source_left,
+            self.in_pipe == 0,
+        );
+        let moved = source.try_io(Interest::READABLE, || {
+            match splice(
+                source,
+                None,
+                pipe,
+                None,
+                left,
+                SpliceFlags::NONBLOCK | SpliceFlags::MOVE,
+            ) {
+                Ok(0) => Err(ended_early()),
+                Ok(moved) => Ok(moved),
+                Err(Errno::AGAIN) if empty => Err(io::ErrorKind::WouldBlock.into()),
+                // The pipe may be full: the socket keeps its readiness.
+                Err(Errno::AGAIN) => Ok(0),
+                Err(err) => Err(err.into()),
+            }
+        });
+        match moved {
+            Ok(moved) => {
+                self.source_left -= moved;
+                self.in_pipe += moved;
+                Ok(moved > 0)
+            }
+            Err(err) if err.kind() == io::ErrorKind::WouldBlock => Ok(false),
+            Err(err) => {
+                self.source_failed = true;
+                Err(err)
+            }
+        }
+    }
+
+    /// Gives what the pipe holds to `destination`, without waiting: how many bytes.
+    fn drain(&mut self, destination: &TcpStream) -> io::Result<usize> {
+        if self.in_pipe == 0 {
+            return Ok(0);
+        }
+        let (pipe, held) = (&self.pipe_read, self.in_pipe);
+        let moved = destination.try_io(Interest::WRITABLE, || {
+            match splice(
+                pipe,
+                None,
+                destination,
+                None,
+                held,
+                SpliceFlags::NONBLOCK | SpliceFlags::MOVE,
+            ) {
+                // The pipe holds `held` bytes, so EAGAIN is the destination's buffer full.
+                Err(Errno::AGAIN) => Err(io::ErrorKind::WouldBlock.into()),
+                other => other.map_err(io::Error::from),
+            }
+        });
+        match moved {
+            Ok(moved) => {
+                self.in_pipe -= moved;
+                Ok(moved)
+            }
+            Err(err) if err.kind() == io::ErrorKind::WouldBlock => Ok(0),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// Moves some of the body from the source socket through the pipe into `destination`
+    /// (waiting until it can), and returns how many bytes went out; `Ok(0)` once the whole
+    /// body has gone. A source that ends early is `UnexpectedEof`.
+    pub async fn splice_some_into(&mut self, destination: &TcpStream) -> io::Result<usize> {
+        while self.remaining() > 0 {
+            self.fill()?;
+            let moved = self.drain(destination)?;
+            if moved > 0 {
+                return Ok(moved);
+            }
+            if self.in_pipe > 0 {
+                // The destination is full; the pipe's bytes wait for it.
+                destination.writable().await?;
+            } else {
+                self.source.readable().await?;
+            }
+        }
+        Ok(0)
+    }
+
+    /// Reads some of the body into `buf` for a destination that cannot be spliced into
+    /// (TLS): straight from the source socket (what the pipe holds first); `Ok(0)` once the
+    /// whole body has been read.
+    pub async fn read_some(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let Some(buf) = buf
+            .get_mut(..buf.len().min(self.remaining()))
+            .filter(|b| !b.is_empty())
+        else {
+            return Ok(0);
+        };
+        if self.in_pipe > 0 {
+            let want = buf.len().min(self.in_pipe);
+            let read = rustix::io::read(&self.pipe_read, &mut buf[..want])?;
+            self.in_pipe -= read;
+            return Ok(read);
+        }
+        loop {
+            self.source.readable().await?;
+            match self.source.try_read(buf) {
+                Ok(0) => {
+                    self.source_failed = true;
+                    return Err(ended_early());
+                }
+                Ok(read) => {
+                    self.source_left -= read;
+                    return Ok(read);
+                }
+                Err(err) if err.kind() == io::ErrorKind::WouldBlock => continue,
+                Err(err) => {
+                    self.source_failed = true;
+                    return Err(err);
+                }
+            }
+        }
+    }
+}
+
+impl Drop for SplicedBody {
+    fn drop(&mut self) {
+        let end = if self.source_failed {
+            BodyEnd::SourceFailed
+        } else if self.remaining() == 0 {
+            BodyEnd::Relayed
+        } else {
+            BodyEnd::Abandoned {
+                left_in_source: self.source_left,
+            }
+        };
+        if let Some(ended) = self.ended.take() {
+            let _ = ended.send(end);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,44 +1,45 @@
-//! Where there is no `splice(2)`: no pipe is ever given, so callers always copy.
+//! Where there is no `splice(2)`: no body is ever made, so callers always copy.
 
 use std::convert::Infallible;
 use std::io;
+use std::sync::Arc;
 
 use tokio::net::TcpStream;
 
-use crate::FillError;
-
-/// Never made off Linux.
-#[derive(Debug)]
-pub struct PipeFiller(Infallible);
+use crate::BodyEnd;
 
 /// Never made off Linux.
 #[derive(Debug)]
 pub struct SplicedBody(Infallible);
 
+/// Never made off Linux.
+#[derive(Debug)]
+pub struct BodyEnded(Infallible);
+
 /// Always `None` off Linux.
-pub fn pipe(_len: usize) -> Option<(PipeFiller, SplicedBody)> {
+pub fn relay(_source: Arc<TcpStream>, _len: usize) -> Option<(SplicedBody, BodyEnded)> {
     None
 }
 
-impl PipeFiller {
-    /// Unreachable: no filler exists.
-    pub async fn fill_from(&self, _socket: &TcpStream, _len: usize) -> Result<(), FillError> {
+impl BodyEnded {
+    /// Unreachable: nothing is made.
+    pub async fn wait(self) -> BodyEnd {
         match self.0 {}
     }
 }
 
 impl SplicedBody {
-    /// Unreachable: no body exists.
+    /// Unreachable: nothing is made.
     pub fn remaining(&self) -> usize {
         match self.0 {}
     }
 
-    /// Unreachable: no body exists.
-    pub async fn splice_some_into(&mut self, _socket: &TcpStream) -> io::Result<usize> {
+    /// Unreachable: nothing is made.
+    pub async fn splice_some_into(&mut self, _destination: &TcpStream) -> io::Result<usize> {
         match self.0 {}
     }
 
-    /// Unreachable: no body exists.
+    /// Unreachable: nothing is made.
     pub async fn read_some(&mut self, _buf: &mut [u8]) -> io::Result<usize> {
         match self.0 {}
     }

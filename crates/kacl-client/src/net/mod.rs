@@ -73,6 +73,7 @@ pub async fn open(addr: &str, config: &AdminConfig) -> Result<Arc<BrokerConnecti
         Connection::start(stream, addr, &config.client_id, config.request_timeout)
     } else {
         Connection::start_tcp(stream, addr, &config.client_id, config.request_timeout)
+            .map_err(|e| AdminError::network(addr, e))?
     };
     let versions = handshake::negotiate_versions(&conn).await?;
     let mut retire = None;

@@ -1,6 +1,9 @@
 //! Real loopback sockets: a "broker" writes a body, the relay splices it from the socket it
 //! reads into the socket a "client" reads, and the client must get every byte in order.
 
+use std::sync::Arc;
+use std::time::Duration;
+
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -18,40 +21,56 @@ fn body(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i * 7 % 251) as u8).collect()
 }
 
+/// Relays `len` bytes into `destination`, returning the bytes moved and how the body ended.
+async fn relay_all(
+    source: Arc<TcpStream>,
+    len: usize,
+    destination: &TcpStream,
+) -> (usize, BodyEnd) {
+    let (mut spliced, ended) = relay(source, len).expect("a pipe");
+    let mut moved = 0;
+    loop {
+        let n = spliced.splice_some_into(destination).await.unwrap();
+        if n == 0 {
+            break;
+        }
+        moved += n;
+    }
+    assert_eq!(spliced.remaining(), 0);
+    drop(spliced);
+    (moved, ended.wait().await)
+}
+
 #[tokio::test]
-async fn a_body_larger_than_its_pipe_arrives_whole_and_in_order() {
+async fn a_body_larger_than_its_pipe_arrives_whole_and_in_order_and_the_source_stays_in_step() {
     let (mut broker, relay_in) = socket_pair().await;
     let (relay_out, mut client) = socket_pair().await;
-    // 5 MB through a pipe of at most 1 MiB: the filler waits for room many times.
+    // 5 MB through a pipe of at most 1 MiB, then a trailer that must stay in the source.
     let sent = body(5_000_000);
     let expected = sent.clone();
-    let (filler, mut spliced) = pipe(sent.len()).expect("a pipe");
-    let broker_side = tokio::spawn(async move {
+    tokio::spawn(async move {
         broker.write_all(&sent).await.unwrap();
-        broker
+        broker.write_all(b"next frame").await.unwrap();
+        tokio::time::sleep(Duration::from_secs(5)).await;
     });
     let client_side = tokio::spawn(async move {
         let mut got = vec![0u8; expected.len()];
         client.read_exact(&mut got).await.unwrap();
         assert!(got == expected, "every byte, in order");
     });
-    let fill = filler.fill_from(&relay_in, 5_000_000);
-    let drain = async {
-        let mut moved = 0;
-        loop {
-            let n = spliced.splice_some_into(&relay_out).await.unwrap();
-            if n == 0 {
-                return moved;
-            }
-            moved += n;
-        }
-    };
-    let (filled, drained) = tokio::join!(fill, drain);
-    filled.unwrap();
-    assert_eq!(drained, 5_000_000);
-    assert_eq!(spliced.remaining(), 0);
+    let source = Arc::new(relay_in);
+    let (moved, end) = relay_all(source.clone(), 5_000_000, &relay_out).await;
+    assert_eq!(moved, 5_000_000);
+    assert!(matches!(end, BodyEnd::Relayed), "{end:?}");
     client_side.await.unwrap();
-    broker_side.await.unwrap();
+    let mut trailer = [0u8; 10];
+    source.readable().await.unwrap();
+    let n = source.try_read(&mut trailer).unwrap();
+    assert_eq!(
+        &trailer[..n],
+        &b"next frame"[..n],
+        "the source is at the next frame"
+    );
 }
 
 #[tokio::test]
@@ -60,17 +79,16 @@ async fn a_slow_source_and_a_slow_reader_lose_nothing() {
     let (relay_out, mut client) = socket_pair().await;
     let sent = body(600_000);
     let expected = sent.clone();
-    let (filler, mut spliced) = pipe(sent.len()).expect("a pipe");
-    // The source trickles in pieces, so the filler often finds the socket empty.
-    let broker_side = tokio::spawn(async move {
+    // The source trickles in pieces, so the relay often finds the socket empty.
+    tokio::spawn(async move {
         for piece in sent.chunks(7_001) {
             broker.write_all(piece).await.unwrap();
-            tokio::time::sleep(std::time::Duration::from_micros(200)).await;
+            tokio::time::sleep(Duration::from_micros(200)).await;
         }
     });
     // The client reads late and in small pieces, so the relay often finds its socket full.
     let client_side = tokio::spawn(async move {
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
         let mut got = Vec::new();
         let mut piece = [0u8; 3_000];
         while got.len() < expected.len() {
@@ -80,12 +98,10 @@ async fn a_slow_source_and_a_slow_reader_lose_nothing() {
         }
         assert!(got == expected, "every byte, in order");
     });
-    let fill = filler.fill_from(&relay_in, 600_000);
-    let drain = async { while spliced.splice_some_into(&relay_out).await.unwrap() > 0 {} };
-    let (filled, ()) = tokio::join!(fill, drain);
-    filled.unwrap();
+    let (moved, end) = relay_all(Arc::new(relay_in), 600_000, &relay_out).await;
+    assert_eq!(moved, 600_000);
+    assert!(matches!(end, BodyEnd::Relayed));
     client_side.await.unwrap();
-    broker_side.await.unwrap();
 }
 
 #[tokio::test]
@@ -93,58 +109,61 @@ async fn read_some_gives_the_body_to_a_destination_that_cannot_splice() {
     let (mut broker, relay_in) = socket_pair().await;
     let sent = body(300_000);
     let expected = sent.clone();
-    let (filler, mut spliced) = pipe(sent.len()).expect("a pipe");
     tokio::spawn(async move { broker.write_all(&sent).await.unwrap() });
-    let fill = filler.fill_from(&relay_in, 300_000);
-    let read = async {
-        let mut got = Vec::new();
-        let mut piece = vec![0u8; 40_000];
-        loop {
-            let n = spliced.read_some(&mut piece).await.unwrap();
-            if n == 0 {
-                return got;
-            }
-            got.extend_from_slice(&piece[..n]);
+    let (mut spliced, ended) = relay(Arc::new(relay_in), 300_000).expect("a pipe");
+    let mut got = Vec::new();
+    let mut piece = vec![0u8; 40_000];
+    loop {
+        let n = spliced.read_some(&mut piece).await.unwrap();
+        if n == 0 {
+            break;
         }
-    };
-    let (filled, got) = tokio::join!(fill, read);
-    filled.unwrap();
+        got.extend_from_slice(&piece[..n]);
+    }
     assert!(got == expected);
+    drop(spliced);
+    assert!(matches!(ended.wait().await, BodyEnd::Relayed));
 }
 
 #[tokio::test]
-async fn a_dropped_body_stops_the_filler_with_what_is_left() {
+async fn a_body_dropped_half_way_says_how_much_is_left_in_the_source() {
+    // 32 MB: more than the pipe and both sockets' buffers hold, so some stays in the source.
     let (mut broker, relay_in) = socket_pair().await;
-    let sent = body(4_000_000);
-    let (filler, spliced) = pipe(sent.len()).expect("a pipe");
+    let (relay_out, _client) = socket_pair().await;
     tokio::spawn(async move {
-        let _ = broker.write_all(&sent).await;
-        // Held open so the relay's socket does not end.
-        tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+        let _ = broker.write_all(&body(32_000_000)).await;
+        tokio::time::sleep(Duration::from_secs(5)).await;
     });
+    let (mut spliced, ended) = relay(Arc::new(relay_in), 32_000_000).expect("a pipe");
+    // The client never reads: the relay moves what the sockets and the pipe take, then waits.
+    let _ = tokio::time::timeout(Duration::from_millis(300), async {
+        while spliced.splice_some_into(&relay_out).await.unwrap() > 0 {}
+    })
+    .await;
+    let remaining = spliced.remaining();
+    assert!(remaining > 0 && remaining < 32_000_000);
     drop(spliced);
-    match filler.fill_from(&relay_in, 4_000_000).await {
-        Err(FillError::Abandoned { left }) => assert!(left > 0 && left <= 4_000_000),
+    match ended.wait().await {
+        BodyEnd::Abandoned { left_in_source } => {
+            assert!(left_in_source > 0 && left_in_source <= remaining)
+        }
         other => panic!("expected Abandoned, got {other:?}"),
     }
 }
 
 #[tokio::test]
-async fn a_source_that_ends_early_fails_the_filler_and_the_body() {
+async fn a_source_that_ends_early_fails_the_body() {
     let (mut broker, relay_in) = socket_pair().await;
-    let (relay_out, _client) = socket_pair().await;
-    let (filler, mut spliced) = pipe(1_000_000).expect("a pipe");
+    let (relay_out, mut client) = socket_pair().await;
     tokio::spawn(async move {
         broker.write_all(&body(10_000)).await.unwrap();
-        // Dropped: the relay's socket ends 990,000 bytes short.
+        // Dropped: the relay's source ends 990,000 bytes short.
     });
-    let filled = filler.fill_from(&relay_in, 1_000_000).await;
-    match filled {
-        Err(FillError::Source { left, .. }) => assert_eq!(left, 990_000),
-        other => panic!("expected Source, got {other:?}"),
-    }
-    drop(filler);
-    // The body gets the 10,000 bytes that came, then the pipe's end: an early end, not a hang.
+    tokio::spawn(async move {
+        let mut sink = vec![0u8; 1 << 16];
+        while client.read(&mut sink).await.is_ok_and(|n| n > 0) {}
+    });
+    let (mut spliced, ended) = relay(Arc::new(relay_in), 1_000_000).expect("a pipe");
     let mut moved = 0;
     let err = loop {
         match spliced.splice_some_into(&relay_out).await {
@@ -152,6 +171,8 @@ async fn a_source_that_ends_early_fails_the_filler_and_the_body() {
             Err(err) => break err,
         }
     };
-    assert_eq!(moved, 10_000);
+    assert_eq!(moved, 10_000, "what came went out");
     assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
+    drop(spliced);
+    assert!(matches!(ended.wait().await, BodyEnd::SourceFailed));
 }

@@ -28,7 +28,7 @@ use frames::Outgoing;
 pub use frames::{OutgoingFrame, TrySendError};
 use in_flight::{lock, InFlight, Waiter};
 pub use in_flight::{Chunk, ForwardedAnswer};
-use reading::{read_loop, ReadSide};
+use reading::read_loop;
 pub use reading::{MAX_RESPONSE_BYTES, SPLICE_MIN_BODY};
 pub use replies::{PendingReply, Response, StreamedResponse};
 
@@ -71,23 +71,47 @@ impl Connection {
         request_timeout: Duration,
     ) -> Connection {
         let (read_half, write_half) = tokio::io::split(stream);
-        Connection::start_halves(read_half, write_half, addr, client_id, request_timeout)
+        Connection::start_halves(
+            read_half,
+            None,
+            write_half,
+            addr,
+            client_id,
+            request_timeout,
+        )
     }
 
     /// [`Connection::start`] over plain TCP, whose large forwarded answers can be spliced
-    /// ([`OutgoingFrame::with_spliced_answer`]).
+    /// ([`OutgoingFrame::with_spliced_answer`]). The socket is registered twice with the
+    /// runtime (a duplicated descriptor): once for the reader's and writer's halves, once for
+    /// whoever relays a spliced body, so that each waits on its own readiness.
     pub fn start_tcp(
         stream: tokio::net::TcpStream,
         addr: &str,
         client_id: &str,
         request_timeout: Duration,
-    ) -> Connection {
+    ) -> std::io::Result<Connection> {
+        let std = stream.into_std()?;
+        let relay = std
+            .try_clone()
+            .and_then(tokio::net::TcpStream::from_std)
+            .ok()
+            .map(Arc::new);
+        let stream = tokio::net::TcpStream::from_std(std)?;
         let (read_half, write_half) = stream.into_split();
-        Connection::start_halves(read_half, write_half, addr, client_id, request_timeout)
+        Ok(Connection::start_halves(
+            read_half,
+            relay,
+            write_half,
+            addr,
+            client_id,
+            request_timeout,
+        ))
     }
 
     fn start_halves(
-        read_half: impl ReadSide,
+        read_half: impl AsyncRead + Unpin + Send + 'static,
+        splice_source: Option<Arc<tokio::net::TcpStream>>,
         write_half: impl AsyncWrite + Unpin + Send + 'static,
         addr: &str,
         client_id: &str,
@@ -105,6 +129,7 @@ impl Connection {
         ));
         tokio::spawn(read_loop(
             read_half,
+            splice_source,
             Arc::clone(&in_flight),
             addr.to_owned(),
             reader_stopped,
@@ -500,7 +525,7 @@ mod tests {
     async fn a_large_forwarded_answer_comes_spliced_and_a_small_one_whole() {
         let addr = tcp_broker(vec![2_000_000, 100]).await;
         let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-        let conn = Connection::start_tcp(stream, "b:9092", "t", Duration::from_secs(10));
+        let conn = Connection::start_tcp(stream, "b:9092", "t", Duration::from_secs(10)).unwrap();
         let large = conn
             .send_frame(spliceable_request(), true)
             .await
@@ -523,7 +548,7 @@ mod tests {
     async fn a_spliced_answer_dropped_half_way_is_read_past_and_the_connection_goes_on() {
         let addr = tcp_broker(vec![3_000_000, 300_000]).await;
         let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-        let conn = Connection::start_tcp(stream, "b:9092", "t", Duration::from_secs(10));
+        let conn = Connection::start_tcp(stream, "b:9092", "t", Duration::from_secs(10)).unwrap();
         let first = conn
             .send_frame(spliceable_request(), true)
             .await
@@ -550,7 +575,7 @@ mod tests {
     async fn a_frame_sent_without_the_splice_flag_is_always_whole() {
         let addr = tcp_broker(vec![1_000_000]).await;
         let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-        let conn = Connection::start_tcp(stream, "b:9092", "t", Duration::from_secs(10));
+        let conn = Connection::start_tcp(stream, "b:9092", "t", Duration::from_secs(10)).unwrap();
         let request = kacl_protocol::messages::api_versions::ApiVersionsRequest::default();
         let frame = OutgoingFrame::whole(encode_request("t", 0, 0, &request).unwrap());
         let reply = conn.send_frame(frame, true).await.unwrap().unwrap();

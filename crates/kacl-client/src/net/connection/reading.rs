@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use kacl_splice::{FillError, SplicedFrame};
+use kacl_splice::{BodyEnd, SplicedFrame};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
@@ -13,22 +13,6 @@ use super::in_flight::{
     lock, Chunk, ChunkReply, ForwardedAnswer, ForwardedReply, InFlight, Waiter,
 };
 use crate::error::AdminError;
-
-/// The reading half of a broker stream; plain TCP's can splice.
-pub(super) trait ReadSide: AsyncRead + Unpin + Send + 'static {
-    /// The socket to splice from, if the stream is plain TCP.
-    fn tcp(&self) -> Option<&TcpStream> {
-        None
-    }
-}
-
-impl<T: AsyncRead + Send + 'static> ReadSide for tokio::io::ReadHalf<T> {}
-
-impl ReadSide for tokio::net::tcp::OwnedReadHalf {
-    fn tcp(&self) -> Option<&TcpStream> {
-        Some(self.as_ref())
-    }
-}
 
 /// The smallest forwarded body spliced rather than read: below it the pipe's set-up (two file
 /// descriptors, their registration) costs more than the copies it saves.
@@ -54,8 +38,11 @@ const FIRST_READ_ROOM: usize = 64 * 1024;
 /// Most bytes one chunk of a streamed response carries.
 const CHUNK: usize = 256 * 1024;
 
+/// Reads response frames until the connection fails or `stop` fires. `splice_source`: the
+/// socket under `reader` (its own registration of the same socket), for spliced answers.
 pub(super) async fn read_loop(
-    reader: impl ReadSide,
+    reader: impl AsyncRead + Unpin,
+    splice_source: Option<Arc<TcpStream>>,
     in_flight: Arc<Mutex<InFlight>>,
     addr: String,
     mut stop: oneshot::Receiver<()>,
@@ -63,7 +50,7 @@ pub(super) async fn read_loop(
     let mut reader = BufReader::with_capacity(READ_BUFFER, reader);
     loop {
         let frame = tokio::select! {
-            frame = read_one(&mut reader, &in_flight, &addr) => frame,
+            frame = read_one(&mut reader, splice_source.as_ref(), &in_flight, &addr) => frame,
             _ = &mut stop => {
                 lock(&in_flight).close(AdminError::network(&addr, "connection closed"));
                 return;
@@ -78,26 +65,26 @@ pub(super) async fn read_loop(
 
 /// Reads one response frame and hands it to its waiter: whole, in chunks as it arrives, or
 /// spliced.
-async fn read_one<R: ReadSide>(
+async fn read_one<R: AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
+    splice_source: Option<&Arc<TcpStream>>,
     in_flight: &Mutex<InFlight>,
     addr: &str,
 ) -> Result<(), AdminError> {
     let (len, id) = read_frame_head(reader, addr).await?;
     let waiter = lock(in_flight).waiting.remove(&id);
-    match waiter {
-        Some(Waiter::Chunks(chunks)) => stream_body(reader, len, id, chunks, addr).await,
-        Some(Waiter::Framed { reply, splice })
-            if splice && len - 4 >= SPLICE_MIN_BODY && reader.get_ref().tcp().is_some() =>
-        {
-            splice_body(reader, len, id, reply, addr).await
+    let spliceable = |splice: bool| splice && len - 4 >= SPLICE_MIN_BODY;
+    match (waiter, splice_source) {
+        (Some(Waiter::Chunks(chunks)), _) => stream_body(reader, len, id, chunks, addr).await,
+        (Some(Waiter::Framed { reply, splice }), Some(source)) if spliceable(splice) => {
+            splice_body(reader, source, len, id, reply, addr).await
         }
-        Some(Waiter::Framed { reply, .. }) => {
+        (Some(Waiter::Framed { reply, .. }), _) => {
             let payload = read_body(reader, len, id, addr, true).await?;
             let _ = reply.send(Ok(ForwardedAnswer::Whole(payload)));
             Ok(())
         }
-        waiter => {
+        (waiter, _) => {
             let payload = read_body(reader, len, id, addr, false).await?;
             match waiter {
                 Some(Waiter::Whole(reply)) => {
@@ -112,12 +99,13 @@ async fn read_one<R: ReadSide>(
 
 /// The rest of a frame after its correlation id, handed over at once as a [`SplicedFrame`]:
 /// its head (the size prefix, the id, the body's first [`SPLICED_HEAD`] bytes and whatever
-/// else is already buffered), then the body moved from the socket into the frame's pipe as
-/// its reader takes it. A waiter that went away, or a pipe abandoned half-way (its client
-/// connection closed), leaves the rest to be read and discarded, so the connection stays in
-/// step; without a pipe to be had the frame is read whole.
-async fn splice_body<R: ReadSide>(
+/// else is already buffered), and the body, which its taker relays from the socket. Nothing
+/// more is read until the body is done with; a waiter that went away, or a body abandoned
+/// half-way (its client connection closed), leaves the rest to be read past, so the
+/// connection stays in step. Without a pipe to be had the frame is read whole.
+async fn splice_body<R: AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
+    source: &Arc<TcpStream>,
     len: usize,
     id: i32,
     reply: oneshot::Sender<ForwardedReply>,
@@ -141,10 +129,10 @@ async fn splice_body<R: ReadSide>(
     head.extend_from_slice(buffered.get(..taken).unwrap_or_default());
     reader.consume(taken);
     let body_len = rest - first - taken;
-    let pipe = (body_len > 0)
-        .then(|| kacl_splice::pipe(body_len))
+    let relay = (body_len > 0)
+        .then(|| kacl_splice::relay(source.clone(), body_len))
         .flatten();
-    let Some((filler, body)) = pipe else {
+    let Some((body, ended)) = relay else {
         // Nothing left to splice, or no pipe to be had: the rest is read into the head.
         let read = (&mut *reader)
             .take(body_len as u64)
@@ -157,26 +145,12 @@ async fn splice_body<R: ReadSide>(
         let _ = reply.send(Ok(ForwardedAnswer::Whole(head)));
         return Ok(());
     };
-    if reply
-        .send(Ok(ForwardedAnswer::Spliced(SplicedFrame { head, body })))
-        .is_err()
-    {
-        tracing::debug!(%addr, id, "response for an abandoned request");
-        return discard(reader, body_len, addr).await;
-    }
-    let Some(socket) = reader.get_ref().tcp() else {
-        return Err(AdminError::network(
-            addr,
-            "a spliced answer on a stream that is not TCP",
-        ));
-    };
-    match filler.fill_from(socket, body_len).await {
-        Ok(()) => Ok(()),
-        Err(FillError::Abandoned { left }) => {
-            drop(filler);
-            discard(reader, left, addr).await
-        }
-        Err(FillError::Source { source, .. }) => Err(AdminError::network(addr, source)),
+    // A waiter that went away drops the body with the refused send: it ends abandoned.
+    let _ = reply.send(Ok(ForwardedAnswer::Spliced(SplicedFrame { head, body })));
+    match ended.wait().await {
+        BodyEnd::Relayed => Ok(()),
+        BodyEnd::Abandoned { left_in_source } => discard(reader, left_in_source, addr).await,
+        BodyEnd::SourceFailed => Err(mid_response(addr)),
     }
 }
 

@@ -125,8 +125,8 @@ async fn a_forwarded_answer_slower_than_the_drain_bound_is_dropped_at_shutdown()
 }
 
 /// A gateway link whose every answer is a frame of `body` bytes after the correlation id,
-/// spliced: a loopback "broker" socket writes the body, and the pipe is filled from the
-/// socket that reads it, as the upstream connection's reader fills it.
+/// spliced: a loopback "broker" socket writes the body, and the connection relays it from the
+/// socket that reads it, as it relays an upstream connection's.
 #[derive(Debug)]
 struct SplicingUpstream {
     body: usize,
@@ -177,9 +177,12 @@ impl kacl_service::forward::Link for SplicingLink {
         let (len, id) = (self.body, ctx.correlation_id);
         Outcome::Pending(Box::pin(async move {
             let (mut broker, relay_in) = socket_pair().await;
-            let (filler, body) = kacl_splice::pipe(len).expect("a pipe");
-            tokio::spawn(async move { broker.write_all(&body_bytes(id, len)).await.unwrap() });
-            tokio::spawn(async move { filler.fill_from(&relay_in, len).await.unwrap() });
+            let (body, ended) = kacl_splice::relay(Arc::new(relay_in), len).expect("a pipe");
+            tokio::spawn(async move {
+                broker.write_all(&body_bytes(id, len)).await.unwrap();
+                // The broker's end stays open until the body has gone, as an upstream's does.
+                let _ = ended.wait().await;
+            });
             let mut head = ((4 + len) as i32).to_be_bytes().to_vec();
             head.extend_from_slice(&id.to_be_bytes());
             Outcome::Spliced(kacl_splice::SplicedFrame { head, body })
