@@ -182,7 +182,10 @@ def main() -> int:
         ap.error("--passthrough needs --upstream kafka (a second, relayed listener)")
     steal_before = cpu_times()
     relay = upstreams.free_ports(2) if args.passthrough else None
-    cm = (upstreams.kafka_broker(extra_listener=tuple(relay) if relay else None)
+    # Each run's topic is deleted after it; without a delete delay its segments go at once
+    # rather than piling up on the broker's (tmpfs) disk for a minute, round after round.
+    cm = (upstreams.kafka_broker(extra_listener=tuple(relay) if relay else None,
+                                 extra_props={"log.segment.delete.delay.ms": 0})
           if args.upstream == "kafka"
           else upstreams.tansu_broker())
     results: dict[str, list[dict]] = {"direct": [], **{name: [] for name, _ in named}}
