@@ -116,14 +116,7 @@ async fn splice_body<R: AsyncRead + Unpin>(
     let mut head = Vec::with_capacity(8 + first + reader.buffer().len());
     head.extend_from_slice(&(len as u32).to_be_bytes());
     head.extend_from_slice(&id.to_be_bytes());
-    let read = (&mut *reader)
-        .take(first as u64)
-        .read_to_end(&mut head)
-        .await
-        .map_err(|e| AdminError::network(addr, e))?;
-    if read < first {
-        return Err(mid_response(addr));
-    }
+    append_exactly(reader, first, &mut head, addr).await?;
     let buffered = reader.buffer();
     let taken = buffered.len().min(rest - first);
     head.extend_from_slice(buffered.get(..taken).unwrap_or_default());
@@ -134,14 +127,7 @@ async fn splice_body<R: AsyncRead + Unpin>(
         .flatten();
     let Some((body, ended)) = relay else {
         // Nothing left to splice, or no pipe to be had: the rest is read into the head.
-        let read = (&mut *reader)
-            .take(body_len as u64)
-            .read_to_end(&mut head)
-            .await
-            .map_err(|e| AdminError::network(addr, e))?;
-        if read < body_len {
-            return Err(mid_response(addr));
-        }
+        append_exactly(reader, body_len, &mut head, addr).await?;
         let _ = reply.send(Ok(ForwardedAnswer::Whole(head)));
         return Ok(());
     };
@@ -152,6 +138,24 @@ async fn splice_body<R: AsyncRead + Unpin>(
         BodyEnd::Abandoned { left_in_source } => discard(reader, left_in_source, addr).await,
         BodyEnd::SourceFailed => Err(mid_response(addr)),
     }
+}
+
+/// Appends the frame's next `len` bytes to `out`.
+async fn append_exactly(
+    reader: &mut (impl AsyncRead + Unpin),
+    len: usize,
+    out: &mut Vec<u8>,
+    addr: &str,
+) -> Result<(), AdminError> {
+    let read = (&mut *reader)
+        .take(len as u64)
+        .read_to_end(out)
+        .await
+        .map_err(|e| AdminError::network(addr, e))?;
+    if read < len {
+        return Err(mid_response(addr));
+    }
+    Ok(())
 }
 
 /// Reads `len` bytes of a frame nobody wants any more.

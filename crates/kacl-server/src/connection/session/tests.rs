@@ -221,10 +221,14 @@ async fn three_spliced_answers(
     }
 }
 
-#[tokio::test]
-async fn spliced_answers_reach_a_tcp_client_whole_and_in_order() {
-    let (state, listener) = splicing_state(2_500_000);
-    let (client, server_side) = socket_pair().await;
+/// Serves `server_side` behind a splicing upstream whose answers are `body` bytes, and checks
+/// three answers read from `client`.
+async fn spliced_answers_through(
+    client: impl tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+    server_side: impl crate::connection::ClientStream + 'static,
+    body: usize,
+) {
+    let (state, listener) = splicing_state(body);
     let (_stop, shutdown) = watch::channel(false);
     let served = tokio::spawn(serve(
         server_side,
@@ -233,22 +237,18 @@ async fn spliced_answers_reach_a_tcp_client_whole_and_in_order() {
         state,
         shutdown,
     ));
-    three_spliced_answers(client, 2_500_000).await;
+    three_spliced_answers(client, body).await;
     served.abort();
 }
 
 #[tokio::test]
+async fn spliced_answers_reach_a_tcp_client_whole_and_in_order() {
+    let (client, server_side) = socket_pair().await;
+    spliced_answers_through(client, server_side, 2_500_000).await;
+}
+
+#[tokio::test]
 async fn spliced_answers_are_copied_to_a_stream_that_cannot_take_them() {
-    let (state, listener) = splicing_state(700_000);
     let (client, server_side) = tokio::io::duplex(1 << 16);
-    let (_stop, shutdown) = watch::channel(false);
-    let served = tokio::spawn(serve(
-        server_side,
-        crate::fuzzing::CLIENT_ADDR,
-        listener,
-        state,
-        shutdown,
-    ));
-    three_spliced_answers(client, 700_000).await;
-    served.abort();
+    spliced_answers_through(client, server_side, 700_000).await;
 }
