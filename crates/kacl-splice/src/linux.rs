@@ -3,6 +3,7 @@
 use std::io;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rustix::io::Errno;
 use rustix::pipe::{
@@ -26,6 +27,8 @@ pub struct SplicedBody {
     /// Bytes taken from the source and not yet given to the destination.
     in_pipe: usize,
     source_failed: bool,
+    /// The longest the source may send nothing while the relay waits for it.
+    source_stall: Duration,
     ended: Option<oneshot::Sender<BodyEnd>>,
 }
 
@@ -42,8 +45,13 @@ impl BodyEnded {
 
 /// A body of `len` bytes to relay from `source`, with a pipe sized for it (between
 /// [`MIN_PIPE`] and [`MAX_PIPE`]); `None` when no pipe of at least [`MIN_PIPE`] can be had.
-/// Nothing may read `source` until [`BodyEnded::wait`] returns.
-pub fn relay(source: Arc<TcpStream>, len: usize) -> Option<(SplicedBody, BodyEnded)> {
+/// A source that sends nothing for `source_stall` while the relay waits for it fails the
+/// body (`TimedOut`). Nothing may read `source` until [`BodyEnded::wait`] returns.
+pub fn relay(
+    source: Arc<TcpStream>,
+    len: usize,
+    source_stall: Duration,
+) -> Option<(SplicedBody, BodyEnded)> {
     let (pipe_read, pipe_write) = pipe_with(PipeFlags::NONBLOCK | PipeFlags::CLOEXEC).ok()?;
     let wanted = len.clamp(MIN_PIPE, MAX_PIPE).next_power_of_two();
     // Refused past the user's pipe pages (`pipe-user-pages-soft`): the pipe keeps its size.
@@ -62,6 +70,7 @@ pub fn relay(source: Arc<TcpStream>, len: usize) -> Option<(SplicedBody, BodyEnd
         source_left: len,
         in_pipe: 0,
         source_failed: false,
+        source_stall,
         ended: Some(sender),
     };
     Some((body, BodyEnded(receiver)))
@@ -168,7 +177,7 @@ impl SplicedBody {
                 // The destination is full; the pipe's bytes wait for it.
                 destination.writable().await?;
             } else {
-                self.source.readable().await?;
+                self.source_readable().await?;
             }
         }
         Ok(0)
@@ -191,7 +200,7 @@ impl SplicedBody {
             return Ok(read);
         }
         loop {
-            self.source.readable().await?;
+            self.source_readable().await?;
             match self.source.try_read(buf) {
                 Ok(0) => {
                     self.source_failed = true;
@@ -206,6 +215,22 @@ impl SplicedBody {
                     self.source_failed = true;
                     return Err(err);
                 }
+            }
+        }
+    }
+}
+
+impl SplicedBody {
+    /// Waits until the source has bytes, for at most `source_stall`.
+    async fn source_readable(&mut self) -> io::Result<()> {
+        match tokio::time::timeout(self.source_stall, self.source.readable()).await {
+            Ok(ready) => ready,
+            Err(_) => {
+                self.source_failed = true;
+                Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "the source sent nothing of the relayed body for its stall bound",
+                ))
             }
         }
     }

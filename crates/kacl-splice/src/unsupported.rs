@@ -17,7 +17,11 @@ pub struct SplicedBody(Infallible);
 pub struct BodyEnded(Infallible);
 
 /// Always `None` off Linux.
-pub fn relay(_source: Arc<TcpStream>, _len: usize) -> Option<(SplicedBody, BodyEnded)> {
+pub fn relay(
+    _source: Arc<TcpStream>,
+    _len: usize,
+    _source_stall: std::time::Duration,
+) -> Option<(SplicedBody, BodyEnded)> {
     None
 }
 

@@ -123,7 +123,8 @@ pub(super) fn fetch(
         // the upstream is asked for v15 instead, whose request bytes are the same and whose
         // answer is a v16/v17 answer without them. Deliberate difference from Kafka: such a
         // client learns a moved leader from `current_leader` (v12+) and Metadata, not from
-        // `node_endpoints`.
+        // `node_endpoints`. (The upstream is trusted to answer v15 as v15: the answer is not
+        // read, so a top-level tagged field 0 it should not send would reach the client.)
         if ctx.version < 16 {
             return Plan::pass_bulk(None);
         }

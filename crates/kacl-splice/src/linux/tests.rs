@@ -9,6 +9,8 @@ use tokio::net::{TcpListener, TcpStream};
 
 use super::*;
 
+const STALL: Duration = Duration::from_secs(10);
+
 /// A connected pair of loopback sockets.
 async fn socket_pair() -> (TcpStream, TcpStream) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -27,7 +29,7 @@ async fn relay_all(
     len: usize,
     destination: &TcpStream,
 ) -> (usize, BodyEnd) {
-    let (mut spliced, ended) = relay(source, len).expect("a pipe");
+    let (mut spliced, ended) = relay(source, len, STALL).expect("a pipe");
     let mut moved = 0;
     loop {
         let n = spliced.splice_some_into(destination).await.unwrap();
@@ -110,7 +112,7 @@ async fn read_some_gives_the_body_to_a_destination_that_cannot_splice() {
     let sent = body(300_000);
     let expected = sent.clone();
     tokio::spawn(async move { broker.write_all(&sent).await.unwrap() });
-    let (mut spliced, ended) = relay(Arc::new(relay_in), 300_000).expect("a pipe");
+    let (mut spliced, ended) = relay(Arc::new(relay_in), 300_000, STALL).expect("a pipe");
     let mut got = Vec::new();
     let mut piece = vec![0u8; 40_000];
     loop {
@@ -134,7 +136,7 @@ async fn a_body_dropped_half_way_says_how_much_is_left_in_the_source() {
         let _ = broker.write_all(&body(32_000_000)).await;
         tokio::time::sleep(Duration::from_secs(5)).await;
     });
-    let (mut spliced, ended) = relay(Arc::new(relay_in), 32_000_000).expect("a pipe");
+    let (mut spliced, ended) = relay(Arc::new(relay_in), 32_000_000, STALL).expect("a pipe");
     // The client never reads: the relay moves what the sockets and the pipe take, then waits.
     let _ = tokio::time::timeout(Duration::from_millis(300), async {
         while spliced.splice_some_into(&relay_out).await.unwrap() > 0 {}
@@ -163,7 +165,7 @@ async fn a_source_that_ends_early_fails_the_body() {
         let mut sink = vec![0u8; 1 << 16];
         while client.read(&mut sink).await.is_ok_and(|n| n > 0) {}
     });
-    let (mut spliced, ended) = relay(Arc::new(relay_in), 1_000_000).expect("a pipe");
+    let (mut spliced, ended) = relay(Arc::new(relay_in), 1_000_000, STALL).expect("a pipe");
     let mut moved = 0;
     let err = loop {
         match spliced.splice_some_into(&relay_out).await {
@@ -173,6 +175,34 @@ async fn a_source_that_ends_early_fails_the_body() {
     };
     assert_eq!(moved, 10_000, "what came went out");
     assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
+    drop(spliced);
+    assert!(matches!(ended.wait().await, BodyEnd::SourceFailed));
+}
+
+#[tokio::test]
+async fn a_source_that_stalls_mid_body_fails_it_after_the_stall_bound() {
+    let (mut broker, relay_in) = socket_pair().await;
+    let (relay_out, mut client) = socket_pair().await;
+    tokio::spawn(async move {
+        broker.write_all(&body(10_000)).await.unwrap();
+        // Held open and silent: the body never completes.
+        tokio::time::sleep(Duration::from_secs(30)).await;
+    });
+    tokio::spawn(async move {
+        let mut sink = vec![0u8; 1 << 16];
+        while client.read(&mut sink).await.is_ok_and(|n| n > 0) {}
+    });
+    let (mut spliced, ended) =
+        relay(Arc::new(relay_in), 1_000_000, Duration::from_millis(200)).expect("a pipe");
+    let started = std::time::Instant::now();
+    let err = loop {
+        match spliced.splice_some_into(&relay_out).await {
+            Ok(_) => {}
+            Err(err) => break err,
+        }
+    };
+    assert_eq!(err.kind(), std::io::ErrorKind::TimedOut);
+    assert!(started.elapsed() < Duration::from_secs(5));
     drop(spliced);
     assert!(matches!(ended.wait().await, BodyEnd::SourceFailed));
 }

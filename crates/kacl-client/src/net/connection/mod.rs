@@ -28,7 +28,7 @@ use frames::Outgoing;
 pub use frames::{OutgoingFrame, TrySendError};
 use in_flight::{lock, InFlight, Waiter};
 pub use in_flight::{Chunk, ForwardedAnswer};
-use reading::read_loop;
+use reading::{read_loop, SpliceSource};
 pub use reading::{MAX_RESPONSE_BYTES, SPLICE_MIN_BODY};
 pub use replies::{PendingReply, Response, StreamedResponse};
 
@@ -96,7 +96,10 @@ impl Connection {
             .try_clone()
             .and_then(tokio::net::TcpStream::from_std)
             .ok()
-            .map(Arc::new);
+            .map(|socket| SpliceSource {
+                socket: Arc::new(socket),
+                stall: request_timeout,
+            });
         let stream = tokio::net::TcpStream::from_std(std)?;
         let (read_half, write_half) = stream.into_split();
         Ok(Connection::start_halves(
@@ -111,7 +114,7 @@ impl Connection {
 
     fn start_halves(
         read_half: impl AsyncRead + Unpin + Send + 'static,
-        splice_source: Option<Arc<tokio::net::TcpStream>>,
+        splice_source: Option<SpliceSource>,
         write_half: impl AsyncWrite + Unpin + Send + 'static,
         addr: &str,
         client_id: &str,

@@ -38,11 +38,18 @@ const FIRST_READ_ROOM: usize = 64 * 1024;
 /// Most bytes one chunk of a streamed response carries.
 const CHUNK: usize = 256 * 1024;
 
-/// Reads response frames until the connection fails or `stop` fires. `splice_source`: the
-/// socket under `reader` (its own registration of the same socket), for spliced answers.
+/// The socket under a plain TCP connection's reader (its own registration of the same socket),
+/// which spliced answers are relayed from, and how long it may stall mid-answer (the request
+/// timeout, which bounds a whole answer that is read instead).
+pub(super) struct SpliceSource {
+    pub(super) socket: Arc<TcpStream>,
+    pub(super) stall: std::time::Duration,
+}
+
+/// Reads response frames until the connection fails or `stop` fires.
 pub(super) async fn read_loop(
     reader: impl AsyncRead + Unpin,
-    splice_source: Option<Arc<TcpStream>>,
+    splice_source: Option<SpliceSource>,
     in_flight: Arc<Mutex<InFlight>>,
     addr: String,
     mut stop: oneshot::Receiver<()>,
@@ -67,7 +74,7 @@ pub(super) async fn read_loop(
 /// spliced.
 async fn read_one<R: AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
-    splice_source: Option<&Arc<TcpStream>>,
+    splice_source: Option<&SpliceSource>,
     in_flight: &Mutex<InFlight>,
     addr: &str,
 ) -> Result<(), AdminError> {
@@ -105,7 +112,7 @@ async fn read_one<R: AsyncRead + Unpin>(
 /// connection stays in step. Without a pipe to be had the frame is read whole.
 async fn splice_body<R: AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
-    source: &Arc<TcpStream>,
+    source: &SpliceSource,
     len: usize,
     id: i32,
     reply: oneshot::Sender<ForwardedReply>,
@@ -123,7 +130,7 @@ async fn splice_body<R: AsyncRead + Unpin>(
     reader.consume(taken);
     let body_len = rest - first - taken;
     let relay = (body_len > 0)
-        .then(|| kacl_splice::relay(source.clone(), body_len))
+        .then(|| kacl_splice::relay(source.socket.clone(), body_len, source.stall))
         .flatten();
     let Some((body, ended)) = relay else {
         // Nothing left to splice, or no pipe to be had: the rest is read into the head.

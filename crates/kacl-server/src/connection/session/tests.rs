@@ -177,7 +177,9 @@ impl kacl_service::forward::Link for SplicingLink {
         let (len, id) = (self.body, ctx.correlation_id);
         Outcome::Pending(Box::pin(async move {
             let (mut broker, relay_in) = socket_pair().await;
-            let (body, ended) = kacl_splice::relay(Arc::new(relay_in), len).expect("a pipe");
+            let (body, ended) =
+                kacl_splice::relay(Arc::new(relay_in), len, Duration::from_secs(10))
+                    .expect("a pipe");
             tokio::spawn(async move {
                 broker.write_all(&body_bytes(id, len)).await.unwrap();
                 // The broker's end stays open until the body has gone, as an upstream's does.
