@@ -59,6 +59,9 @@ pub(crate) struct Shared {
     offered: Vec<Option<VersionRange>>,
     /// `kacl.gateway.splice.enable`: large Fetch answers to plain TCP clients are spliced.
     splice: bool,
+    /// Whether Fetch v15 is offered (so the upstream takes it): the fast path then sends a
+    /// v16/v17 Fetch up as v15 (`rules::fetch`). Known at start, read on every Fetch.
+    pub(crate) fetch_as_v15: bool,
     /// Where brokers first seen after start are announced (to the server, which binds a
     /// port for each: [`Gateway::joined_brokers`]).
     joined: mpsc::UnboundedSender<i32>,
@@ -67,15 +70,6 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    /// Whether clients are offered `version` of `api` (so the upstream takes it too).
-    pub(crate) fn offers(&self, api: ApiKey, version: i16) -> bool {
-        ApiKey::KNOWN
-            .iter()
-            .position(|known| *known == api)
-            .and_then(|slot| self.offered.get(slot).copied().flatten())
-            .is_some_and(|range| range.min <= version && version <= range.max)
-    }
-
     /// Announces brokers the upstream named for the first time.
     pub(crate) fn brokers_joined(&self, nodes: Vec<i32>) {
         for node in nodes {
@@ -108,7 +102,7 @@ impl Gateway {
     }
 
     fn over(upstream: Upstream, splice: bool) -> Gateway {
-        let offered = ApiKey::KNOWN
+        let offered: Vec<Option<VersionRange>> = ApiKey::KNOWN
             .iter()
             .map(|api| {
                 let ours = rules::enforceable(*api)?;
@@ -118,6 +112,11 @@ impl Gateway {
                 (min <= max).then(|| VersionRange::between(min, max))
             })
             .collect();
+        let fetch_as_v15 = ApiKey::KNOWN
+            .iter()
+            .position(|known| *known == ApiKey::Fetch)
+            .and_then(|slot| offered.get(slot).copied().flatten())
+            .is_some_and(|range| range.min <= 15 && 15 <= range.max);
         let (joined, joined_receiver) = mpsc::unbounded_channel();
         Gateway {
             shared: Arc::new(Shared {
@@ -127,6 +126,7 @@ impl Gateway {
                 quota_sensors: Arc::default(),
                 offered,
                 splice,
+                fetch_as_v15,
                 joined,
                 joined_receiver: parking_lot::Mutex::new(Some(joined_receiver)),
             }),

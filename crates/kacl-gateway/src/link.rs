@@ -145,14 +145,13 @@ impl Link for ClientLink {
             .quota
             .meter(&self.shared.quota_sensors, ctx, client_id, payload.len());
         // The client's own bytes are sent from the buffer they were read into.
-        let frame = match request {
+        let mut frame = match request {
             Some(reduced) => OutgoingFrame::whole(reduced),
             None => match OutgoingFrame::forwarded(payload.clone()) {
                 Some(frame) => frame,
                 None => return Outcome::close("a request shorter than its header"),
             },
         };
-        let mut frame = frame;
         if let Some(version) = relay.upstream_version {
             frame.set_api_version(version);
         }

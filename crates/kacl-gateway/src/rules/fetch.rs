@@ -21,7 +21,7 @@ use kacl_protocol::frame::{decode_broker_response_frame, RequestFrame};
 use kacl_protocol::messages::fetch::{
     FetchRequest, FetchResponse, FetchTopic, FetchableTopicResponse, PartitionData,
 };
-use kacl_protocol::{ApiKey, ErrorCode, Uuid};
+use kacl_protocol::{ErrorCode, Uuid};
 use kacl_service::audit::AuditPolicy;
 use kacl_service::context::RequestContext;
 
@@ -87,7 +87,7 @@ pub(super) fn fetch(
         request.forgotten_topics_data.clear();
     }
     let nothing_refused = refused.is_empty();
-    let upstream_takes_v15 = shared.offers(ApiKey::Fetch, 15);
+    let upstream_takes_v15 = shared.fetch_as_v15;
     let shared = shared.clone();
     let merge = move |_: &Asker, body: &mut FetchResponse<'_>| {
         body.session_id = 0;

@@ -148,13 +148,10 @@ async fn deliver<S: ClientStream>(
         Outcome::Spliced(frame) => {
             // Held answers are older: they leave first.
             let written = match held.write(connection, metrics, idle, shutdown).await {
-                Ok(()) => match connection.write_spliced(frame, idle, shutdown).await {
-                    Ok(spliced) => {
-                        metrics.bytes_spliced(spliced);
-                        Ok(())
-                    }
-                    Err(err) => Err(err),
-                },
+                Ok(()) => connection
+                    .write_spliced(frame, idle, shutdown)
+                    .await
+                    .map(|spliced| metrics.bytes_spliced(spliced)),
                 failed => failed,
             };
             metrics.request_answered(timer);
