@@ -219,6 +219,10 @@ impl Link for ClientLink {
     fn muted_until(&self) -> Option<std::time::Instant> {
         self.quota.muted_until()
     }
+
+    fn awaits_answer(&self) -> bool {
+        self.quota.awaits_metered()
+    }
 }
 
 /// A frame handed to the upstream connection at once, or through the upstream task.

@@ -201,6 +201,13 @@ pub trait Link: Send + std::fmt::Debug {
     fn muted_until(&self) -> Option<std::time::Instant> {
         None
     }
+
+    /// Whether the connection must read no further request until the forwarded ones it has
+    /// are answered (a request under a client quota is measured before the next is read, as
+    /// Kafka serves a connection one request at a time). Checked before each read.
+    fn awaits_answer(&self) -> bool {
+        false
+    }
 }
 
 /// What a handler knows about the request it serves.

@@ -349,7 +349,9 @@ pub async fn serve_session<S>(
             // Answers held back for a batch are older than the head: they go out before the
             // connection waits for it.
             flush(&mut connection, &mut held, metrics, idle, &mut shutdown).await;
-            let room = in_flight.len() < MAX_IN_FLIGHT;
+            // A request under a client quota is answered before the next is read.
+            let awaits = session.link.as_deref().is_some_and(|link| link.awaits_answer());
+            let room = in_flight.len() < MAX_IN_FLIGHT && !awaits;
             let (head, _) = in_flight.front_mut().expect("not empty");
             let read = tokio::select! {
                 biased;

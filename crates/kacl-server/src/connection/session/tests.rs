@@ -124,6 +124,98 @@ async fn a_forwarded_answer_slower_than_the_drain_bound_is_dropped_at_shutdown()
     served.await.unwrap();
 }
 
+/// A gateway link whose every request is metered, as a client quota meters them: while one
+/// is unanswered the link asks the connection to read nothing more. Counts what it forwarded.
+#[derive(Debug)]
+struct MeteredUpstream {
+    forwarded: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl kacl_service::forward::Forwarder for MeteredUpstream {
+    fn offered_versions(&self, api: kacl_protocol::ApiKey) -> Option<kacl_protocol::VersionRange> {
+        Some(api.versions())
+    }
+
+    fn link(&self, _: &BoundListener) -> Box<dyn kacl_service::forward::Link> {
+        Box::new(MeteredLink {
+            forwarded: self.forwarded.clone(),
+            unanswered: Arc::default(),
+        })
+    }
+}
+
+#[derive(Debug)]
+struct MeteredLink {
+    forwarded: Arc<std::sync::atomic::AtomicUsize>,
+    unanswered: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl kacl_service::forward::Link for MeteredLink {
+    fn forward(
+        &mut self,
+        ctx: &kacl_service::context::RequestContext<'_>,
+        _: &kacl_protocol::frame::RequestFrame<'_>,
+        _: &Bytes,
+    ) -> Outcome {
+        use std::sync::atomic::Ordering;
+        self.forwarded.fetch_add(1, Ordering::SeqCst);
+        self.unanswered.fetch_add(1, Ordering::SeqCst);
+        let (unanswered, id) = (self.unanswered.clone(), ctx.correlation_id);
+        Outcome::Pending(Box::pin(async move {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            unanswered.fetch_sub(1, Ordering::SeqCst);
+            let mut frame = 4i32.to_be_bytes().to_vec();
+            frame.extend_from_slice(&id.to_be_bytes());
+            Outcome::Respond(frame)
+        }))
+    }
+
+    fn awaits_answer(&self) -> bool {
+        self.unanswered.load(std::sync::atomic::Ordering::SeqCst) > 0
+    }
+}
+
+#[tokio::test]
+async fn a_metered_request_is_answered_before_the_next_is_read() {
+    let forwarded = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let config = kacl_server_config::ServerConfig::development_defaults();
+    let store = Arc::new(kacl_store::MemoryStore::new());
+    let upstream = Arc::new(MeteredUpstream {
+        forwarded: forwarded.clone(),
+    });
+    let state = crate::fuzzing::gateway_state_for(config, store, upstream).expect("a state");
+    let listener = state.listeners[0].clone();
+    let (mut client, server_side) = tokio::io::duplex(1 << 16);
+    let (_stop, shutdown) = watch::channel(false);
+    let served = tokio::spawn(serve(
+        server_side,
+        crate::fuzzing::CLIENT_ADDR,
+        listener,
+        state,
+        shutdown,
+    ));
+    // Three pipelined requests: the second is read only once the first is answered.
+    for id in [1i32, 2, 3] {
+        client.write_all(&metadata_request(id)).await.unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(forwarded.load(std::sync::atomic::Ordering::SeqCst), 1);
+    let mut answers = vec![0u8; 24];
+    tokio::time::timeout(Duration::from_secs(5), client.read_exact(&mut answers))
+        .await
+        .expect("all three answered")
+        .unwrap();
+    let mut expected = Vec::new();
+    for id in [1i32, 2, 3] {
+        expected.extend_from_slice(&4i32.to_be_bytes());
+        expected.extend_from_slice(&id.to_be_bytes());
+    }
+    assert_eq!(answers, expected, "in order");
+    assert_eq!(forwarded.load(std::sync::atomic::Ordering::SeqCst), 3);
+    drop(client);
+    served.await.unwrap();
+}
+
 /// A gateway link whose every answer is a frame of `body` bytes after the correlation id,
 /// spliced: a loopback "broker" socket writes the body, and the connection relays it from the
 /// socket that reads it, as it relays an upstream connection's.
