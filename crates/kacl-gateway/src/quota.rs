@@ -479,7 +479,12 @@ mod tests {
         // throttles it until that sample expires: a sawtooth with an 11 s period, which a
         // window of whole periods with its edges between bursts measures as the bound.
         let bound = 1_048_576.0;
-        for (request, gap_ms) in [(102_400.0, 50), (123_000.0, 5), (30_000.0, 5), (10_240.0, 2)] {
+        for (request, gap_ms) in [
+            (102_400.0, 50),
+            (123_000.0, 5),
+            (30_000.0, 5),
+            (10_240.0, 2),
+        ] {
             let per_second = produced_per_second(request, gap_ms, bound);
             assert!(
                 (per_second / bound - 1.0).abs() < 0.03,

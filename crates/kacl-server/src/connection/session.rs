@@ -350,7 +350,10 @@ pub async fn serve_session<S>(
             // connection waits for it.
             flush(&mut connection, &mut held, metrics, idle, &mut shutdown).await;
             // A request under a client quota is answered before the next is read.
-            let awaits = session.link.as_deref().is_some_and(|link| link.awaits_answer());
+            let awaits = session
+                .link
+                .as_deref()
+                .is_some_and(|link| link.awaits_answer());
             let room = in_flight.len() < MAX_IN_FLIGHT && !awaits;
             let (head, _) = in_flight.front_mut().expect("not empty");
             let read = tokio::select! {
