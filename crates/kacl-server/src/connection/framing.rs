@@ -17,6 +17,7 @@ use kacl_service::request_memory::{MemoryLease, RequestMemoryPool};
 use kacl_splice::SplicedFrame;
 use tokio::net::TcpStream;
 
+use super::frame_buffers;
 use crate::shutdown::wait_for_shutdown;
 
 /// Longest a connection waits for the client to close after a last response.
@@ -24,6 +25,11 @@ pub const CLOSE_LINGER: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The least room made in the read buffer for a frame's body per read.
 const MIN_READ_ROOM: usize = 16 * 1024;
+
+/// How much of a large frame must have arrived before it moves into a pooled buffer of its
+/// whole size ([`frame_buffers`]): a declared size alone, or a trickle of its bytes, never
+/// holds more than 32 times what was sent.
+const POOLED_AFTER: usize = 64 * 1024;
 
 /// Why a connection stopped reading.
 #[derive(Debug, Error)]
@@ -79,10 +85,15 @@ pub struct Connection<S> {
     max_frame: usize,
     /// Where frames lease their bytes from; `None` reads without a bound.
     memory: Option<Arc<RequestMemoryPool>>,
-    /// Whether the next frames lease from `memory` (not before SASL authentication).
+    /// Whether the client is authenticated: its next frames lease from `memory` and a large
+    /// one is read into a pooled buffer (before SASL authentication frames have their own
+    /// bound).
     charge_memory: bool,
     /// The lease of the frame being read, kept across cancelled reads.
     lease: Option<MemoryLease>,
+    /// A large frame being read into a pooled buffer: its length and its body so far, kept
+    /// across cancelled reads.
+    large: Option<(usize, Vec<u8>)>,
 }
 
 /// A whole request frame, with the memory lease it holds until it is dropped.
@@ -111,6 +122,7 @@ impl<S: ClientStream> Connection<S> {
             memory: None,
             charge_memory: true,
             lease: None,
+            large: None,
         }
     }
 
@@ -124,6 +136,22 @@ impl<S: ClientStream> Connection<S> {
     /// with the connection.
     pub async fn read_frame(&mut self) -> Result<Option<Frame>, ConnectionError> {
         loop {
+            if let Some((len, body)) = &mut self.large {
+                let missing = *len - body.len();
+                if missing == 0 {
+                    let (_, body) = self.large.take().expect("a large frame");
+                    return Ok(Some(Frame {
+                        payload: frame_buffers::freeze(body),
+                        lease: self.lease.take(),
+                    }));
+                }
+                // Never past the frame's end: the next frame starts in `buffer` again.
+                let mut stream = (&mut self.stream).take(missing as u64);
+                if stream.read_buf(body).await? == 0 {
+                    return Err(ConnectionError::ResetMidFrame);
+                }
+                continue;
+            }
             let complete = frame_payload_len(&self.buffer, self.max_frame)?;
             if let Some(prefix) = self.buffer.first_chunk::<SIZE_PREFIX_LEN>() {
                 // The size is known and accepted (a negative or oversized one failed above).
@@ -146,6 +174,17 @@ impl<S: ClientStream> Connection<S> {
                 // copied all of it once more, a fifth of a gateway's CPU on megabyte Produce
                 // requests). A frame whose bytes the memory pool has already granted gets all
                 // its room at once.
+                // An authenticated client's large frame moves into a pooled buffer once enough
+                // of it is here (`buffer` holds nothing past it: the frame is incomplete).
+                let arrived = self.buffer.len() - SIZE_PREFIX_LEN;
+                if self.charge_memory && arrived >= POOLED_AFTER {
+                    if let Some(mut body) = frame_buffers::take(len) {
+                        body.extend_from_slice(&self.buffer[SIZE_PREFIX_LEN..]);
+                        self.buffer.clear();
+                        self.large = Some((len, body));
+                        continue;
+                    }
+                }
                 let missing = (SIZE_PREFIX_LEN + len).saturating_sub(self.buffer.len());
                 let room = match self.lease {
                     Some(_) => missing,
@@ -166,6 +205,9 @@ impl<S: ClientStream> Connection<S> {
     /// Whether a whole frame is already buffered and can be taken without waiting: its
     /// memory lease (if the pool is on) is granted now or it is not ready.
     pub fn frame_ready(&mut self) -> bool {
+        if self.large.is_some() {
+            return false;
+        }
         let Ok(Some(len)) = frame_payload_len(&self.buffer, self.max_frame) else {
             return false;
         };
@@ -313,5 +355,74 @@ mod tests {
         assert_eq!(frame.payload.len(), 3_000_000);
         assert!(frame.payload.iter().all(|b| *b == 7));
         drop(sender.await.unwrap());
+    }
+
+    /// Two frames of `len` bytes (each byte its frame's number) and a small third, written in
+    /// pieces of `piece` bytes.
+    async fn send_frames(mut client: tokio::io::DuplexStream, len: usize, piece: usize) {
+        let mut bytes = Vec::new();
+        for (n, size) in [(1u8, len), (2, len), (3, 10)] {
+            bytes.extend_from_slice(&(size as i32).to_be_bytes());
+            bytes.extend(std::iter::repeat_n(n, size));
+        }
+        for chunk in bytes.chunks(piece) {
+            client.write_all(chunk).await.unwrap();
+        }
+        // Kept open until the reader is done.
+        std::future::pending::<()>().await;
+    }
+
+    #[tokio::test]
+    async fn a_large_frame_is_read_into_a_reused_buffer_and_the_next_frame_follows() {
+        // 400,000 bytes: the 512 KiB class, which no other test uses.
+        let len = 400_000;
+        let (server_side, client) = tokio::io::duplex(1 << 16);
+        let sender = tokio::spawn(send_frames(client, len, 50_000));
+        let mut connection = Connection::new(server_side, 104_857_600);
+        let first = connection.read_frame().await.unwrap().expect("a frame");
+        assert_eq!(first.payload.len(), len);
+        assert!(first.payload.iter().all(|b| *b == 1));
+        let at = first.payload.as_ptr();
+        drop(first);
+        let second = connection.read_frame().await.unwrap().expect("a frame");
+        assert_eq!(second.payload.len(), len);
+        assert!(second.payload.iter().all(|b| *b == 2));
+        assert_eq!(
+            second.payload.as_ptr(),
+            at,
+            "the first frame's buffer, read into again"
+        );
+        let third = connection.read_frame().await.unwrap().expect("a frame");
+        assert_eq!(&third.payload[..], &[3u8; 10]);
+        sender.abort();
+    }
+
+    #[tokio::test]
+    async fn a_large_frame_before_authentication_or_cut_short_is_not_pooled_wrongly() {
+        // Before authentication: the buffer grows as before.
+        let (server_side, client) = tokio::io::duplex(1 << 16);
+        let sender = tokio::spawn(send_frames(client, 300_000, 40_000));
+        let mut connection = Connection::new(server_side, 104_857_600);
+        connection.set_limits(104_857_600, false);
+        let frame = connection.read_frame().await.unwrap().expect("a frame");
+        assert_eq!(frame.payload.len(), 300_000);
+        assert!(connection.large.is_none());
+        sender.abort();
+
+        // The client goes away in the middle of a pooled frame: reset mid-frame.
+        let (server_side, mut client) = tokio::io::duplex(1 << 20);
+        let mut connection = Connection::new(server_side, 104_857_600);
+        client.write_all(&300_000i32.to_be_bytes()).await.unwrap();
+        client.write_all(&[9u8; 100_000]).await.unwrap();
+        let waited =
+            tokio::time::timeout(Duration::from_millis(100), connection.read_frame()).await;
+        assert!(waited.is_err(), "the body is still missing");
+        assert!(connection.large.is_some(), "moved into a pooled buffer");
+        assert!(!connection.frame_ready());
+        drop(client);
+        assert!(matches!(
+            connection.read_frame().await,
+            Err(ConnectionError::ResetMidFrame)
+        ));
     }
 }

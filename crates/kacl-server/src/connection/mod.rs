@@ -26,8 +26,10 @@
 //! touching this module; a plain TCP stream also takes spliced bodies (a gateway's Fetch
 //! answers) straight from their pipe.
 //!
-//! [`framing`] reads and writes the frames; [`session`] is the loop over them.
+//! [`framing`] reads and writes the frames (a large one into a reused buffer of
+//! [`frame_buffers`]); [`session`] is the loop over them.
 
+mod frame_buffers;
 mod framing;
 mod session;
 
