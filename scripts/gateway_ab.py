@@ -5,7 +5,13 @@ every figure has its reference measured minutes apart on the same machine (BENCH
 "Gateway").
 
     tests/gateway/.venv/bin/python scripts/gateway_ab.py [--upstream kafka|tansu]
-        [--rounds 5] [--records 200000] [--size 1024] [--gateway-cpus 1] NAME=KACL_BIN ...
+        [--rounds 5] [--warmup-rounds 0] [--records 200000] [--size 1024] [--gateway-cpus 1]
+        NAME=KACL_BIN[,KEY=VALUE...] ...
+
+`--warmup-rounds N` runs N whole rounds on every side first and counts none of them: a fresh
+Kafka broker's JIT takes a few hundred MB to warm up (direct produce rose from 95 to 350 MB/s
+over one run's first five rounds), and rounds taken while it does compare sides at different
+broker speeds. A `,KEY=VALUE` after a binary adds that line to that gateway's config only.
 
 With `--latency`, each round instead runs `kacl perf records --workload produce
 --record-size 1024 --batch-records 1 --acks -1 --rate 1000 --duration 10s` against each side
@@ -158,9 +164,15 @@ def latency_once(kacl: str, bootstrap: str, cpus: str | None) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("gateways", nargs="+", help="NAME=PATH_TO_KACL")
+    ap.add_argument("gateways", nargs="+",
+                    help="NAME=PATH_TO_KACL[,KEY=VALUE...]: the KEY=VALUE lines go into that "
+                         "gateway's server.properties only")
     ap.add_argument("--upstream", choices=["kafka", "tansu"], default="kafka")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--warmup-rounds", type=int, default=0,
+                    help="whole rounds on every side first, not counted (the broker's JIT warms "
+                         "up over the first few hundred MB: direct produce rose 95 -> 350 MB/s "
+                         "over one run's first five rounds)")
     ap.add_argument("--records", type=int, default=200_000)
     ap.add_argument("--size", type=int, default=1024)
     ap.add_argument("--gateway-cpus", default=None, help="pin gateways here, the client elsewhere")
@@ -174,7 +186,11 @@ def main() -> int:
     ap.add_argument("--gateway-property", action="append", default=[], metavar="KEY=VALUE",
                     help="one more line of every gateway's server.properties")
     args = ap.parse_args()
-    named = [g.split("=", 1) for g in args.gateways]
+    named = []
+    for g in args.gateways:
+        name, rest = g.split("=", 1)
+        binary, *own = rest.split(",")
+        named.append((name, binary, own))
     client_cpus = args.client_cpus
     if args.gateway_cpus is not None:
         client_cpus = "0" if args.gateway_cpus != "0" else "1"
@@ -188,7 +204,7 @@ def main() -> int:
                                  extra_props={"log.segment.delete.delay.ms": 0})
           if args.upstream == "kafka"
           else upstreams.tansu_broker())
-    results: dict[str, list[dict]] = {"direct": [], **{name: [] for name, _ in named}}
+    results: dict[str, list[dict]] = {"direct": [], **{name: [] for name, _, _ in named}}
     gateways = []
     try:
         with cm as broker:
@@ -197,9 +213,10 @@ def main() -> int:
                 gateways.append(("haproxy", haproxy, "127.0.0.1:%d" % relay[1], None))
                 results["haproxy"] = []
             node_ids = gateway_harness.upstream_node_ids({"bootstrap.servers": broker.bootstrap})
-            for name, binary in named:
+            for name, binary, own in named:
                 proc, bootstrap, work = start_gateway(binary, broker.bootstrap, node_ids,
-                                                      args.gateway_cpus, args.gateway_property)
+                                                      args.gateway_cpus,
+                                                      [*args.gateway_property, *own])
                 gateways.append((name, proc, bootstrap, work))
             sides = [("direct", broker.bootstrap)] + [(n, b) for n, _, b, _ in gateways]
             client_kacl = named[0][1]
@@ -211,15 +228,19 @@ def main() -> int:
             if args.consume_only:
                 shared_topic = "ab-read-%d" % os.getpid()
                 run_once(broker.bootstrap, args.records, args.size, client_cpus, "produce", shared_topic)
-            for r in range(args.rounds):
+            for r in range(-args.warmup_rounds, args.rounds):
                 order = sides[r % len(sides):] + sides[:r % len(sides)]
                 for name, bootstrap in order:
                     pid = next((p.pid for n, p, _, _ in gateways if n == name), None)
                     cpu_before = cpu_seconds(pid) if pid else 0.0
+                    if r < 0:
+                        label = "warm-up"
+                    else:
+                        label = "round %d" % (r + 1)
                     if args.latency:
                         res = latency_once(client_kacl, bootstrap, client_cpus)
-                        print("round %d %-10s p50 %6.3f ms  p99 %6.3f ms" % (
-                            r + 1, name, res["p50"], res["p99"]), flush=True)
+                        print("%s %-10s p50 %6.3f ms  p99 %6.3f ms" % (
+                            label, name, res["p50"], res["p99"]), flush=True)
                     else:
                         if shared_topic:
                             res = run_once(bootstrap, args.records, args.size, client_cpus,
@@ -230,10 +251,11 @@ def main() -> int:
                             mb = 2 * args.records * args.size / 2**20  # produced, then consumed
                         res["gateway_cpu_ms_per_mb"] = (
                             (cpu_seconds(pid) - cpu_before) * 1000 / mb if pid else 0.0)
-                        print("round %d %-10s produce %7.1f MB/s  consume %7.1f MB/s  gateway CPU %.2f ms/MB" % (
-                            r + 1, name, res["produce_mb_per_s"], res["consume_mb_per_s"],
+                        print("%s %-10s produce %7.1f MB/s  consume %7.1f MB/s  gateway CPU %.2f ms/MB" % (
+                            label, name, res["produce_mb_per_s"], res["consume_mb_per_s"],
                             res["gateway_cpu_ms_per_mb"]), flush=True)
-                    results[name].append(res)
+                    if r >= 0:
+                        results[name].append(res)
     finally:
         for _, proc, _, _ in gateways:
             proc.terminate()
