@@ -177,8 +177,9 @@ pub struct ServerConfig {
     /// `connection.failed.authentication.delay.ms` (default 100 ms): wait this long before
     /// answering a failed authentication.
     pub failed_authentication_delay: Duration,
-    /// `socket.send.buffer.bytes` (default 102400): each connection's SO_SNDBUF; `None` for
-    /// -1, the OS default (which autotunes up to several MB per connection).
+    /// `socket.send.buffer.bytes` (default 102400, Kafka's; 409600 in gateway mode): each
+    /// connection's SO_SNDBUF; `None` for -1, the OS default (which autotunes up to several MB
+    /// per connection).
     pub socket_send_buffer_bytes: Option<u32>,
     /// `socket.receive.buffer.bytes` (default 102400): each connection's SO_RCVBUF; `None` for
     /// -1, the OS default.
@@ -424,6 +425,7 @@ impl ServerConfig {
         let num_partitions = source.int("num.partitions", 1, 1, i32::MAX.into())? as i32;
         let default_replication_factor =
             source.int("default.replication.factor", 1, 1, i16::MAX.into())? as i16;
+        let gateway_mode = source.peek(gateway::UPSTREAM_BOOTSTRAP_KEY).is_some();
         let limits::Limits {
             socket_request_max_bytes,
             sasl_server_max_receive_size,
@@ -437,7 +439,7 @@ impl ServerConfig {
             failed_authentication_delay,
             socket_send_buffer_bytes,
             socket_receive_buffer_bytes,
-        } = limits::Limits::parse(&mut source)?;
+        } = limits::Limits::parse(&mut source, gateway_mode)?;
         let acl_max_batch = source.int("kacl.acl.max.batch", 10_000, 1, i32::MAX.into())? as usize;
         let describe_self_service = source.bool("kacl.describe.self.service.enable", false)?;
         let metrics_listen = host_port("kacl.metrics.listen", source.take("kacl.metrics.listen"))?;
