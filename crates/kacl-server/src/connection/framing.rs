@@ -167,13 +167,6 @@ impl<S: ClientStream> Connection<S> {
                         lease: self.lease.take(),
                     }));
                 }
-                // Room for what is still missing, but never more than three times what has
-                // already arrived (at least MIN_READ_ROOM): a declared size alone, without its
-                // bytes, never makes the server allocate it. The buffer quadruples as the body
-                // comes in, so growing it copies about a third of a large frame (doubling
-                // copied all of it once more, a fifth of a gateway's CPU on megabyte Produce
-                // requests). A frame whose bytes the memory pool has already granted gets all
-                // its room at once.
                 // An authenticated client's large frame moves into a pooled buffer once enough
                 // of it is here (`buffer` holds nothing past it: the frame is incomplete).
                 let arrived = self.buffer.len() - SIZE_PREFIX_LEN;
@@ -185,6 +178,13 @@ impl<S: ClientStream> Connection<S> {
                         continue;
                     }
                 }
+                // Room for what is still missing, but never more than three times what has
+                // already arrived (at least MIN_READ_ROOM): a declared size alone, without its
+                // bytes, never makes the server allocate it. The buffer quadruples as the body
+                // comes in, so growing it copies about a third of a large frame (doubling
+                // copied all of it once more, a fifth of a gateway's CPU on megabyte Produce
+                // requests). A frame whose bytes the memory pool has already granted gets all
+                // its room at once.
                 let missing = (SIZE_PREFIX_LEN + len).saturating_sub(self.buffer.len());
                 let room = match self.lease {
                     Some(_) => missing,
