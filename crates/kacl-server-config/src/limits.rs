@@ -182,8 +182,8 @@ fn queued_max_request_bytes(
 }
 
 /// `socket.send.buffer.bytes` / `socket.receive.buffer.bytes`: Kafka's INT, `default` when
-/// unset, -1 for the OS default (`None`). Kafka takes any int but fails on each accepted socket for 0
-/// or below -1 (Java refuses such a buffer size); kacl refuses them at start.
+/// unset, -1 for the OS default (`None`). Kafka takes any int but fails on each accepted socket
+/// for 0 or below -1 (Java refuses such a buffer size); kacl refuses them at start.
 fn socket_buffer_bytes(
     source: &mut Source,
     key: &str,

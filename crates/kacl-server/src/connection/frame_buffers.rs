@@ -1,6 +1,6 @@
 //! Reused buffers for large request frames. A megabyte Produce request read into memory fresh
 //! from the allocator pays a page fault and the kernel's zeroing for every page before the copy
-//! itself: in a gateway's profile on produce, `clear_page` alone was a third of its CPU. A
+//! itself: in a gateway's profile on produce, `clear_page` alone was 12% of its CPU. A
 //! frame's buffer comes back here when the last reference to its bytes is dropped (the upstream
 //! connection has written them), keeps its pages, and is read into again by the next frame.
 //!
