@@ -27,6 +27,8 @@ pub struct SplicedBody {
     /// Bytes taken from the source and not yet given to the destination.
     in_pipe: usize,
     source_failed: bool,
+    /// Bytes at the body's end that are never spliced, only read ([`SplicedBody::hold_back`]).
+    held_back: usize,
     /// The longest the source may send nothing while the relay waits for it.
     source_stall: Duration,
     ended: Option<oneshot::Sender<BodyEnd>>,
@@ -38,8 +40,13 @@ pub struct BodyEnded(oneshot::Receiver<BodyEnd>);
 
 impl BodyEnded {
     /// Waits until the body is done with (relayed, dropped half-way, or failed).
-    pub async fn wait(self) -> BodyEnd {
-        self.0.await.unwrap_or(BodyEnd::SourceFailed)
+    pub async fn wait(mut self) -> BodyEnd {
+        self.ended().await
+    }
+
+    /// [`BodyEnded::wait`] by reference: cancel-safe, for a reader that waits in a `select!`.
+    pub async fn ended(&mut self) -> BodyEnd {
+        (&mut self.0).await.unwrap_or(BodyEnd::SourceFailed)
     }
 }
 
@@ -70,6 +77,7 @@ pub fn relay(
         source_left: len,
         in_pipe: 0,
         source_failed: false,
+        held_back: 0,
         source_stall,
         ended: Some(sender),
     };
@@ -89,19 +97,29 @@ impl SplicedBody {
         self.source_left + self.in_pipe
     }
 
+    /// Keeps the body's last `len` bytes out of the pipe: [`SplicedBody::splice_some_into`]
+    /// stops short of them and [`SplicedBody::read_some`] reads them, for a relay that must
+    /// check a frame's last bytes before they complete it.
+    pub fn hold_back(mut self, len: usize) -> SplicedBody {
+        self.held_back = len.min(self.source_left);
+        self
+    }
+
+    /// Ends the body as failed (its last bytes were not what its relay expected): the source's
+    /// reader learns [`BodyEnd::SourceFailed`] and reads no further.
+    pub fn fail(mut self) {
+        self.source_failed = true;
+    }
+
     /// Takes what the source socket has into the pipe, without waiting: false when nothing
     /// could be taken (the socket's readiness is cleared only when the pipe was empty, i.e.
     /// the socket certainly was).
     fn fill(&mut self) -> io::Result<bool> {
-        if self.source_left == 0 {
+        let left = self.source_left - self.held_back;
+        if left == 0 {
             return Ok(false);
         }
-        let (source, pipe, left, empty) = (
-            &*self.source,
-            &self.pipe_write,
-            self.source_left,
-            self.in_pipe == 0,
-        );
+        let (source, pipe, empty) = (&*self.source, &self.pipe_write, self.in_pipe == 0);
         let moved = source.try_io(Interest::READABLE, || {
             match splice(
                 source,
@@ -165,9 +183,9 @@ impl SplicedBody {
 
     /// Moves some of the body from the source socket through the pipe into `destination`
     /// (waiting until it can), and returns how many bytes went out; `Ok(0)` once the whole
-    /// body has gone. A source that ends early is `UnexpectedEof`.
+    /// body has gone (but for what is held back). A source that ends early is `UnexpectedEof`.
     pub async fn splice_some_into(&mut self, destination: &TcpStream) -> io::Result<usize> {
-        while self.remaining() > 0 {
+        while self.remaining() > self.held_back {
             self.fill()?;
             let moved = self.drain(destination)?;
             if moved > 0 {
@@ -208,6 +226,7 @@ impl SplicedBody {
                 }
                 Ok(read) => {
                     self.source_left -= read;
+                    self.held_back = self.held_back.min(self.source_left);
                     return Ok(read);
                 }
                 Err(err) if err.kind() == io::ErrorKind::WouldBlock => continue,

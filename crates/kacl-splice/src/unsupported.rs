@@ -30,11 +30,26 @@ impl BodyEnded {
     pub async fn wait(self) -> BodyEnd {
         match self.0 {}
     }
+
+    /// Unreachable: nothing is made.
+    pub async fn ended(&mut self) -> BodyEnd {
+        match self.0 {}
+    }
 }
 
 impl SplicedBody {
     /// Unreachable: nothing is made.
     pub fn remaining(&self) -> usize {
+        match self.0 {}
+    }
+
+    /// Unreachable: nothing is made.
+    pub fn fail(self) {
+        match self.0 {}
+    }
+
+    /// Unreachable: nothing is made.
+    pub fn hold_back(self, _len: usize) -> SplicedBody {
         match self.0 {}
     }
 

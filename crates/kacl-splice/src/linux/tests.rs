@@ -206,3 +206,44 @@ async fn a_source_that_stalls_mid_body_fails_it_after_the_stall_bound() {
     drop(spliced);
     assert!(matches!(ended.wait().await, BodyEnd::SourceFailed));
 }
+
+#[tokio::test]
+async fn a_held_back_end_is_not_spliced_but_read_and_the_body_ends_relayed() {
+    let (mut broker, relay_in) = socket_pair().await;
+    let (relay_out, mut client) = socket_pair().await;
+    let sent = body(400_000);
+    let expected = sent.clone();
+    tokio::spawn(async move {
+        broker.write_all(&sent).await.unwrap();
+        tokio::time::sleep(Duration::from_secs(5)).await;
+    });
+    let (spliced, ended) = relay(Arc::new(relay_in), 400_000, STALL).expect("a pipe");
+    let mut spliced = spliced.hold_back(3);
+    let mut moved = 0;
+    loop {
+        let n = spliced.splice_some_into(&relay_out).await.unwrap();
+        if n == 0 {
+            break;
+        }
+        moved += n;
+    }
+    assert_eq!(
+        moved, 399_997,
+        "all but the held-back end went through the pipe"
+    );
+    assert_eq!(spliced.remaining(), 3);
+    let mut end = [0u8; 8];
+    let mut got_end = Vec::new();
+    while got_end.len() < 3 {
+        let n = spliced.read_some(&mut end).await.unwrap();
+        assert!(n > 0);
+        got_end.extend_from_slice(&end[..n]);
+    }
+    assert_eq!(&got_end[..], &expected[399_997..]);
+    assert_eq!(spliced.remaining(), 0);
+    drop(spliced);
+    assert!(matches!(ended.wait().await, BodyEnd::Relayed));
+    let mut got = vec![0u8; 399_997];
+    client.read_exact(&mut got).await.unwrap();
+    assert!(got[..] == expected[..399_997]);
+}
