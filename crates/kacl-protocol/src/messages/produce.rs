@@ -118,3 +118,179 @@ kafka_message! {
         rack: Option<Cow<'a, str>> [versions 10+, nullable 10+],
     }
 }
+
+/// The fields of a one-topic, one-partition [`ProduceRequest`] that come before its record
+/// data, read from the request's first bytes alone: a gateway authorizes a megabyte Produce on
+/// these and relays the records as they arrive, never holding the whole request. They are the
+/// fields [`ProduceRequest`] declares, read in its order at its versions; a request of several
+/// topics or partitions has no head (the gateway decodes it whole).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProduceRequestHead<'a> {
+    /// The transactional id, or null.
+    pub transactional_id: Option<&'a str>,
+    /// The acknowledgments required.
+    pub acks: i16,
+    /// The topic's name (v3-12; empty at v13+).
+    pub topic_name: &'a str,
+    /// The topic's id (v13+; zero before).
+    pub topic_id: Uuid,
+    /// The partition index.
+    pub partition: i32,
+    /// Where the partition's record data starts in the body.
+    pub records_at: usize,
+    /// The record data's length.
+    pub records_len: usize,
+}
+
+impl<'a> ProduceRequestHead<'a> {
+    /// Reads the head from the start of a request body at `version`; `None` when the bytes end
+    /// before the record data starts, or the request is not for exactly one topic and one
+    /// partition with record data.
+    pub fn read(body: &'a [u8], version: i16) -> Option<ProduceRequestHead<'a>> {
+        let flexible = version >= 9;
+        let mut r = crate::Reader::new(body);
+        let count = |r: &mut crate::Reader<'a>, what| -> Option<i64> {
+            if flexible {
+                r.read_uvarint(what).ok().map(|n| i64::from(n) - 1)
+            } else {
+                r.read_i32(what).ok().map(i64::from)
+            }
+        };
+        let transactional_id = r.read_nullable_str("transactional_id", flexible).ok()?;
+        let acks = r.read_i16("acks").ok()?;
+        r.read_i32("timeout_ms").ok()?;
+        if count(&mut r, "topic_data")? != 1 {
+            return None;
+        }
+        let (topic_name, topic_id) = if version >= 13 {
+            ("", r.read_uuid("topic_id").ok()?)
+        } else {
+            (r.read_nullable_str("name", flexible).ok()??, Uuid::ZERO)
+        };
+        if count(&mut r, "partition_data")? != 1 {
+            return None;
+        }
+        let partition = r.read_i32("index").ok()?;
+        let records_len = usize::try_from(count(&mut r, "records")?).ok()?;
+        Some(ProduceRequestHead {
+            transactional_id,
+            acks,
+            topic_name,
+            topic_id,
+            partition,
+            records_at: r.position(),
+            records_len,
+        })
+    }
+
+    /// The bytes that end a one-topic, one-partition request at `version` after its record
+    /// data when it carries no tagged fields: the partition's, the topic's and the request's
+    /// empty tagged fields (v9+), nothing before.
+    pub fn plain_end(version: i16) -> &'static [u8] {
+        if version >= 9 {
+            &[0, 0, 0]
+        } else {
+            &[]
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::{encode_request_frame, RequestFrame};
+    use crate::RequestHeader;
+
+    fn request(
+        topics: usize,
+        partitions: usize,
+        transactional: Option<&str>,
+    ) -> ProduceRequest<'_> {
+        ProduceRequest {
+            transactional_id: transactional.map(Cow::Borrowed),
+            acks: -1,
+            timeout_ms: 30_000,
+            topic_data: (0..topics)
+                .map(|t| TopicProduceData {
+                    name: Cow::Owned(format!("topic-{t}")),
+                    topic_id: Uuid([t as u8 + 1; 16]),
+                    partition_data: (0..partitions)
+                        .map(|p| PartitionProduceData {
+                            index: p as i32 + 7,
+                            records: Some(Cow::Owned(vec![0xAB; 300])),
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    /// The request's frame body at `version`.
+    fn body(request: &ProduceRequest<'_>, version: i16) -> Vec<u8> {
+        let header = RequestHeader {
+            request_api_key: 0,
+            request_api_version: version,
+            correlation_id: 5,
+            client_id: Some("c".into()),
+            unknown_tagged_fields: Default::default(),
+        };
+        let mut out = Vec::new();
+        encode_request_frame(&mut out, &header, version, request).unwrap();
+        RequestFrame::parse(&out[4..]).unwrap().body.to_vec()
+    }
+
+    #[test]
+    fn the_head_is_read_from_the_bytes_before_the_records_at_every_version() {
+        for version in 3..=13 {
+            let bytes = body(&request(1, 1, Some("tx")), version);
+            let head = ProduceRequestHead::read(&bytes, version).expect("a head");
+            assert_eq!(head.transactional_id, Some("tx"));
+            assert_eq!(head.acks, -1);
+            assert_eq!(head.partition, 7);
+            if version >= 13 {
+                assert_eq!((head.topic_name, head.topic_id), ("", Uuid([1; 16])));
+            } else {
+                assert_eq!((head.topic_name, head.topic_id), ("topic-0", Uuid::ZERO));
+            }
+            assert_eq!(head.records_len, 300, "v{version}");
+            let records = &bytes[head.records_at..head.records_at + head.records_len];
+            assert!(records.iter().all(|b| *b == 0xAB));
+            // What follows the records is exactly the plain end.
+            assert_eq!(
+                &bytes[head.records_at + 300..],
+                ProduceRequestHead::plain_end(version),
+                "v{version}"
+            );
+            // Only the bytes up to the records are needed.
+            assert_eq!(
+                ProduceRequestHead::read(&bytes[..head.records_at], version),
+                Some(head.clone())
+            );
+            assert_eq!(
+                ProduceRequestHead::read(&bytes[..head.records_at - 1], version),
+                None
+            );
+        }
+    }
+
+    #[test]
+    fn several_topics_or_partitions_have_no_head() {
+        for version in [3, 9, 13] {
+            assert!(
+                ProduceRequestHead::read(&body(&request(2, 1, None), version), version).is_none()
+            );
+            assert!(
+                ProduceRequestHead::read(&body(&request(1, 2, None), version), version).is_none()
+            );
+            assert!(
+                ProduceRequestHead::read(&body(&request(0, 0, None), version), version).is_none()
+            );
+            let plain = body(&request(1, 1, None), version);
+            let head = ProduceRequestHead::read(&plain, version);
+            assert_eq!(head.map(|h| h.transactional_id), Some(None));
+        }
+    }
+}
