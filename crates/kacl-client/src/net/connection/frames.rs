@@ -1,7 +1,9 @@
-//! Request frames as the writer sends them: encoded in one piece, or forwarded from the
-//! buffer a client's request arrived in with only its head copied.
+//! Request frames as the writer sends them: encoded in one piece, forwarded from the buffer
+//! a client's request arrived in with only its head copied, or forwarded with the rest of the
+//! request still in the client's socket, spliced from there as it arrives ([`RelayedRest`]).
 
 use bytes::Bytes;
+use kacl_splice::SplicedBody;
 
 use super::in_flight::Waiter;
 use crate::error::AdminError;
@@ -15,7 +17,7 @@ pub(super) struct Outgoing {
 
 /// A whole request frame (size prefix, header, body) to send as it is, in up to two parts so
 /// that a forwarded request's body is written from the buffer it arrived in, never copied.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct OutgoingFrame {
     /// The size prefix and at least the request header's first 8 bytes (API key, version,
     /// correlation id).
@@ -25,6 +27,21 @@ pub struct OutgoingFrame {
     /// Whether a large answer may come back as a [`kacl_splice::SplicedFrame`] (the caller
     /// passes it on unread).
     pub(super) splice_answer: bool,
+    /// The frame's last part, still in the client's socket (see [`OutgoingFrame::cut_through`]).
+    pub(super) rest: Option<Box<RelayedRest>>,
+}
+
+/// The end of a forwarded request that has not arrived yet: the writer relays it from the
+/// client's socket straight after the frame's first part, and checks its last bytes before it
+/// lets them complete the frame.
+#[derive(Debug)]
+pub(super) struct RelayedRest {
+    /// The bytes, spliced from the client's socket; `expected_end.len()` of them held back.
+    pub(super) body: SplicedBody,
+    /// What the frame must end with. Anything else, and the upstream connection is closed
+    /// with the frame incomplete, so the upstream never acts on a request the gateway could
+    /// not check whole.
+    pub(super) expected_end: Vec<u8>,
 }
 
 /// Why `Connection::try_send_frame` did not queue a frame.
@@ -47,6 +64,7 @@ impl OutgoingFrame {
             head: frame,
             tail: Bytes::new(),
             splice_answer: false,
+            rest: None,
         }
     }
 
@@ -63,7 +81,33 @@ impl OutgoingFrame {
             head,
             tail: payload.slice(HEAD_LEN - 4..),
             splice_answer: false,
+            rest: None,
         })
+    }
+
+    /// A request frame of which only the first part has arrived (`first`: the frame without
+    /// its size prefix, request header first); the rest is `body`, still in the client's
+    /// socket, and must end with `expected_end`. The writer sends the first part, then relays
+    /// the body as it arrives (cut-through), never holding the whole request. `None` when
+    /// `first` is too short to hold a request header or the frame is too long for its prefix.
+    pub fn cut_through(
+        first: Bytes,
+        body: SplicedBody,
+        expected_end: Vec<u8>,
+    ) -> Option<OutgoingFrame> {
+        let total = first
+            .len()
+            .checked_add(body.remaining())
+            .and_then(|len| u32::try_from(len).ok())
+            .filter(|_| body.remaining() >= expected_end.len())?;
+        let mut frame = OutgoingFrame::forwarded(first)?;
+        frame.head[..4].copy_from_slice(&total.to_be_bytes());
+        let held = expected_end.len();
+        frame.rest = Some(Box::new(RelayedRest {
+            body: body.hold_back(held),
+            expected_end,
+        }));
+        Some(frame)
     }
 
     /// Lets a large answer come back with its body in a pipe
@@ -88,7 +132,8 @@ impl OutgoingFrame {
 
     /// The frame's length, size prefix included.
     pub fn len(&self) -> usize {
-        self.head.len() + self.tail.len()
+        let rest = self.rest.as_ref().map_or(0, |rest| rest.body.remaining());
+        self.head.len() + self.tail.len() + rest
     }
 
     /// Whether the frame is empty (never, for a valid frame).

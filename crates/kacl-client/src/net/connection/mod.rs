@@ -25,6 +25,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::error::AdminError;
 use frames::Outgoing;
+use frames::RelayedRest;
 pub use frames::{OutgoingFrame, TrySendError};
 use in_flight::{lock, InFlight, Waiter};
 pub use in_flight::{Chunk, ForwardedAnswer};
@@ -82,7 +83,8 @@ impl Connection {
     }
 
     /// [`Connection::start`] over plain TCP, whose large forwarded answers can be spliced
-    /// ([`OutgoingFrame::with_spliced_answer`]). The socket is registered twice with the
+    /// ([`OutgoingFrame::with_spliced_answer`]), and into which the rest of a cut-through request
+    /// is spliced ([`OutgoingFrame::cut_through`]). The socket is registered twice with the
     /// runtime (a duplicated descriptor): once for the reader's and writer's halves, once for
     /// whoever relays a spliced body, so that each waits on its own readiness.
     pub fn start_tcp(
@@ -123,8 +125,10 @@ impl Connection {
         let (outgoing, queue) = mpsc::channel(WRITE_QUEUE);
         let in_flight = Arc::new(Mutex::new(InFlight::default()));
         let (stop_reader, reader_stopped) = oneshot::channel::<()>();
+        let splice_into = splice_source.as_ref().map(|source| source.socket.clone());
         tokio::spawn(write_loop(
             write_half,
+            splice_into,
             queue,
             Arc::clone(&in_flight),
             addr.to_owned(),
@@ -339,6 +343,7 @@ pub fn encode_request<'r, M: Message<'r>>(
 
 async fn write_loop(
     mut writer: impl AsyncWrite + Unpin,
+    splice_into: Option<Arc<tokio::net::TcpStream>>,
     mut queue: mpsc::Receiver<Outgoing>,
     in_flight: Arc<Mutex<InFlight>>,
     addr: String,
@@ -357,7 +362,9 @@ async fn write_loop(
             }
         }
         let written = async {
-            let OutgoingFrame { head, tail, .. } = request.frame;
+            let OutgoingFrame {
+                head, tail, rest, ..
+            } = request.frame;
             if tail.is_empty() {
                 writer.write_all(&head).await?;
             } else {
@@ -365,6 +372,10 @@ async fn write_loop(
                 writer
                     .write_all_buf(&mut Buf::chain(head.as_slice(), tail))
                     .await?;
+            }
+            if let Some(rest) = rest {
+                writer.flush().await?;
+                write_rest(&mut writer, splice_into.as_deref(), *rest).await?;
             }
             writer.flush().await
         }
@@ -378,6 +389,53 @@ async fn write_loop(
     }
     // Dropping `_stop_reader` tells the reader nobody will send again.
     let _ = writer.shutdown().await;
+}
+
+/// How much of a relayed request's rest is read at a time for a stream that cannot be
+/// spliced into (TLS to the upstream).
+const UNSPLICED_PIECE: usize = 64 * 1024;
+
+/// Relays a cut-through request's rest from the client's socket: spliced into the upstream
+/// socket (plain TCP) or read and written (TLS), then its held-back last bytes read, checked and
+/// written. A rest that fails or ends otherwise than expected is an error, which closes the
+/// connection with the frame incomplete.
+async fn write_rest(
+    writer: &mut (impl AsyncWrite + Unpin),
+    splice_into: Option<&tokio::net::TcpStream>,
+    rest: RelayedRest,
+) -> std::io::Result<()> {
+    let RelayedRest {
+        mut body,
+        expected_end,
+    } = rest;
+    let held = expected_end.len();
+    match splice_into {
+        Some(socket) => while body.splice_some_into(socket).await? > 0 {},
+        None => {
+            let mut piece = vec![0u8; (body.remaining() - held).clamp(1, UNSPLICED_PIECE)];
+            while body.remaining() > held {
+                let want = (body.remaining() - held).min(piece.len());
+                let read = body.read_some(&mut piece[..want]).await?;
+                writer.write_all(&piece[..read]).await?;
+            }
+        }
+    }
+    let mut end = vec![0u8; held];
+    let mut filled = 0;
+    while filled < held {
+        match body.read_some(&mut end[filled..]).await? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            read => filled += read,
+        }
+    }
+    if end != expected_end {
+        body.fail();
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "a forwarded request did not end as its first part said it would",
+        ));
+    }
+    writer.write_all(&end).await
 }
 
 #[cfg(test)]

@@ -198,3 +198,116 @@ async fn a_frame_sent_without_the_splice_flag_is_always_whole() {
         matches!(reply.wait().await.unwrap(), ForwardedAnswer::Whole(f) if f == answer_frame(0, 1_000_000))
     );
 }
+
+/// A broker that only records what it receives: each whole request frame (size prefix
+/// included), or, when the connection ends in the middle of one, how much of it came.
+async fn recording_broker() -> (
+    std::net::SocketAddr,
+    tokio::sync::mpsc::UnboundedReceiver<Result<Vec<u8>, (usize, usize)>>,
+) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (frames, received) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        loop {
+            let mut size = [0u8; 4];
+            if socket.read_exact(&mut size).await.is_err() {
+                return;
+            }
+            let len = i32::from_be_bytes(size) as usize;
+            let mut frame = size.to_vec();
+            frame.resize(4 + len, 0);
+            let mut got = 4;
+            while got < frame.len() {
+                match socket.read(&mut frame[got..]).await {
+                    Ok(0) | Err(_) => {
+                        let _ = frames.send(Err((got - 4, len)));
+                        return;
+                    }
+                    Ok(n) => got += n,
+                }
+            }
+            let _ = frames.send(Ok(frame));
+        }
+    });
+    (addr, received)
+}
+
+/// A Produce-like frame: a request header's first 8 bytes, then `len - 8` body bytes.
+fn request_frame(len: usize) -> Vec<u8> {
+    let mut frame = (len as i32).to_be_bytes().to_vec();
+    frame.extend_from_slice(&[0, 0, 0, 9, 0, 0, 0, 42]);
+    frame.extend((8..len).map(|i| (i * 11 % 251) as u8));
+    frame
+}
+
+/// Sends `frame` cut through: its first 2,000 bytes from memory, the rest relayed from a
+/// client socket into which the rest is written (with `end` in place of its last 3 bytes), over
+/// a connection that splices (`splice`) or reads and writes the rest.
+async fn send_cut_through(
+    frame: &[u8],
+    end: [u8; 3],
+    splice: bool,
+) -> (
+    Connection,
+    tokio::sync::mpsc::UnboundedReceiver<Result<Vec<u8>, (usize, usize)>>,
+) {
+    let (addr, received) = recording_broker().await;
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let conn = if splice {
+        Connection::start_tcp(stream, "b:9092", "t", Duration::from_secs(10)).unwrap()
+    } else {
+        Connection::start(stream, "b:9092", "t", Duration::from_secs(10))
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let (client, accepted) = tokio::join!(
+        tokio::net::TcpStream::connect(listener.local_addr().unwrap()),
+        listener.accept()
+    );
+    let mut client = client.unwrap();
+    let source = Arc::new(accepted.unwrap().0);
+    let first = bytes::Bytes::copy_from_slice(&frame[4..2_004]);
+    let mut rest = frame[2_004..].to_vec();
+    let at = rest.len() - 3;
+    rest[at..].copy_from_slice(&end);
+    tokio::spawn(async move {
+        client.write_all(&rest).await.unwrap();
+        tokio::time::sleep(Duration::from_secs(20)).await;
+    });
+    let (body, _ended) =
+        kacl_splice::relay(source, frame.len() - 2_004, Duration::from_secs(10)).unwrap();
+    let expected_end = frame[frame.len() - 3..].to_vec();
+    let outgoing = OutgoingFrame::cut_through(first, body, expected_end).unwrap();
+    assert_eq!(outgoing.len(), frame.len());
+    assert!(conn.send_frame(outgoing, false).await.unwrap().is_none());
+    (conn, received)
+}
+
+#[tokio::test]
+async fn a_cut_through_request_reaches_the_broker_whole_spliced_or_copied() {
+    for splice in [true, false] {
+        let frame = request_frame(700_000);
+        let last = frame[frame.len() - 3..].try_into().unwrap();
+        let (conn, mut received) = send_cut_through(&frame, last, splice).await;
+        let got = received.recv().await.unwrap().expect("a whole frame");
+        let mut expected = frame.clone();
+        // The connection's own correlation id (its first: 0) replaces the client's.
+        expected[8..12].copy_from_slice(&0i32.to_be_bytes());
+        assert!(got == expected, "every byte, in order (splice: {splice})");
+        assert!(!conn.is_closed());
+    }
+}
+
+#[tokio::test]
+async fn a_cut_through_request_that_ends_otherwise_never_completes_upstream() {
+    for splice in [true, false] {
+        let frame = request_frame(700_000);
+        let (conn, mut received) = send_cut_through(&frame, [7, 7, 7], splice).await;
+        match received.recv().await.unwrap() {
+            Err((got, len)) => assert_eq!((got, len), (700_000 - 3, 700_000)),
+            Ok(_) => panic!("a frame that ended otherwise was completed (splice: {splice})"),
+        }
+        assert!(conn.is_closed());
+    }
+}
