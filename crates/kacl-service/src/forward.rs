@@ -17,7 +17,7 @@
 use kacl_protocol::{ApiKey, ApiRole};
 
 pub use crate::outcome::PendingOutcome;
-pub use crate::state::{Forwarder, Link};
+pub use crate::state::{CutThrough, Forwarder, FrameRest, Link};
 
 /// Whether a node with or without a forwarder answers `api` itself.
 pub fn answered_locally(api: ApiKey, gateway: bool) -> bool {

@@ -81,6 +81,63 @@ pub async fn dispatch(
     (outcome, timer)
 }
 
+/// Offers a request of which only the first part has arrived (`head`, size prefix removed;
+/// `rest` still in the socket) to the connection's link for cut-through forwarding
+/// ([`Link::forward_head`](crate::forward::Link::forward_head)). Only a gateway's forwarded
+/// API from an authenticated, unexpired session at an offered version is offered; `None`
+/// (anything else, or the link declines) leaves the frame to be read whole and [`dispatch`]ed,
+/// which then makes every check and answer as usual.
+pub fn dispatch_head(
+    state: &Arc<ServerState>,
+    session: &mut Session,
+    head: &Bytes,
+    rest: &mut dyn forward::FrameRest,
+) -> Option<(Outcome, RequestTimer)> {
+    let started = Instant::now();
+    let forwarder = state.forwarder.as_deref()?;
+    if session.expects_raw_token() || session.is_expired() {
+        return None;
+    }
+    let prefix = RequestPrefix::peek(head).ok()?;
+    let api = prefix.api()?;
+    if forward::answered_locally(api, true)
+        || !forwarder
+            .offered_versions(api)?
+            .contains(prefix.request_api_version)
+    {
+        return None;
+    }
+    let AuthState::Authenticated { principal, .. } = &session.auth else {
+        return None;
+    };
+    let frame = RequestFrame::parse_within(head, state.config.request_max_decoded_bytes).ok()?;
+    tracing::debug!(
+        peer = %session.peer,
+        api = %api,
+        version = prefix.request_api_version,
+        correlation_id = prefix.correlation_id,
+        client_id = %kacl_logsafe::safe(frame.header.client_id.as_deref().unwrap_or("")),
+        "request (first part)"
+    );
+    let ctx = RequestContext {
+        state,
+        principal,
+        client_host: &session.client_host,
+        listener: &session.listener,
+        api,
+        version: frame.version(),
+        correlation_id: frame.header.correlation_id,
+    };
+    let link = session
+        .link
+        .get_or_insert_with(|| forwarder.link(&session.listener));
+    let outcome = link.forward_head(&ctx, &frame, head, rest)?;
+    Some((
+        outcome,
+        state.metrics.request_routed(Some(&prefix), started),
+    ))
+}
+
 async fn route(
     state: &Arc<ServerState>,
     session: &mut Session,

@@ -181,6 +181,42 @@ pub trait Forwarder: Send + Sync + std::fmt::Debug {
 
     /// The forwarding side of a new client connection on `listener`.
     fn link(&self, listener: &BoundListener) -> Box<dyn Link>;
+
+    /// Which requests a connection on `listener` hands over once their first part has arrived
+    /// ([`Link::forward_head`]): `None` when the gateway relays none that way (splicing off,
+    /// or a TLS listener, whose bytes cannot be spliced).
+    fn cut_through(&self, _listener: &BoundListener) -> Option<CutThrough> {
+        None
+    }
+}
+
+/// Which requests are offered to [`Link::forward_head`] before they have arrived whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CutThrough {
+    /// The API whose requests are offered.
+    pub api: ApiKey,
+    /// The smallest frame offered (size prefix excluded): below it, relaying the rest through
+    /// a pipe costs more than the copies it saves.
+    pub min_frame: usize,
+    /// How much of a frame has arrived (at least) when it is offered: enough for its header
+    /// and the fields the decision needs.
+    pub first_part: usize,
+}
+
+/// The part of a request frame still in the client's socket when its first part is offered
+/// to [`Link::forward_head`].
+pub trait FrameRest: Send {
+    /// Bytes of the frame not yet read.
+    fn len(&self) -> usize;
+
+    /// Whether nothing of the frame is left to read (never, when offered).
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The rest, to relay from the client's socket as it arrives; the connection reads nothing
+    /// more until the body has ended. `None` when it cannot be relayed (no pipe to be had).
+    fn relay(&mut self) -> Option<kacl_splice::SplicedBody>;
 }
 
 /// One client connection's forwarding side.
@@ -195,6 +231,22 @@ pub trait Link: Send + std::fmt::Debug {
         frame: &RequestFrame<'_>,
         payload: &bytes::Bytes,
     ) -> Outcome;
+
+    /// Forwards a request of which only the first part (`head`: the frame without its size
+    /// prefix, header parsed into `frame`, whose body is cut short) has arrived, when that part
+    /// is enough to decide on it: the link then takes [`FrameRest::relay`] and forwards the
+    /// rest as it arrives, or answers itself (a refusal: the rest is then read past).
+    /// `None`: the connection reads the whole frame and calls [`Link::forward`], as if never
+    /// offered (nothing was authorized or counted).
+    fn forward_head(
+        &mut self,
+        _ctx: &RequestContext<'_>,
+        _frame: &RequestFrame<'_>,
+        _head: &bytes::Bytes,
+        _rest: &mut dyn FrameRest,
+    ) -> Option<Outcome> {
+        None
+    }
 
     /// Until when the connection must read no further request (a client quota's throttle,
     /// KIP-219), if that is still ahead. The connection checks it before each read.

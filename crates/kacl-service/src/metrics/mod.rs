@@ -118,6 +118,7 @@ pub struct Metrics {
     accepted_connections: AtomicU64,
     refused_connections: AtomicU64,
     spliced_bytes: AtomicU64,
+    cut_through_bytes: AtomicU64,
     expired_connections: AtomicU64,
     reauthentications: AtomicU64,
     authentication_failures: AtomicU64,
@@ -147,6 +148,7 @@ impl Metrics {
             accepted_connections: AtomicU64::new(0),
             refused_connections: AtomicU64::new(0),
             spliced_bytes: AtomicU64::new(0),
+            cut_through_bytes: AtomicU64::new(0),
             expired_connections: AtomicU64::new(0),
             reauthentications: AtomicU64::new(0),
             authentication_failures: AtomicU64::new(0),
@@ -248,6 +250,12 @@ impl Metrics {
     /// Counts bytes of a forwarded answer spliced into a client's socket (gateway mode).
     pub fn bytes_spliced(&self, bytes: usize) {
         self.spliced_bytes.fetch_add(bytes as u64, Relaxed);
+    }
+
+    /// Counts bytes of a request a gateway relayed from the client's socket into the upstream's
+    /// as they arrived (cut-through Produce), never read into its memory.
+    pub fn bytes_cut_through(&self, bytes: usize) {
+        self.cut_through_bytes.fetch_add(bytes as u64, Relaxed);
     }
 
     /// Counts a connection closed at once for `max.connections` or `max.connections.per.ip`.

@@ -123,6 +123,13 @@ impl Metrics {
         )?;
         counter(
             out,
+            "kacl_gateway_cut_through_bytes_total",
+            "Bytes of Produce requests a gateway relayed from the client's socket into the \
+             upstream's as they arrived (cut-through, splice), never read into its memory.",
+            self.cut_through_bytes.load(Relaxed),
+        )?;
+        counter(
+            out,
             "kacl_connections_expired_total",
             "Connections closed because their SASL session outlived connections.max.reauth.ms \
              without re-authentication.",
