@@ -30,9 +30,15 @@ use std::sync::Arc;
 
 use kacl_protocol::{ApiKey, VersionRange};
 use kacl_server_config::gateway::GatewayConfig;
-use kacl_service::forward::{Forwarder, Link};
+use kacl_service::forward::{CutThrough, Forwarder, Link};
 use kacl_service::BoundListener;
 use tokio::sync::mpsc;
+
+/// How much of a large Produce must have arrived before it is offered for cut-through: its
+/// header, the fields before the record data and the first batch's 61-byte header fit in it
+/// unless the client id, transactional id or topic name are unusually long (such a request is
+/// then read whole).
+const CUT_THROUGH_FIRST_PART: usize = 1024;
 
 pub use addresses::Endpoint;
 pub use upstream::GatewayError;
@@ -181,6 +187,15 @@ impl Forwarder for Gateway {
     fn offered_versions(&self, api: ApiKey) -> Option<VersionRange> {
         let slot = ApiKey::KNOWN.iter().position(|known| *known == api)?;
         self.shared.offered.get(slot).copied().flatten()
+    }
+
+    fn cut_through(&self, listener: &BoundListener) -> Option<CutThrough> {
+        // Relayed by splicing out of the client's socket: plain TCP only, like Fetch answers.
+        (self.shared.splice && !listener.protocol.uses_tls()).then_some(CutThrough {
+            api: ApiKey::Produce,
+            min_frame: kacl_client::net::SPLICE_MIN_BODY,
+            first_part: CUT_THROUGH_FIRST_PART,
+        })
     }
 
     fn link(&self, listener: &BoundListener) -> Box<dyn Link> {

@@ -27,11 +27,11 @@ use kacl_client::AdminError;
 use kacl_protocol::frame::RequestFrame;
 use kacl_protocol::ApiKey;
 use kacl_service::context::RequestContext;
-use kacl_service::forward::Link;
+use kacl_service::forward::{FrameRest, Link};
 use kacl_service::Outcome;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::plan::{pass_through, pass_through_spliced, Asker, Plan};
+use crate::plan::{pass_through, pass_through_spliced, Asker, Finish, Plan, Relay};
 use crate::quota::ConnectionQuota;
 use crate::{rules, Shared};
 
@@ -123,35 +123,23 @@ impl ClientLink {
     }
 }
 
-impl Link for ClientLink {
-    fn forward(
+impl ClientLink {
+    /// Sends a planned request's frame (`frame_len`: its length without the size prefix, for
+    /// the client's quotas) and returns the pending outcome of its answer.
+    #[allow(clippy::too_many_arguments)]
+    fn send(
         &mut self,
         ctx: &RequestContext<'_>,
-        frame: &RequestFrame<'_>,
-        payload: &Bytes,
+        client_id: &str,
+        frame_len: usize,
+        mut frame: OutgoingFrame,
+        expects_response: bool,
+        finish: Option<Finish>,
+        relay: Relay,
     ) -> Outcome {
-        let (request, expects_response, finish, relay) = match rules::plan(&self.shared, ctx, frame)
-        {
-            Plan::Answer(outcome) => return outcome,
-            Plan::Forward {
-                request,
-                expects_response,
-                finish,
-                relay,
-            } => (request, expects_response, finish, relay),
-        };
-        let client_id = frame.header.client_id.as_deref().unwrap_or("");
         let meter = self
             .quota
-            .meter(&self.shared.quota_sensors, ctx, client_id, payload.len());
-        // The client's own bytes are sent from the buffer they were read into.
-        let mut frame = match request {
-            Some(reduced) => OutgoingFrame::whole(reduced),
-            None => match OutgoingFrame::forwarded(payload.clone()) {
-                Some(frame) => frame,
-                None => return Outcome::close("a request shorter than its header"),
-            },
-        };
+            .meter(&self.shared.quota_sensors, ctx, client_id, frame_len);
         if let Some(version) = relay.upstream_version {
             frame.set_api_version(version);
         }
@@ -214,6 +202,90 @@ impl Link for ClientLink {
             None => Outcome::Pending(answer),
             Some(meter) => Outcome::Pending(Box::pin(async move { meter.finish(answer.await) })),
         }
+    }
+}
+
+impl Link for ClientLink {
+    fn forward(
+        &mut self,
+        ctx: &RequestContext<'_>,
+        frame: &RequestFrame<'_>,
+        payload: &Bytes,
+    ) -> Outcome {
+        let (request, expects_response, finish, relay) = match rules::plan(&self.shared, ctx, frame)
+        {
+            Plan::Answer(outcome) => return outcome,
+            Plan::Forward {
+                request,
+                expects_response,
+                finish,
+                relay,
+            } => (request, expects_response, finish, relay),
+        };
+        // The client's own bytes are sent from the buffer they were read into.
+        let outgoing = match request {
+            Some(reduced) => OutgoingFrame::whole(reduced),
+            None => match OutgoingFrame::forwarded(payload.clone()) {
+                Some(frame) => frame,
+                None => return Outcome::close("a request shorter than its header"),
+            },
+        };
+        let client_id = frame.header.client_id.as_deref().unwrap_or("");
+        self.send(
+            ctx,
+            client_id,
+            payload.len(),
+            outgoing,
+            expects_response,
+            finish,
+            relay,
+        )
+    }
+
+    /// Cut-through Produce: a one-topic, one-partition request (what a producer sends a
+    /// leader of one busy partition) is authorized on its first part, which is sent at once;
+    /// its record data follows from the client's socket into the upstream's through a pipe as
+    /// it arrives, never copied through the gateway's memory nor held whole. The frame's last
+    /// bytes are checked before they complete it upstream (see `OutgoingFrame::cut_through`).
+    fn forward_head(
+        &mut self,
+        ctx: &RequestContext<'_>,
+        frame: &RequestFrame<'_>,
+        head: &Bytes,
+        rest: &mut dyn FrameRest,
+    ) -> Option<Outcome> {
+        if ctx.api != ApiKey::Produce || !self.splice {
+            return None;
+        }
+        let checked = rules::ProduceHead::check(&self.shared, ctx.version, frame.body, rest.len())?;
+        let expected_end = checked.expected_end.to_vec();
+        let frame_len = head.len() + rest.len();
+        // Taken before the decision: a rest that cannot be relayed must leave nothing decided
+        // (the whole request is then planned, and audited, once).
+        let body = rest.relay()?;
+        let (expects_response, finish, relay) = match checked.plan(&self.shared, ctx) {
+            // Refused: the body is dropped untouched, and the connection reads past it.
+            Plan::Answer(outcome) => return Some(outcome),
+            Plan::Forward {
+                expects_response,
+                finish,
+                relay,
+                ..
+            } => (expects_response, finish, relay),
+        };
+        let Some(outgoing) = OutgoingFrame::cut_through(head.clone(), body, expected_end) else {
+            return Some(Outcome::close("a request shorter than its header"));
+        };
+        let client_id = frame.header.client_id.as_deref().unwrap_or("");
+        Some(self.send(
+            ctx,
+            client_id,
+            frame_len,
+            outgoing,
+            expects_response,
+            finish,
+            relay,
+        ))
     }
 
     fn muted_until(&self) -> Option<std::time::Instant> {

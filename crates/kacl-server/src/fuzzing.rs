@@ -121,3 +121,39 @@ pub async fn serve_bytes(
     let ((), out, ()) = tokio::join!(feed, collect, serve);
     Some(out)
 }
+
+/// [`serve_bytes`] over a loopback TCP connection instead of the in-memory pipe: what only a
+/// plain TCP client's connection does (a gateway's cut-through Produce, spliced answers) takes
+/// its real path too. Binds an ephemeral port on 127.0.0.1 for the one connection.
+pub async fn serve_bytes_tcp(
+    state: &Arc<ServerState>,
+    listener: &str,
+    input: &[u8],
+) -> Option<Vec<u8>> {
+    let listener = state.listener(listener)?.clone();
+    let socket = tokio::net::TcpListener::bind("127.0.0.1:0").await.ok()?;
+    let (client, accepted) = tokio::join!(
+        tokio::net::TcpStream::connect(socket.local_addr().ok()?),
+        socket.accept()
+    );
+    let (server, peer) = accepted.ok()?;
+    let (mut from_server, mut to_server) = client.ok()?.into_split();
+    let (_shutdown, shutdown) = watch::channel(false);
+    let feed = async move {
+        let _ = to_server.write_all(input).await;
+        let _ = to_server.shutdown().await;
+    };
+    let collect = async move {
+        let mut out = Vec::new();
+        let _ = from_server.read_to_end(&mut out).await;
+        out
+    };
+    let serve = connection::serve_session(
+        server,
+        Session::new(listener, peer),
+        state.clone(),
+        shutdown,
+    );
+    let ((), out, ()) = tokio::join!(feed, collect, serve);
+    Some(out)
+}

@@ -207,6 +207,131 @@ fn a_transactional_batch_without_its_transactional_id_write_is_refused() {
     );
 }
 
+/// A one-partition Produce of one record batch of `records` bytes (its header's length field
+/// and magic set, `attributes` as given), large enough to be planned on its first part.
+fn large_produce(
+    acks: i16,
+    transactional_id: Option<&'static str>,
+    attributes: i16,
+    records: usize,
+) -> ProduceRequest<'static> {
+    let mut batch = vec![0x5Au8; records];
+    batch[..61].fill(0);
+    batch[8..12].copy_from_slice(&((records - 12) as i32).to_be_bytes());
+    batch[16] = 2;
+    batch[21..23].copy_from_slice(&attributes.to_be_bytes());
+    let mut request = produce(acks, transactional_id);
+    request.topic_data[0].partition_data[0].records = Some(Cow::Owned(batch));
+    request
+}
+
+fn serve_tcp(state: &Arc<ServerState>, input: &[u8]) -> Vec<Vec<u8>> {
+    let out = runtime()
+        .block_on(fuzzing::serve_bytes_tcp(state, "PLAINTEXT", input))
+        .expect("listener");
+    frames(&out)
+}
+
+/// The cut-through path (a plain TCP client, a 300 KB one-partition Produce): refused on its
+/// first part with Kafka's code, its record data read past unread, and the next request on the
+/// connection answered, at every version.
+#[test]
+fn a_large_refused_produce_is_answered_on_its_first_part_and_the_next_request_follows() {
+    let state = state();
+    for version in [3, 8, 9, 12, 13] {
+        let mut input = frame(version, 7, &large_produce(-1, None, 0, 300_000));
+        input.extend(frame(2, 8, &ApiVersionsRequest::default()));
+        let out = serve_tcp(&state, &input);
+        assert_eq!(out.len(), 2, "Produce v{version} and ApiVersions answered");
+        let (header, body) = decode_response_frame::<ProduceResponse>(&out[0], version).unwrap();
+        assert_eq!(header.correlation_id, 7);
+        // v13 names topics by id: an id the gateway never saw is UNKNOWN_TOPIC_ID.
+        let expected = if version >= 13 {
+            ErrorCode::UnknownTopicId
+        } else {
+            ErrorCode::TopicAuthorizationFailed
+        };
+        assert_eq!(
+            body.responses[0].partition_responses[0].error_code,
+            expected.code(),
+            "v{version}"
+        );
+        let (header, _) = decode_response_frame::<ApiVersionsResponse>(&out[1], 2).unwrap();
+        assert_eq!(header.correlation_id, 8, "the connection is still in step");
+    }
+
+    // Decided on the first part, so the rest is never read: a request whose last byte is
+    // malformed (a tagged-field count with no fields after it) is still answered with its
+    // refusal, where a request read whole closes the connection (DIFFERENCES_FROM_KAFKA). This
+    // is how the test knows the first-part path was taken.
+    let mut input = frame(9, 5, &large_produce(-1, None, 0, 300_000));
+    *input.last_mut().unwrap() = 9;
+    let out = serve_tcp(&state, &input);
+    assert_eq!(out.len(), 1, "answered on the first part");
+    let mut whole = frame(9, 5, &produce(-1, None));
+    *whole.last_mut().unwrap() = 9;
+    assert!(
+        serve_tcp(&state, &whole).is_empty(),
+        "a small one is read whole: closed"
+    );
+
+    // A transactional batch without WRITE on its transactional id: every partition refused.
+    let request = large_produce(-1, Some("tx-1"), 0x10, 300_000);
+    let out = serve_tcp(&state, &frame(9, 1, &request));
+    let (_, body) = decode_response_frame::<ProduceResponse>(&out[0], 9).unwrap();
+    assert_eq!(
+        body.responses[0].partition_responses[0].error_code,
+        ErrorCode::TransactionalIdAuthorizationFailed.code()
+    );
+
+    // acks=0: refused means closed, nothing answered.
+    let mut input = frame(9, 1, &large_produce(0, None, 0, 300_000));
+    input.extend(frame(2, 2, &ApiVersionsRequest::default()));
+    assert!(serve_tcp(&state, &input).is_empty(), "nothing is answered");
+}
+
+/// What cannot be decided on a first part (several batches, a record length that does not
+/// match the frame, two partitions) is read whole and planned as before: still refused with
+/// Kafka's code, never a half-read connection.
+#[test]
+fn a_large_produce_that_needs_the_whole_request_is_read_whole() {
+    let state = state();
+    let mut two_batches = large_produce(-1, None, 0, 300_000);
+    if let Some(Cow::Owned(batch)) = &mut two_batches.topic_data[0].partition_data[0].records {
+        batch[8..12].copy_from_slice(&(150_000i32 - 12).to_be_bytes());
+        batch[150_000..150_000 + 61].fill(0);
+        batch[150_000 + 8..150_000 + 12].copy_from_slice(&(150_000i32 - 12).to_be_bytes());
+        batch[150_000 + 16] = 2;
+    }
+    let mut two_partitions = large_produce(-1, None, 0, 200_000);
+    let second = two_partitions.topic_data[0].partition_data[0].clone();
+    two_partitions.topic_data[0]
+        .partition_data
+        .push(PartitionProduceData { index: 1, ..second });
+    for (what, request) in [
+        ("two batches", two_batches),
+        ("two partitions", two_partitions),
+    ] {
+        let mut input = frame(9, 3, &request);
+        input.extend(frame(2, 4, &ApiVersionsRequest::default()));
+        let out = serve_tcp(&state, &input);
+        assert_eq!(out.len(), 2, "{what}: Produce and ApiVersions answered");
+        let (_, body) = decode_response_frame::<ProduceResponse>(&out[0], 9).unwrap();
+        let codes: Vec<i16> = body.responses[0]
+            .partition_responses
+            .iter()
+            .map(|p| p.error_code)
+            .collect();
+        assert!(
+            codes
+                .iter()
+                .all(|c| *c == ErrorCode::TopicAuthorizationFailed.code())
+                && !codes.is_empty(),
+            "{what}: {codes:?}"
+        );
+    }
+}
+
 #[test]
 fn api_versions_list_what_the_gateway_can_authorize() {
     let state = state();

@@ -47,6 +47,7 @@ use kacl_service::context::RequestContext;
 use kacl_service::handlers::decode;
 
 use crate::plan::Plan;
+pub(crate) use produce::ProduceHead;
 use std::sync::Arc;
 
 use crate::Shared;

@@ -15,8 +15,8 @@ use std::sync::Arc;
 use kacl_acl::{AclOperation, ResourceType};
 use kacl_protocol::frame::{decode_broker_response_frame, RequestFrame};
 use kacl_protocol::messages::produce::{
-    PartitionProduceResponse, ProduceRequest, ProduceResponse, TopicProduceData,
-    TopicProduceResponse,
+    PartitionProduceResponse, ProduceRequest, ProduceRequestHead, ProduceResponse,
+    TopicProduceData, TopicProduceResponse,
 };
 use kacl_protocol::{ErrorCode, Uuid};
 use kacl_service::audit::AuditPolicy;
@@ -41,38 +41,18 @@ pub(super) fn produce(
     mut request: ProduceRequest<'_>,
     frame: &RequestFrame<'_>,
 ) -> Plan {
-    let session = ctx.authorizer();
     let transactional = request.topic_data.iter().any(|topic| {
         topic
             .partition_data
             .iter()
             .any(|p| p.records.as_deref().is_some_and(has_transactional_batch))
     });
+    let decision = Decision::new(ctx, transactional, request.transactional_id.as_deref());
     let mut refused: Vec<Refused> = Vec::new();
-    let whole_request_refused = transactional
-        && !request.transactional_id.as_deref().is_some_and(|id| {
-            session.allows(
-                AclOperation::Write,
-                ResourceType::TransactionalId,
-                id,
-                AuditPolicy::ENFORCED,
-            )
-        });
     let topic_count = request.topic_data.len();
     request.topic_data.retain(|topic| {
         let name = topic_name(shared, topic, ctx.version >= 13);
-        let code = match &name {
-            _ if whole_request_refused => Some(ErrorCode::TransactionalIdAuthorizationFailed),
-            None => Some(ErrorCode::UnknownTopicId),
-            Some(name) => (!session.allows(
-                AclOperation::Write,
-                ResourceType::Topic,
-                name,
-                AuditPolicy::ENFORCED,
-            ))
-            .then_some(ErrorCode::TopicAuthorizationFailed),
-        };
-        match code {
+        match decision.topic(name.as_deref()) {
             None => true,
             Some(code) => {
                 refused.push(Refused {
@@ -89,22 +69,195 @@ pub(super) fn produce(
             }
         }
     });
-    drop(session);
+    drop(decision);
     if request.acks == 0 {
-        if !refused.is_empty() {
-            return Plan::Answer(Outcome::close(
-                "a Produce with acks=0 was refused (Kafka closes the connection)",
-            ));
-        }
-        return Plan::Forward {
-            request: None,
-            expects_response: false,
-            finish: None,
-            relay: Relay::default(),
-        };
+        return unanswered(refused.is_empty());
     }
-    let shared = shared.clone();
-    let merge = move |_: &Asker, body: &mut ProduceResponse<'_>| {
+    if request.topic_data.len() == topic_count {
+        return answered_as_is(shared, ctx.version);
+    }
+    merged!(
+        ctx,
+        frame,
+        request,
+        ProduceResponse,
+        request.topic_data.is_empty(),
+        merge_refused(shared.clone(), refused)
+    )
+}
+
+/// A one-topic, one-partition Produce of which only the first part has arrived, checked to be
+/// decidable on that part: one record batch, whose header is there, filling the partition's
+/// record data, and nothing after it but the empty tagged fields. [`ProduceHead::plan`] makes
+/// the decision [`produce`] would make of the whole request.
+pub(crate) struct ProduceHead {
+    transactional_id: Option<String>,
+    acks: i16,
+    topic: Refused,
+    transactional: bool,
+    /// What the frame must end with after the record data.
+    pub(crate) expected_end: &'static [u8],
+}
+
+impl ProduceHead {
+    /// Checks the first part (`body`: the request body as far as it has arrived, `rest` bytes
+    /// of the frame still to come); `None` when the whole request is needed to decide.
+    pub(crate) fn check(
+        shared: &Shared,
+        version: i16,
+        body: &[u8],
+        rest: usize,
+    ) -> Option<ProduceHead> {
+        const BATCH_HEADER: usize = 61;
+        let head = ProduceRequestHead::read(body, version)?;
+        let records = body.get(head.records_at..)?;
+        let header = records.get(..BATCH_HEADER)?;
+        let batch_length =
+            usize::try_from(i32::from_be_bytes(header[8..12].try_into().ok()?)).ok()?;
+        let expected_end = ProduceRequestHead::plain_end(version);
+        let frame_end = head.records_at + head.records_len + expected_end.len();
+        let one_batch = batch_length.checked_add(12) == Some(head.records_len);
+        if header[16] != 2 || !one_batch || frame_end != body.len() + rest {
+            return None;
+        }
+        let attributes = i16::from_be_bytes([header[21], header[22]]);
+        let topic = TopicProduceData {
+            name: Cow::Borrowed(head.topic_name),
+            topic_id: head.topic_id,
+            ..Default::default()
+        };
+        let name = topic_name(shared, &topic, version >= 13);
+        Some(ProduceHead {
+            transactional_id: head.transactional_id.map(str::to_owned),
+            acks: head.acks,
+            topic: Refused {
+                name: name.unwrap_or_default(),
+                topic_id: head.topic_id,
+                partitions: vec![head.partition],
+                code: ErrorCode::None,
+            },
+            transactional: attributes & 0x10 != 0,
+            expected_end,
+        })
+    }
+
+    /// Authorizes the request as [`produce`] does the whole of it: forwarded as the client
+    /// sent it, or answered (its record data never read).
+    pub(crate) fn plan(self, shared: &Arc<Shared>, ctx: &RequestContext<'_>) -> Plan {
+        let ProduceHead {
+            transactional_id,
+            acks,
+            mut topic,
+            transactional,
+            ..
+        } = self;
+        let decision = Decision::new(ctx, transactional, transactional_id.as_deref());
+        let known = ctx.version < 13 || !topic.name.is_empty();
+        let refusal = decision.topic(known.then_some(topic.name.as_str()));
+        drop(decision);
+        if acks == 0 {
+            return unanswered(refusal.is_none());
+        }
+        let Some(code) = refusal else {
+            return answered_as_is(shared, ctx.version);
+        };
+        if ctx.version >= 13 {
+            topic.name.clear();
+        }
+        topic.code = code;
+        let mut body = ProduceResponse::default();
+        merge_refused(shared.clone(), vec![topic])(&Asker::of(ctx), &mut body);
+        Plan::answer(ctx, &body)
+    }
+}
+
+/// Kafka's order of checks for one Produce: WRITE on the transactional id when a batch is
+/// transactional (refused, every topic is TRANSACTIONAL_ID_AUTHORIZATION_FAILED), then WRITE
+/// on each topic.
+struct Decision<'c> {
+    session: kacl_service::state::AuditedSession<'c>,
+    whole_request_refused: bool,
+}
+
+impl<'c> Decision<'c> {
+    fn new(
+        ctx: &'c RequestContext<'_>,
+        transactional: bool,
+        transactional_id: Option<&str>,
+    ) -> Decision<'c> {
+        let session = ctx.authorizer();
+        let whole_request_refused = transactional
+            && !transactional_id.is_some_and(|id| {
+                session.allows(
+                    AclOperation::Write,
+                    ResourceType::TransactionalId,
+                    id,
+                    AuditPolicy::ENFORCED,
+                )
+            });
+        Decision {
+            session,
+            whole_request_refused,
+        }
+    }
+
+    /// The code of a topic refused (`None`: allowed); `name` is `None` for a topic id the
+    /// gateway does not know.
+    fn topic(&self, name: Option<&str>) -> Option<ErrorCode> {
+        match name {
+            _ if self.whole_request_refused => Some(ErrorCode::TransactionalIdAuthorizationFailed),
+            None => Some(ErrorCode::UnknownTopicId),
+            Some(name) => (!self.session.allows(
+                AclOperation::Write,
+                ResourceType::Topic,
+                name,
+                AuditPolicy::ENFORCED,
+            ))
+            .then_some(ErrorCode::TopicAuthorizationFailed),
+        }
+    }
+}
+
+/// A Produce with acks=0, which the upstream never answers: forwarded when nothing was
+/// refused; a refusal closes the connection, as Kafka does, since no answer can carry it.
+fn unanswered(nothing_refused: bool) -> Plan {
+    if !nothing_refused {
+        return Plan::Answer(Outcome::close(
+            "a Produce with acks=0 was refused (Kafka closes the connection)",
+        ));
+    }
+    Plan::Forward {
+        request: None,
+        expects_response: false,
+        finish: None,
+        relay: Relay::default(),
+    }
+}
+
+/// Nothing refused: the request goes as it came, and its answer is decoded only where it may
+/// name brokers (v10+ `node_endpoints`).
+fn answered_as_is(shared: &Arc<Shared>, version: i16) -> Plan {
+    if version < 10 {
+        return Plan::pass();
+    }
+    let merge = merge_refused(shared.clone(), Vec::new());
+    Plan::rewrite(Box::new(move |asker: &Asker, payload: Vec<u8>| {
+        let names_brokers =
+            decode_broker_response_frame::<ProduceResponse<'_>>(body_of(&payload), asker.version)
+                .map_or(true, |(_, body)| !body.node_endpoints.is_empty());
+        if !names_brokers {
+            return asker.pass_through(payload);
+        }
+        asker.rewrite::<ProduceResponse<'_>>(&payload, merge)
+    }))
+}
+
+/// Rewrites an answer's broker endpoints to the gateway's and adds the refused topics.
+fn merge_refused(
+    shared: Arc<Shared>,
+    refused: Vec<Refused>,
+) -> impl FnOnce(&Asker, &mut ProduceResponse<'_>) + Send + 'static {
+    move |_: &Asker, body: &mut ProduceResponse<'_>| {
         rewrite_endpoints(&shared, &mut body.node_endpoints);
         for topic in refused {
             body.responses.push(TopicProduceResponse {
@@ -123,32 +276,7 @@ pub(super) fn produce(
                 ..Default::default()
             });
         }
-    };
-    if request.topic_data.len() == topic_count {
-        // Nothing refused: the answer is decoded only where it may name brokers.
-        if ctx.version < 10 {
-            return Plan::pass();
-        }
-        return Plan::rewrite(Box::new(move |asker: &Asker, payload: Vec<u8>| {
-            let names_brokers = decode_broker_response_frame::<ProduceResponse<'_>>(
-                body_of(&payload),
-                asker.version,
-            )
-            .map_or(true, |(_, body)| !body.node_endpoints.is_empty());
-            if !names_brokers {
-                return asker.pass_through(payload);
-            }
-            asker.rewrite::<ProduceResponse<'_>>(&payload, merge)
-        }));
     }
-    merged!(
-        ctx,
-        frame,
-        request,
-        ProduceResponse,
-        request.topic_data.is_empty(),
-        merge
-    )
 }
 
 /// The topic's name: given (v0-12) or looked up by id (v13+); `None` for an id the gateway has

@@ -13,7 +13,7 @@ use tokio::sync::watch;
 
 use kacl_server_config::ServerConfig;
 use kacl_service::context::Session;
-use kacl_service::forward::PendingOutcome;
+use kacl_service::forward::{FrameRest, PendingOutcome};
 use kacl_service::metrics::{Metrics, RequestTimer};
 use kacl_service::outcome::ResponseStream;
 use kacl_service::router;
@@ -313,6 +313,15 @@ pub async fn serve_session<S>(
     let idle = state.config.connections_max_idle;
     let mut connection = Connection::new(stream, max_frame);
     connection.set_memory_pool(state.request_memory.clone());
+    if let Some(policy) = state
+        .forwarder
+        .as_deref()
+        .and_then(|forwarder| forwarder.cut_through(&session.listener))
+    {
+        // A client that stops in the middle of a relayed request is held no longer than an
+        // idle one.
+        connection.set_cut_through(policy, idle.unwrap_or(Duration::from_secs(600)));
+    }
     // One idle timer and one shutdown wait for the connection's whole life, not one of each
     // per request (registering and clearing a timer and a watch waiter per request showed in
     // the profile of small requests): the timer is re-armed only when it fires, to the idle
@@ -377,14 +386,16 @@ pub async fn serve_session<S>(
                 read = connection.read_frame(), if room && muted.is_none() => read,
                 _ = sleep_until_unmuted(muted), if muted.is_some() => continue,
             };
-            let Frame { payload, lease } = match read {
+            let frame = match read {
                 Ok(Some(frame)) => frame,
                 Ok(None) => break "closed by the client".to_owned(),
                 Err(err) => break err.to_string(),
             };
-            let (outcome, timer) = router::dispatch(&state, &mut session, &payload).await;
-            drop(payload);
-            drop(lease);
+            let Some((outcome, timer)) =
+                route_frame(&mut connection, &state, &mut session, frame).await
+            else {
+                continue;
+            };
             in_flight.push_back((queued(outcome), timer));
             continue;
         }
@@ -411,16 +422,16 @@ pub async fn serve_session<S>(
                 Err(ConnectionError::Idle)
             }
         };
-        let Frame { payload, lease } = match read {
+        let frame = match read {
             Ok(Some(frame)) => frame,
             Ok(None) => break "closed by the client".to_owned(),
             Err(err) => break err.to_string(),
         };
-        let (outcome, timer) = router::dispatch(&state, &mut session, &payload).await;
-        // Handled: the request's bytes go back to the pool before the response is written,
-        // where Kafka releases them too.
-        drop(payload);
-        drop(lease);
+        let Some((outcome, timer)) =
+            route_frame(&mut connection, &state, &mut session, frame).await
+        else {
+            continue;
+        };
         // A forwarded request's answer is still on its way: queue it, and queue every later
         // answer behind it so that all leave in request order.
         if !in_flight.is_empty() || matches!(outcome, Outcome::Pending(_)) {
@@ -471,6 +482,39 @@ pub async fn serve_session<S>(
     tracing::debug!(%peer, listener = %session.listener.name,
         principal = %safe(session.principal().unwrap_or("-")), reason = %safe(&reason),
         "connection closed");
+}
+
+/// Routes one frame. A frame of which only the first part has arrived (cut-through, gateway
+/// mode) is offered to the link first; declined, it goes back to be read whole and `None`
+/// says so. Either way the request's bytes go back to the memory pool once it is handled,
+/// before its answer is written, where Kafka releases them too.
+async fn route_frame<S: ClientStream>(
+    connection: &mut Connection<S>,
+    state: &Arc<ServerState>,
+    session: &mut Session,
+    frame: Frame,
+) -> Option<(Outcome, RequestTimer)> {
+    let Frame {
+        payload,
+        lease,
+        rest,
+    } = frame;
+    if rest > 0 {
+        let Some(routed) = router::dispatch_head(state, session, &payload, connection) else {
+            connection.read_rest(payload, lease);
+            return None;
+        };
+        // Forwarded with its rest taken (a refusal drops the rest unread).
+        if matches!(routed.0, Outcome::Pending(_)) && FrameRest::is_empty(connection) {
+            state.metrics.bytes_cut_through(rest);
+        }
+        connection.settle_rest();
+        return Some(routed);
+    }
+    let routed = router::dispatch(state, session, &payload).await;
+    drop(payload);
+    drop(lease);
+    Some(routed)
 }
 
 /// An outcome as the in-order queue holds it: a forwarded answer still on its way, or an
