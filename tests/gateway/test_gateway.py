@@ -1054,3 +1054,48 @@ def test_large_fetch_answers_are_spliced_and_arrive_intact(kafka_secure, splice)
             assert spliced == 0, spliced
     finally:
         gw.stop()
+
+
+@pytest.mark.parametrize("splice", [True, False], ids=["cut-through", "read-whole"])
+def test_large_produce_requests_are_cut_through_and_arrive_intact(kafka_secure, splice):
+    """8 MB of distinct 1 KB records to a one-partition topic through a gateway in front of
+    Kafka 4.4, in Produce requests of up to a megabyte (linger.ms=50): authorized on their
+    first part and relayed from the client's socket into the upstream's as they arrive
+    (cut-through: the gateway's counter covers most of the data; none with
+    kacl.gateway.splice.enable=false). Read back directly from Kafka: every record exactly
+    once, in order, byte for byte. A principal without WRITE sending the same large requests
+    gets TOPIC_AUTHORIZATION_FAILED and nothing of them reaches Kafka."""
+    metrics_port = upstreams.free_port()
+    gw = KaclGateway.start(kafka_secure.bootstrap, kafka_secure.client_config("admin"),
+                           upstream_user="kaclgw", upstream_password=KACLGW_PASSWORD,
+                           extra={"kacl.metrics.listen": "127.0.0.1:%d" % metrics_port,
+                                  "kacl.gateway.splice.enable": str(splice).lower()})
+    try:
+        env = Env("kafka", kafka_secure, gw, kafka_secure.client_config("admin"))
+        topic = _name("cut")
+        create_topic(env.up_admin(), topic, partitions=1)
+        grant(env.gw_admin(), topic_acls("alice", topic, AclOperation.WRITE, AclOperation.DESCRIBE)
+              + topic_acls("bob", topic, AclOperation.DESCRIBE))
+        values = [(b"%07d:" % i) + bytes([i % 251]) * 1016 for i in range(8000)]
+        errs, _ = produce(env.conf("alice"), topic, values, timeout=60, acks="all",
+                          **{"linger.ms": 50, "batch.size": 1_000_000})
+        assert codes(errs) == [None] * len(values)
+        got = read_direct(env, topic, expect=len(values), timeout=60)
+        assert len(got) == len(values) and got == values, "every record once, in order"
+        relayed = _metric(metrics_port, "kacl_gateway_cut_through_bytes_total")
+        if splice:
+            assert relayed > 6e6, relayed
+        else:
+            assert relayed == 0, relayed
+
+        errs, seen = produce(env.conf("bob"), topic, values[:3000], timeout=60, acks="all",
+                             **{"linger.ms": 50, "batch.size": 1_000_000,
+                                "enable.idempotence": False})
+        # librdkafka refuses the rest at produce() once a request came back refused.
+        refused = codes(errs) + [e.code() for e in seen if hasattr(e, "code")]
+        assert KafkaError.TOPIC_AUTHORIZATION_FAILED in refused, seen
+        assert set(codes(errs)) <= {KafkaError.TOPIC_AUTHORIZATION_FAILED, "no delivery report"}
+        assert end_offsets_direct(env, topic) == [len(values)], "nothing of bob's reached Kafka"
+        assert _metric(metrics_port, "kacl_gateway_cut_through_bytes_total") == relayed
+    finally:
+        gw.stop()
