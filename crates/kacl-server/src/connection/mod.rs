@@ -31,6 +31,7 @@
 
 mod frame_buffers;
 mod framing;
+mod head_first;
 mod session;
 
 pub use framing::{ClientStream, Connection, ConnectionError, Frame, CLOSE_LINGER};
