@@ -17,6 +17,7 @@ pub mod request_path;
 pub use kacl_protocol;
 
 use kacl_protocol::frame::{split_frame, RequestFrame};
+use kacl_protocol::messages as m;
 use kacl_protocol::messages::{
     alter_configs::AlterConfigsRequest,
     alter_user_scram_credentials::AlterUserScramCredentialsRequest,
@@ -29,37 +30,38 @@ use kacl_protocol::messages::{
     incremental_alter_configs::IncrementalAlterConfigsRequest, metadata::MetadataRequest,
     sasl_authenticate::SaslAuthenticateRequest, sasl_handshake::SaslHandshakeRequest,
 };
-use kacl_protocol::messages as m;
-use m::produce::ProduceRequest;
-use m::fetch::FetchRequest;
-use m::list_offsets::ListOffsetsRequest;
-use m::offset_commit::OffsetCommitRequest;
-use m::offset_fetch::OffsetFetchRequest;
-use m::find_coordinator::FindCoordinatorRequest;
-use m::join_group::JoinGroupRequest;
-use m::heartbeat::HeartbeatRequest;
-use m::leave_group::LeaveGroupRequest;
-use m::sync_group::SyncGroupRequest;
-use m::describe_groups::DescribeGroupsRequest;
-use m::list_groups::ListGroupsRequest;
-use m::delete_records::DeleteRecordsRequest;
-use m::init_producer_id::InitProducerIdRequest;
-use m::add_partitions_to_txn::AddPartitionsToTxnRequest;
-use m::add_offsets_to_txn::AddOffsetsToTxnRequest;
-use m::end_txn::EndTxnRequest;
-use m::txn_offset_commit::TxnOffsetCommitRequest;
-use m::describe_log_dirs::DescribeLogDirsRequest;
-use m::delete_groups::DeleteGroupsRequest;
-use m::offset_delete::OffsetDeleteRequest;
-use m::describe_producers::DescribeProducersRequest;
-use m::describe_transactions::DescribeTransactionsRequest;
-use m::list_transactions::ListTransactionsRequest;
-use m::consumer_group_heartbeat::ConsumerGroupHeartbeatRequest;
-use m::consumer_group_describe::ConsumerGroupDescribeRequest;
-use m::describe_topic_partitions::DescribeTopicPartitionsRequest;
-use m::list_partition_reassignments::ListPartitionReassignmentsRequest;
-use m::alter_partition_reassignments::AlterPartitionReassignmentsRequest;
 use kacl_protocol::ApiKey;
+use m::add_offsets_to_txn::AddOffsetsToTxnRequest;
+use m::add_partitions_to_txn::AddPartitionsToTxnRequest;
+use m::alter_client_quotas::AlterClientQuotasRequest;
+use m::alter_partition_reassignments::AlterPartitionReassignmentsRequest;
+use m::consumer_group_describe::ConsumerGroupDescribeRequest;
+use m::consumer_group_heartbeat::ConsumerGroupHeartbeatRequest;
+use m::delete_groups::DeleteGroupsRequest;
+use m::delete_records::DeleteRecordsRequest;
+use m::describe_client_quotas::DescribeClientQuotasRequest;
+use m::describe_groups::DescribeGroupsRequest;
+use m::describe_log_dirs::DescribeLogDirsRequest;
+use m::describe_producers::DescribeProducersRequest;
+use m::describe_topic_partitions::DescribeTopicPartitionsRequest;
+use m::describe_transactions::DescribeTransactionsRequest;
+use m::end_txn::EndTxnRequest;
+use m::fetch::FetchRequest;
+use m::find_coordinator::FindCoordinatorRequest;
+use m::heartbeat::HeartbeatRequest;
+use m::init_producer_id::InitProducerIdRequest;
+use m::join_group::JoinGroupRequest;
+use m::leave_group::LeaveGroupRequest;
+use m::list_groups::ListGroupsRequest;
+use m::list_offsets::ListOffsetsRequest;
+use m::list_partition_reassignments::ListPartitionReassignmentsRequest;
+use m::list_transactions::ListTransactionsRequest;
+use m::offset_commit::OffsetCommitRequest;
+use m::offset_delete::OffsetDeleteRequest;
+use m::offset_fetch::OffsetFetchRequest;
+use m::produce::ProduceRequest;
+use m::sync_group::SyncGroupRequest;
+use m::txn_offset_commit::TxnOffsetCommitRequest;
 
 /// Largest frame the frame target accepts, as a server's `socket.request.max.bytes` would.
 pub const MAX_FRAME: usize = 1 << 20;
@@ -170,8 +172,12 @@ pub fn check_request_frame(data: &[u8]) {
         ApiKey::DescribeProducers => check_body_at!(DescribeProducersRequest, body, version),
         ApiKey::DescribeTransactions => check_body_at!(DescribeTransactionsRequest, body, version),
         ApiKey::ListTransactions => check_body_at!(ListTransactionsRequest, body, version),
-        ApiKey::ConsumerGroupHeartbeat => check_body_at!(ConsumerGroupHeartbeatRequest, body, version),
-        ApiKey::ConsumerGroupDescribe => check_body_at!(ConsumerGroupDescribeRequest, body, version),
+        ApiKey::ConsumerGroupHeartbeat => {
+            check_body_at!(ConsumerGroupHeartbeatRequest, body, version)
+        }
+        ApiKey::ConsumerGroupDescribe => {
+            check_body_at!(ConsumerGroupDescribeRequest, body, version)
+        }
         ApiKey::DescribeTopicPartitions => {
             check_body_at!(DescribeTopicPartitionsRequest, body, version)
         }
@@ -181,6 +187,10 @@ pub fn check_request_frame(data: &[u8]) {
         ApiKey::AlterPartitionReassignments => {
             check_body_at!(AlterPartitionReassignmentsRequest, body, version)
         }
+        ApiKey::DescribeClientQuotas => {
+            check_body_at!(DescribeClientQuotasRequest, body, version)
+        }
+        ApiKey::AlterClientQuotas => check_body_at!(AlterClientQuotasRequest, body, version),
     }
 }
 

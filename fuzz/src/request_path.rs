@@ -18,8 +18,8 @@ use kacl_acl::{
     AccessControlEntry, AclBinding, AclBindingFilter, AclOperation, AclPermissionType, PatternType,
     ResourcePattern, ResourceType,
 };
-use kacl_server_config::ServerConfig;
 use kacl_server::fuzzing;
+use kacl_server_config::ServerConfig;
 use kacl_store::{MemoryStore, MetadataStore, PartitionRecord, TopicRecord};
 
 /// The PLAIN users of the SASL setups.

@@ -195,6 +195,42 @@ impl<'a> ProduceRequestHead<'a> {
     }
 }
 
+/// Checks [`ProduceRequestHead::read`] against the whole request's decoder on `body` at
+/// `version` (panics on a disagreement): where the head reads, it names the one topic and
+/// partition the whole request holds, and the records it points at are that partition's. For
+/// the fuzzer and the tests.
+#[doc(hidden)]
+pub fn check_head_agrees(body: &[u8], version: i16) {
+    use crate::Message as _;
+    let Some(head) = ProduceRequestHead::read(body, version) else {
+        return;
+    };
+    let records = body.get(head.records_at..head.records_at + head.records_len);
+    let Ok(whole) = ProduceRequest::decode_exact(body, version) else {
+        return;
+    };
+    let [topic] = &whole.topic_data[..] else {
+        panic!("a head for a request of {} topics", whole.topic_data.len());
+    };
+    let [partition] = &topic.partition_data[..] else {
+        panic!("a head for {} partitions", topic.partition_data.len());
+    };
+    assert_eq!(head.transactional_id, whole.transactional_id.as_deref());
+    assert_eq!(head.acks, whole.acks);
+    if version >= 13 {
+        assert_eq!(head.topic_id, topic.topic_id);
+    } else {
+        assert_eq!(head.topic_name, topic.name);
+    }
+    assert_eq!(head.partition, partition.index);
+    assert_eq!(records, partition.records.as_deref());
+    assert_eq!(
+        body.get(head.records_at + head.records_len..),
+        Some(ProduceRequestHead::plain_end(version)),
+        "a one-partition request without tagged fields ends with the plain end"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,6 +327,47 @@ mod tests {
             let plain = body(&request(1, 1, None), version);
             let head = ProduceRequestHead::read(&plain, version);
             assert_eq!(head.map(|h| h.transactional_id), Some(None));
+        }
+    }
+
+    proptest::proptest! {
+        /// The head agrees with the whole request for any one-topic request, and reading any
+        /// bytes, or any prefix of a request, never panics.
+        #[test]
+        fn the_head_agrees_with_the_whole_request(
+            version in 3i16..=13,
+            transactional in proptest::option::of("[a-z]{0,12}"),
+            topic in "[a-zA-Z0-9._-]{1,40}",
+            partition in proptest::prelude::any::<i32>(),
+            records in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400),
+            cut in 0usize..600,
+            noise in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+        ) {
+            let request = ProduceRequest {
+                transactional_id: transactional.as_deref().map(Cow::Borrowed),
+                acks: 1,
+                timeout_ms: 5,
+                topic_data: vec![TopicProduceData {
+                    name: Cow::Borrowed(&topic),
+                    topic_id: Uuid([3; 16]),
+                    partition_data: vec![PartitionProduceData {
+                        index: partition,
+                        records: Some(Cow::Borrowed(&records)),
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }],
+                ..Default::default()
+            };
+            let bytes = body(&request, version);
+            check_head_agrees(&bytes, version);
+            proptest::prop_assert!(ProduceRequestHead::read(&bytes, version).is_some());
+            let prefix = &bytes[..cut.min(bytes.len())];
+            if let Some(head) = ProduceRequestHead::read(prefix, version) {
+                proptest::prop_assert_eq!(Some(head), ProduceRequestHead::read(&bytes, version));
+            }
+            let _ = ProduceRequestHead::read(&noise, version);
+            check_head_agrees(&noise, version);
         }
     }
 }
