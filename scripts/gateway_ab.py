@@ -5,7 +5,7 @@ every figure has its reference measured minutes apart on the same machine (BENCH
 "Gateway").
 
     tests/gateway/.venv/bin/python scripts/gateway_ab.py [--upstream kafka|tansu]
-        [--rounds 5] [--warmup-rounds 0] [--records 200000] [--size 1024] [--gateway-cpus 1]
+        [--rounds 5] [--warmup-rounds 0] [--produce-only|--consume-only] [--records 200000] [--size 1024] [--gateway-cpus 1]
         NAME=KACL_BIN[,KEY=VALUE...] ...
 
 `--warmup-rounds N` runs N whole rounds on every side first and counts none of them: a fresh
@@ -27,7 +27,8 @@ listener of the Kafka upstream that advertises HAProxy's port, so every byte of 
 through it. It is the floor a proxy can reach on the machine (`apt-get install haproxy`).
 `--consume-only` produces one topic once, directly, and then only reads it back on every side
 each round (produce figures are 0; gateway CPU is per MB consumed): the consume ratio without
-the broker's state changing between runs.
+the broker's state changing between runs. `--produce-only` only produces (a fresh topic each
+run, deleted after it; consume figures are 0; gateway CPU is per MB produced).
 
 Each round runs scripts/gateway_throughput.py (a fresh single-partition topic, N records of
 SIZE bytes produced with acks=all, then read back) once directly and once through each
@@ -135,10 +136,12 @@ def cpu_seconds(pid: int) -> float:
 
 
 def run_once(bootstrap: str, records: int, size: int, cpus: str | None,
-             phase: str = "both", topic: str | None = None) -> dict:
+             phase: str = "both", topic: str | None = None, delete_after: bool = False) -> dict:
     topic = topic or "ab-%d-%d" % (os.getpid(), time.monotonic_ns())
     argv = [sys.executable, str(HERE / "gateway_throughput.py"), bootstrap, topic,
             "--records", str(records), "--size", str(size), "--json", "--phase", phase]
+    if delete_after:
+        argv.append("--delete-after")
     if cpus:
         argv = ["taskset", "-c", cpus, *argv]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=300)
@@ -181,6 +184,12 @@ def main() -> int:
     ap.add_argument("--passthrough", action="store_true",
                     help="also measure HAProxy (TCP mode, splice) as a bare relay")
     ap.add_argument("--latency", action="store_true", help="p50/p99 at 1,000 produce requests/s")
+    ap.add_argument("--kafka-heap", default="512m",
+                    help="the Kafka upstream's -Xmx (kafka-server-start.sh's default is 1g; "
+                         "at 512m G1's concurrent marking took 15%% of the machine at 300 MB/s)")
+    ap.add_argument("--produce-only", action="store_true",
+                    help="only produce on every side (each round's topic deleted after it); "
+                         "the gateway's CPU is then per MB produced")
     ap.add_argument("--consume-only", action="store_true",
                     help="produce one topic once (directly), then only read it back on every side")
     ap.add_argument("--gateway-property", action="append", default=[], metavar="KEY=VALUE",
@@ -201,7 +210,8 @@ def main() -> int:
     # Each run's topic is deleted after it; without a delete delay its segments go at once
     # rather than piling up on the broker's (tmpfs) disk for a minute, round after round.
     cm = (upstreams.kafka_broker(extra_listener=tuple(relay) if relay else None,
-                                 extra_props={"log.segment.delete.delay.ms": 0})
+                                 extra_props={"log.segment.delete.delay.ms": 0},
+                                 heap=args.kafka_heap)
           if args.upstream == "kafka"
           else upstreams.tansu_broker())
     results: dict[str, list[dict]] = {"direct": [], **{name: [] for name, _, _ in named}}
@@ -242,7 +252,11 @@ def main() -> int:
                         print("%s %-10s p50 %6.3f ms  p99 %6.3f ms" % (
                             label, name, res["p50"], res["p99"]), flush=True)
                     else:
-                        if shared_topic:
+                        if args.produce_only:
+                            res = run_once(bootstrap, args.records, args.size, client_cpus,
+                                           "produce", delete_after=True)
+                            mb = args.records * args.size / 2**20  # produced only
+                        elif shared_topic:
                             res = run_once(bootstrap, args.records, args.size, client_cpus,
                                            "consume", shared_topic)
                             mb = args.records * args.size / 2**20  # consumed only
@@ -291,7 +305,7 @@ def main() -> int:
         c = statistics.median(r["consume_mb_per_s"] for r in runs)
         cpu = statistics.median(r.get("gateway_cpu_ms_per_mb", 0.0) for r in runs)
         print("%-10s produce %7.1f MB/s (%.2fx direct)  consume %7.1f MB/s (%.2fx direct)  gateway CPU %.2f ms/MB" % (
-            name, p, p / direct_p if direct_p else 0.0, c, c / direct_c, cpu))
+            name, p, p / direct_p if direct_p else 0.0, c, c / direct_c if direct_c else 0.0, cpu))
     # Each round's ratio to the direct run of the same round, the median of those: the paired
     # figure, which a slow or fast stretch of the machine moves less than a ratio of medians.
     for name, runs in results.items():
@@ -300,7 +314,8 @@ def main() -> int:
         pairs = list(zip(runs, results["direct"]))
         rp = statistics.median(g["produce_mb_per_s"] / d["produce_mb_per_s"] if d["produce_mb_per_s"] else 0.0
                                for g, d in pairs)
-        rc = statistics.median(g["consume_mb_per_s"] / d["consume_mb_per_s"] for g, d in pairs)
+        rc = statistics.median(g["consume_mb_per_s"] / d["consume_mb_per_s"] if d["consume_mb_per_s"] else 0.0
+                               for g, d in pairs)
         print("%-10s paired: median of per-round ratios  produce %.2fx  consume %.2fx" % (name, rp, rc))
     print(steal_line)
     return 0

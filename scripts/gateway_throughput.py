@@ -30,6 +30,8 @@ def main() -> int:
     ap.add_argument("--size", type=int, default=1024)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--phase", choices=["both", "produce", "consume"], default="both")
+    ap.add_argument("--delete-after", action="store_true",
+                    help="with --phase produce: delete TOPIC once its records are in")
     args = ap.parse_args()
     common = {"bootstrap.servers": args.bootstrap}
     admin = AdminClient(common)
@@ -39,6 +41,9 @@ def main() -> int:
         if left or failed:
             print(f"produce: {left} undelivered, errors {failed[:3]}", file=sys.stderr)
             return 1
+        if args.phase == "produce" and args.delete_after:
+            for future in admin.delete_topics([args.topic], request_timeout=30).values():
+                future.result()
     if args.phase != "produce":
         got, consume_s = consume_phase(args, common)
         if args.phase == "both":
