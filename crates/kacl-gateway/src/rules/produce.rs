@@ -90,6 +90,11 @@ pub(super) fn produce(
 /// decidable on that part: one record batch, whose header is there, filling the partition's
 /// record data, and nothing after it but the empty tagged fields. [`ProduceHead::plan`] makes
 /// the decision [`produce`] would make of the whole request.
+///
+/// Deliberately unlike Kafka (DIFFERENCES_FROM_KAFKA): Kafka reads a request whole before it
+/// authorizes it, so a request malformed past its batch header closes the connection there;
+/// refused here, such a request is answered with its refusal, its rest read past unread.
+/// Forwarded, its last bytes are checked before they complete it upstream.
 pub(crate) struct ProduceHead {
     transactional_id: Option<String>,
     acks: i16,
