@@ -385,6 +385,20 @@ def test_allowed_principal_round_trip(env):
     assert seen == committed
 
 
+def test_large_idempotent_produce_round_trip(env):
+    """Megabyte Produce requests to one partition (the gateway relays them cut-through) from an
+    idempotent producer, on Kafka and on Tansu: every record in the upstream once, in order."""
+    topic = _name("tbig")
+    create_topic(env.up_admin(), topic)
+    grant(env.gw_admin(), topic_acls("alice", topic, AclOperation.WRITE, AclOperation.DESCRIBE))
+    values = [(b"%06d:" % i) + bytes([i % 251]) * 2041 for i in range(2000)]
+    errs, cb = produce(env.conf("alice"), topic, values, timeout=60,
+                       **{"enable.idempotence": True, "linger.ms": 50, "batch.size": 1_000_000})
+    assert codes(errs) == [None] * len(values), cb
+    got = read_direct(env, topic, expect=len(values), timeout=60)
+    assert len(got) == len(values) and got == values, "every record once, in order"
+
+
 def test_kafka_python_round_trip(env):
     kafka = pytest.importorskip("kafka")
     topic, group = _name("kp"), _name("gkp")

@@ -103,23 +103,9 @@ pub async fn serve_bytes(
 ) -> Option<Vec<u8>> {
     let listener = state.listener(listener)?.clone();
     let (client, server) = tokio::io::duplex(PIPE_CAPACITY);
-    let (mut from_server, mut to_server) = tokio::io::split(client);
-    // The shutdown sender lives until the connection ends, so the server never sees it fire.
-    let (_shutdown, shutdown) = watch::channel(false);
-    let feed = async move {
-        // The server may close first (a malformed frame); the rest of the input is moot then.
-        let _ = to_server.write_all(input).await;
-        let _ = to_server.shutdown().await;
-    };
-    let collect = async move {
-        let mut out = Vec::new();
-        let _ = from_server.read_to_end(&mut out).await;
-        out
-    };
+    let (from_server, to_server) = tokio::io::split(client);
     let session = Session::new(listener, CLIENT_ADDR);
-    let serve = connection::serve_session(server, session, state.clone(), shutdown);
-    let ((), out, ()) = tokio::join!(feed, collect, serve);
-    Some(out)
+    Some(exchange(state, session, server, from_server, to_server, input).await)
 }
 
 /// [`serve_bytes`] over a loopback TCP connection instead of the in-memory pipe: what only a
@@ -137,9 +123,25 @@ pub async fn serve_bytes_tcp(
         socket.accept()
     );
     let (server, peer) = accepted.ok()?;
-    let (mut from_server, mut to_server) = client.ok()?.into_split();
+    let (from_server, to_server) = client.ok()?.into_split();
+    let session = Session::new(listener, peer);
+    Some(exchange(state, session, server, from_server, to_server, input).await)
+}
+
+/// Serves one connection on `server` while the client's halves write `input` (then
+/// half-close) and read everything the server writes until it closes.
+async fn exchange<S: connection::ClientStream>(
+    state: &Arc<ServerState>,
+    session: Session,
+    server: S,
+    mut from_server: impl tokio::io::AsyncRead + Unpin,
+    mut to_server: impl tokio::io::AsyncWrite + Unpin,
+    input: &[u8],
+) -> Vec<u8> {
+    // The shutdown sender lives until the connection ends, so the server never sees it fire.
     let (_shutdown, shutdown) = watch::channel(false);
     let feed = async move {
+        // The server may close first (a malformed frame); the rest of the input is moot then.
         let _ = to_server.write_all(input).await;
         let _ = to_server.shutdown().await;
     };
@@ -148,12 +150,7 @@ pub async fn serve_bytes_tcp(
         let _ = from_server.read_to_end(&mut out).await;
         out
     };
-    let serve = connection::serve_session(
-        server,
-        Session::new(listener, peer),
-        state.clone(),
-        shutdown,
-    );
+    let serve = connection::serve_session(server, session, state.clone(), shutdown);
     let ((), out, ()) = tokio::join!(feed, collect, serve);
-    Some(out)
+    out
 }

@@ -111,14 +111,6 @@ pub fn dispatch_head(
         return None;
     };
     let frame = RequestFrame::parse_within(head, state.config.request_max_decoded_bytes).ok()?;
-    tracing::debug!(
-        peer = %session.peer,
-        api = %api,
-        version = prefix.request_api_version,
-        correlation_id = prefix.correlation_id,
-        client_id = %kacl_logsafe::safe(frame.header.client_id.as_deref().unwrap_or("")),
-        "request (first part)"
-    );
     let ctx = RequestContext {
         state,
         principal,
@@ -132,10 +124,24 @@ pub fn dispatch_head(
         .link
         .get_or_insert_with(|| forwarder.link(&session.listener));
     let outcome = link.forward_head(&ctx, &frame, head, rest)?;
+    // Logged once taken: a declined frame is logged when it is routed whole.
+    log_request(session, api, &prefix, &frame);
     Some((
         outcome,
         state.metrics.request_routed(Some(&prefix), started),
     ))
+}
+
+/// The debug line of one routed request (the client id escaped: it is the client's text).
+fn log_request(session: &Session, api: ApiKey, prefix: &RequestPrefix, frame: &RequestFrame<'_>) {
+    tracing::debug!(
+        peer = %session.peer,
+        api = %api,
+        version = prefix.request_api_version,
+        correlation_id = prefix.correlation_id,
+        client_id = %kacl_logsafe::safe(frame.header.client_id.as_deref().unwrap_or("")),
+        "request"
+    );
 }
 
 async fn route(
@@ -183,14 +189,7 @@ async fn route(
         Ok(frame) => frame,
         Err(err) => return Outcome::close(format!("malformed {api} request header: {err}")),
     };
-    tracing::debug!(
-        peer = %session.peer,
-        api = %api,
-        version = prefix.request_api_version,
-        correlation_id = prefix.correlation_id,
-        client_id = %kacl_logsafe::safe(frame.header.client_id.as_deref().unwrap_or("")),
-        "request"
-    );
+    log_request(session, api, prefix, &frame);
     // One exhaustive match over the API table. ApiVersions and the SASL exchange answer from the
     // session itself; every other API first needs an authenticated principal, which
     // `with_context!` borrows from the session into the request's context.
