@@ -404,4 +404,24 @@ proptest! {
         let out = serve(&state, &input);
         prop_assert!(out.len() <= 1);
     }
+
+    /// Large one-partition Produce requests over TCP (the cut-through path) with arbitrary bytes
+    /// written over their first part's fields and batch header, at every version: answered or
+    /// closed, never a panic, never half a frame, and the request after it answered whenever the
+    /// connection stays open.
+    #[test]
+    fn mangled_first_parts_never_break_the_cut_through_path(
+        version in 3i16..=13,
+        at in 0usize..160,
+        noise in proptest::collection::vec(any::<u8>(), 1..24),
+    ) {
+        let mut input = frame(version, 7, &large_produce(-1, None, 0, 200_000));
+        // Past the size prefix and the request header's fixed fields.
+        let start = (12 + at).min(input.len() - noise.len());
+        input[start..start + noise.len()].copy_from_slice(&noise);
+        input.extend(frame(2, 8, &ApiVersionsRequest::default()));
+        let state = state();
+        let out = serve_tcp(&state, &input);
+        prop_assert!(out.len() <= 2);
+    }
 }

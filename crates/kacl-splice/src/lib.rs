@@ -4,7 +4,8 @@
 //! A gateway that reads a megabyte Fetch answer into memory and writes it out again copies
 //! every byte twice more than a direct connection (`recv` into the buffer, `send` out of it):
 //! on a loopback broker that is most of what relaying costs. Spliced, the bytes move as page
-//! references: socket → pipe → socket.
+//! references: socket → pipe → socket. The same relay carries a cut-through Produce request's
+//! record data the other way, from the client's socket into the upstream's.
 //!
 //! One task does the whole relay: [`SplicedBody::splice_some_into`] moves the body from the
 //! source socket into the pipe and from the pipe into the destination socket in the same turn,
