@@ -1030,6 +1030,17 @@ def _metric(port: int, name: str) -> float:
     raise AssertionError("%s missing from /metrics" % name)
 
 
+def _metered_gateway(kafka_secure, splice):
+    """A gateway in front of `kafka_secure` with /metrics on a free port and splicing on or
+    off: (gateway, its Env, the metrics port)."""
+    metrics_port = upstreams.free_port()
+    gw = KaclGateway.start(kafka_secure.bootstrap, kafka_secure.client_config("admin"),
+                           upstream_user="kaclgw", upstream_password=KACLGW_PASSWORD,
+                           extra={"kacl.metrics.listen": "127.0.0.1:%d" % metrics_port,
+                                  "kacl.gateway.splice.enable": str(splice).lower()})
+    return gw, Env("kafka", kafka_secure, gw, kafka_secure.client_config("admin")), metrics_port
+
+
 @pytest.mark.parametrize("splice", [True, False], ids=["splice", "no-splice"])
 def test_large_fetch_answers_are_spliced_and_arrive_intact(kafka_secure, splice):
     """8 MB of distinct 1 KB records through a gateway in front of Kafka 4.4, read back by a
@@ -1037,13 +1048,8 @@ def test_large_fetch_answers_are_spliced_and_arrive_intact(kafka_secure, splice)
     kafka-python one: every record exactly once and byte for byte, and the megabyte Fetch
     answers went from the upstream's socket into the clients' through a pipe (the gateway's
     spliced-bytes counter covers most of the data; none with kacl.gateway.splice.enable=false)."""
-    metrics_port = upstreams.free_port()
-    gw = KaclGateway.start(kafka_secure.bootstrap, kafka_secure.client_config("admin"),
-                           upstream_user="kaclgw", upstream_password=KACLGW_PASSWORD,
-                           extra={"kacl.metrics.listen": "127.0.0.1:%d" % metrics_port,
-                                  "kacl.gateway.splice.enable": str(splice).lower()})
+    gw, env, metrics_port = _metered_gateway(kafka_secure, splice)
     try:
-        env = Env("kafka", kafka_secure, gw, kafka_secure.client_config("admin"))
         topic, group = _name("splice"), _name("gsplice")
         create_topic(env.up_admin(), topic, partitions=2)
         grant(env.gw_admin(), topic_acls("alice", topic, AclOperation.WRITE, AclOperation.DESCRIBE,
@@ -1084,13 +1090,8 @@ def test_large_produce_requests_are_cut_through_and_arrive_intact(kafka_secure, 
     kacl.gateway.splice.enable=false). Read back directly from Kafka: every record exactly
     once, in order, byte for byte. A principal without WRITE sending the same large requests
     gets TOPIC_AUTHORIZATION_FAILED and nothing of them reaches Kafka."""
-    metrics_port = upstreams.free_port()
-    gw = KaclGateway.start(kafka_secure.bootstrap, kafka_secure.client_config("admin"),
-                           upstream_user="kaclgw", upstream_password=KACLGW_PASSWORD,
-                           extra={"kacl.metrics.listen": "127.0.0.1:%d" % metrics_port,
-                                  "kacl.gateway.splice.enable": str(splice).lower()})
+    gw, env, metrics_port = _metered_gateway(kafka_secure, splice)
     try:
-        env = Env("kafka", kafka_secure, gw, kafka_secure.client_config("admin"))
         topic = _name("cut")
         create_topic(env.up_admin(), topic, partitions=1)
         grant(env.gw_admin(), topic_acls("alice", topic, AclOperation.WRITE, AclOperation.DESCRIBE)

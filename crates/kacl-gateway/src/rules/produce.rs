@@ -16,7 +16,7 @@ use kacl_acl::{AclOperation, ResourceType};
 use kacl_protocol::frame::{decode_broker_response_frame, RequestFrame};
 use kacl_protocol::messages::produce::{
     PartitionProduceResponse, ProduceRequest, ProduceRequestHead, ProduceResponse,
-    TopicProduceData, TopicProduceResponse,
+    TopicProduceResponse,
 };
 use kacl_protocol::{ErrorCode, Uuid};
 use kacl_service::audit::AuditPolicy;
@@ -51,7 +51,7 @@ pub(super) fn produce(
     let mut refused: Vec<Refused> = Vec::new();
     let topic_count = request.topic_data.len();
     request.topic_data.retain(|topic| {
-        let name = topic_name(shared, topic, ctx.version >= 13);
+        let name = topic_name(shared, &topic.name, &topic.topic_id, ctx.version >= 13);
         match decision.topic(name.as_deref()) {
             None => true,
             Some(code) => {
@@ -126,12 +126,7 @@ impl ProduceHead {
             return None;
         }
         let attributes = i16::from_be_bytes([header[21], header[22]]);
-        let topic = TopicProduceData {
-            name: Cow::Borrowed(head.topic_name),
-            topic_id: head.topic_id,
-            ..Default::default()
-        };
-        let name = topic_name(shared, &topic, version >= 13);
+        let name = topic_name(shared, head.topic_name, &head.topic_id, version >= 13);
         Some(ProduceHead {
             transactional_id: head.transactional_id.map(str::to_owned),
             acks: head.acks,
@@ -286,11 +281,11 @@ fn merge_refused(
 
 /// The topic's name: given (v0-12) or looked up by id (v13+); `None` for an id the gateway has
 /// not seen in a Metadata answer.
-fn topic_name(shared: &Shared, topic: &TopicProduceData<'_>, by_id: bool) -> Option<String> {
+fn topic_name(shared: &Shared, name: &str, id: &Uuid, by_id: bool) -> Option<String> {
     if by_id {
-        shared.topic_ids.name(&topic.topic_id)
+        shared.topic_ids.name(id)
     } else {
-        Some(topic.name.to_string())
+        Some(name.to_owned())
     }
 }
 
