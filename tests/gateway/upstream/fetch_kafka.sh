@@ -29,7 +29,10 @@ for tool in java mvn; do
   fi
 done
 
-if [ -f "$LIB/.complete" ] && [ "$(cat "$LIB/.complete")" = "$VERSION" ] \
+# The cache is stamped with the version and the pom's digest: a pom that gains an artifact
+# (the tools, say) fetches again.
+STAMP="$VERSION $(sha256sum "$POM" | cut -c1-16)"
+if [ -f "$LIB/.complete" ] && [ "$(cat "$LIB/.complete")" = "$STAMP" ] \
    && [ -f "$LIB/kafka_2.13-$VERSION.jar" ]; then
   echo "kafka $VERSION: cached in $LIB ($(elapsed) s)" >&2
   echo "$LIB"
@@ -55,7 +58,7 @@ if [ ! -f "$tmp/lib/kafka_2.13-$VERSION.jar" ]; then
   echo "fetch_kafka.sh: kafka_2.13-$VERSION.jar missing after mvn" >&2
   exit 1
 fi
-echo "$VERSION" > "$tmp/lib/.complete"
+echo "$STAMP" > "$tmp/lib/.complete"
 rm -rf "$LIB"
 mv "$tmp/lib" "$LIB"
 echo "kafka $VERSION: $(ls "$LIB" | grep -c '\.jar$') jars, $(du -sh "$LIB" | cut -f1) in $LIB ($(elapsed) s)" >&2
