@@ -62,6 +62,7 @@ pub mod acl_snapshot;
 pub mod checksum;
 mod codec;
 pub mod encoding;
+mod engine;
 mod error;
 mod feed;
 mod fs_sync;

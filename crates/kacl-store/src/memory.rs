@@ -8,18 +8,12 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use kacl_acl::AclBinding;
-use kacl_sasl::scram::{ScramCredential, ScramMechanism};
-
+use crate::engine::LocalEngine;
 use crate::error::StoreError;
-use crate::feed::{Change, ChangeSink, LocalFeed, Part, StoreContents};
+use crate::feed::LocalFeed;
 use crate::ids;
 use crate::kv::{KvGet, KvScan, KvWrite, Table, Visitor};
 use crate::ops;
-use crate::records::{
-    AclChunkSink, AclCommit, PartitionRecord, StoredScramCredential, TopicRecord,
-};
-use crate::store::MetadataStore;
 
 /// A store that lives as long as the value does.
 #[derive(Debug)]
@@ -62,29 +56,6 @@ impl MemoryStore {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Commits `operation` and delivers its `changes` to the sink (see [`LocalFeed`]).
-    fn commit<R>(
-        &self,
-        part: Part,
-        operation: impl FnOnce(&mut Staged<'_>) -> Result<R, StoreError>,
-        changes: impl FnOnce(&R) -> Vec<Change>,
-    ) -> Result<R, StoreError> {
-        self.feed.commit(
-            part,
-            || self.write(operation),
-            changes,
-            || {
-                let tables = self.lock();
-                Ok(StoreContents {
-                    acls: ops::load_acls(&*tables)?,
-                    topics: ops::load_topics(&*tables)?,
-                    scram: ops::list_scram(&*tables)?,
-                    quotas: ops::load_quotas(&*tables)?,
-                })
-            },
-        )
-    }
-
     fn write<R>(
         &self,
         operation: impl FnOnce(&mut Staged<'_>) -> Result<R, StoreError>,
@@ -110,179 +81,36 @@ impl Default for MemoryStore {
     }
 }
 
-impl MetadataStore for MemoryStore {
-    fn cluster_id(&self) -> String {
+impl LocalEngine for MemoryStore {
+    type Read<'t> = Tables;
+    type Write<'t> = Staged<'t>;
+
+    fn engine_cluster_id(&self) -> String {
         self.cluster_id.clone()
     }
 
-    fn load_acls(&self) -> Result<Vec<AclBinding>, StoreError> {
-        ops::load_acls(&*self.lock())
-    }
-
-    fn load_acls_chunked(
+    fn read_view<R>(
         &self,
-        chunk_len: usize,
-        sink: &mut AclChunkSink<'_>,
-    ) -> Result<(), StoreError> {
-        ops::load_acls_chunked(&*self.lock(), chunk_len, sink)
+        operation: impl FnOnce(&Tables) -> Result<R, StoreError>,
+    ) -> Result<R, StoreError> {
+        operation(&self.lock())
     }
 
-    fn commit_acl_changes(
+    fn write_txn<R>(
         &self,
-        adds: &[AclBinding],
-        removes: &[AclBinding],
-    ) -> Result<AclCommit, StoreError> {
-        self.commit(
-            Part::Acls,
-            |t| ops::commit_acl_changes(t, adds, removes, &mut ids::random_kafka_uuid),
-            Change::of_acl_commit,
-        )
+        operation: impl FnOnce(&mut Staged<'_>) -> Result<R, StoreError>,
+    ) -> Result<R, StoreError> {
+        self.write(operation)
     }
 
-    fn load_topics(&self) -> Result<Vec<TopicRecord>, StoreError> {
-        ops::load_topics(&*self.lock())
-    }
-
-    fn create_topics(&self, topics: &[TopicRecord]) -> Result<Vec<TopicRecord>, StoreError> {
-        self.commit(
-            Part::Topics,
-            |t| ops::create_topics(t, topics),
-            |created| created.iter().cloned().map(Change::TopicPut).collect(),
-        )
-    }
-
-    fn delete_topics(&self, names: &[String]) -> Result<Vec<String>, StoreError> {
-        self.commit(
-            Part::Topics,
-            |t| ops::delete_topics(t, names),
-            |deleted| deleted.iter().cloned().map(Change::TopicDeleted).collect(),
-        )
-    }
-
-    fn add_partitions(
-        &self,
-        name: &str,
-        new_partitions: &[PartitionRecord],
-    ) -> Result<TopicRecord, StoreError> {
-        self.commit(
-            Part::Topics,
-            |t| ops::add_partitions(t, name, new_partitions),
-            |topic| vec![Change::TopicPut(topic.clone())],
-        )
-    }
-
-    fn reassign_partitions(
-        &self,
-        name: &str,
-        replicas: &[(i32, Vec<i32>)],
-    ) -> Result<TopicRecord, StoreError> {
-        self.commit(
-            Part::Topics,
-            |t| ops::reassign_partitions(t, name, replicas),
-            |topic| vec![Change::TopicPut(topic.clone())],
-        )
-    }
-
-    fn set_topic_configs(
-        &self,
-        name: &str,
-        configs: &std::collections::BTreeMap<String, String>,
-    ) -> Result<TopicRecord, StoreError> {
-        self.commit(
-            Part::Topics,
-            |t| ops::set_topic_configs(t, name, configs),
-            |topic| vec![Change::TopicPut(topic.clone())],
-        )
-    }
-
-    fn upsert_scram_credential(
-        &self,
-        user: &str,
-        mechanism: ScramMechanism,
-        credential: &ScramCredential,
-    ) -> Result<(), StoreError> {
-        self.commit(
-            Part::Scram,
-            |t| ops::upsert_scram(t, user, mechanism, credential),
-            |()| {
-                vec![Change::ScramPut(
-                    user.to_owned(),
-                    mechanism,
-                    credential.clone(),
-                )]
-            },
-        )
-    }
-
-    fn delete_scram_credential(
-        &self,
-        user: &str,
-        mechanism: ScramMechanism,
-    ) -> Result<bool, StoreError> {
-        self.commit(
-            Part::Scram,
-            |t| ops::delete_scram(t, user, mechanism),
-            |&deleted| {
-                (deleted.then(|| Change::ScramDeleted(user.to_owned(), mechanism)))
-                    .into_iter()
-                    .collect()
-            },
-        )
-    }
-
-    fn scram_credential(
-        &self,
-        user: &str,
-        mechanism: ScramMechanism,
-    ) -> Result<Option<ScramCredential>, StoreError> {
-        ops::get_scram(&*self.lock(), user, mechanism)
-    }
-
-    fn list_scram_credentials(&self) -> Result<Vec<StoredScramCredential>, StoreError> {
-        ops::list_scram(&*self.lock())
-    }
-
-    fn load_client_quotas(&self) -> Result<Vec<crate::quotas::QuotaEntry>, StoreError> {
-        ops::load_quotas(&*self.lock())
-    }
-
-    fn alter_client_quotas(&self, changes: &[crate::quotas::QuotaOp]) -> Result<(), StoreError> {
-        self.commit(
-            Part::Quotas,
-            |t| ops::alter_quotas(t, changes),
-            |()| Change::of_quota_ops(changes),
-        )
-    }
-
-    fn scram_bootstrapped(&self) -> Result<bool, StoreError> {
-        ops::scram_bootstrapped(&*self.lock())
-    }
-
-    fn scram_stand_in_secret(&self) -> Result<Option<[u8; 32]>, StoreError> {
-        ops::stand_in_secret(&*self.lock())
-    }
-
-    fn bootstrap_scram_credentials(
-        &self,
-        credentials: &[StoredScramCredential],
-    ) -> Result<bool, StoreError> {
-        self.commit(
-            Part::Scram,
-            |t| ops::bootstrap_scram(t, credentials),
-            |&stored| crate::feed::bootstrap_changes(stored, credentials),
-        )
-    }
-
-    /// Delivers every later commit to `sink`, synchronously, inside the commit.
-    fn start_feed(&self, sink: std::sync::Arc<dyn ChangeSink>) -> Result<(), StoreError> {
-        self.feed.attach(sink);
-        Ok(())
+    fn local_feed(&self) -> &LocalFeed {
+        &self.feed
     }
 }
 
 /// The four tables as sorted maps.
 #[derive(Debug, Default)]
-struct Tables {
+pub(crate) struct Tables {
     maps: BTreeMap<Table, BTreeMap<Vec<u8>, Vec<u8>>>,
 }
 
@@ -329,7 +157,7 @@ impl KvScan for Tables {
 
 /// A write transaction: changes are collected here and applied to the tables only when
 /// the whole operation has succeeded.
-struct Staged<'a> {
+pub(crate) struct Staged<'a> {
     base: &'a Tables,
     changes: Changes,
 }

@@ -15,20 +15,15 @@ use std::fs;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use kacl_acl::AclBinding;
-use kacl_sasl::scram::{ScramCredential, ScramMechanism};
 use redb::{Builder, Durability};
 
+use crate::engine::LocalEngine;
 use crate::error::StoreError;
-use crate::feed::{bootstrap_changes, Change, ChangeSink, LocalFeed, Part, StoreContents};
+use crate::feed::LocalFeed;
 use crate::fs_sync::sync_dir;
 use crate::identity::{self, Identity};
-use crate::ids;
 use crate::ops;
-use crate::records::{
-    AclChunkSink, AclCommit, PartitionRecord, StoredScramCredential, TopicRecord,
-};
-use crate::store::{AclSnapshots, MetadataStore};
+use crate::store::AclSnapshots;
 
 use handle::{DbHandle, Opener};
 use lock::DirLock;
@@ -288,33 +283,6 @@ impl RedbStore {
         self.options
     }
 
-    /// Commits `operation` durably and delivers its `changes` to the sink (see [`LocalFeed`]).
-    fn commit<R>(
-        &self,
-        part: Part,
-        operation: impl FnOnce(&mut WriteTables<'_>) -> Result<R, StoreError>,
-        changes: impl FnOnce(&R) -> Vec<Change>,
-    ) -> Result<R, StoreError> {
-        self.feed.commit(
-            part,
-            || self.write(operation),
-            changes,
-            || self.everything(),
-        )
-    }
-
-    /// The whole state, from one read transaction.
-    fn everything(&self) -> Result<StoreContents, StoreError> {
-        self.read(|t| {
-            Ok(StoreContents {
-                acls: ops::load_acls(t)?,
-                topics: ops::load_topics(t)?,
-                scram: ops::list_scram(t)?,
-                quotas: ops::load_quotas(t)?,
-            })
-        })
-    }
-
     /// Runs `operation` in a write transaction and commits it durably; on any error the
     /// transaction is aborted and nothing changes.
     fn write<R>(
@@ -413,176 +381,33 @@ pub(crate) fn read_offline(
     })
 }
 
-impl MetadataStore for RedbStore {
-    fn cluster_id(&self) -> String {
+impl LocalEngine for RedbStore {
+    type Read<'t> = ReadTables<'t>;
+    type Write<'t> = WriteTables<'t>;
+
+    fn engine_cluster_id(&self) -> String {
         self.cluster_id.clone()
     }
 
-    fn load_acls(&self) -> Result<Vec<AclBinding>, StoreError> {
-        self.read(|t| ops::load_acls(t))
-    }
-
-    fn load_acls_chunked(
+    fn read_view<R>(
         &self,
-        chunk_len: usize,
-        sink: &mut AclChunkSink<'_>,
-    ) -> Result<(), StoreError> {
-        self.read(|t| ops::load_acls_chunked(t, chunk_len, sink))
+        operation: impl FnOnce(&ReadTables<'_>) -> Result<R, StoreError>,
+    ) -> Result<R, StoreError> {
+        self.read(operation)
     }
 
-    fn commit_acl_changes(
+    fn write_txn<R>(
         &self,
-        adds: &[AclBinding],
-        removes: &[AclBinding],
-    ) -> Result<AclCommit, StoreError> {
-        self.commit(
-            Part::Acls,
-            |t| ops::commit_acl_changes(t, adds, removes, &mut ids::random_kafka_uuid),
-            Change::of_acl_commit,
-        )
+        operation: impl FnOnce(&mut WriteTables<'_>) -> Result<R, StoreError>,
+    ) -> Result<R, StoreError> {
+        self.write(operation)
     }
 
-    fn load_topics(&self) -> Result<Vec<TopicRecord>, StoreError> {
-        self.read(|t| ops::load_topics(t))
+    fn local_feed(&self) -> &LocalFeed {
+        &self.feed
     }
 
-    fn create_topics(&self, topics: &[TopicRecord]) -> Result<Vec<TopicRecord>, StoreError> {
-        self.commit(
-            Part::Topics,
-            |t| ops::create_topics(t, topics),
-            |created| created.iter().cloned().map(Change::TopicPut).collect(),
-        )
-    }
-
-    fn delete_topics(&self, names: &[String]) -> Result<Vec<String>, StoreError> {
-        self.commit(
-            Part::Topics,
-            |t| ops::delete_topics(t, names),
-            |deleted| deleted.iter().cloned().map(Change::TopicDeleted).collect(),
-        )
-    }
-
-    fn add_partitions(
-        &self,
-        name: &str,
-        new_partitions: &[PartitionRecord],
-    ) -> Result<TopicRecord, StoreError> {
-        self.commit(
-            Part::Topics,
-            |t| ops::add_partitions(t, name, new_partitions),
-            |topic| vec![Change::TopicPut(topic.clone())],
-        )
-    }
-
-    fn reassign_partitions(
-        &self,
-        name: &str,
-        replicas: &[(i32, Vec<i32>)],
-    ) -> Result<TopicRecord, StoreError> {
-        self.commit(
-            Part::Topics,
-            |t| ops::reassign_partitions(t, name, replicas),
-            |topic| vec![Change::TopicPut(topic.clone())],
-        )
-    }
-
-    fn set_topic_configs(
-        &self,
-        name: &str,
-        configs: &std::collections::BTreeMap<String, String>,
-    ) -> Result<TopicRecord, StoreError> {
-        self.commit(
-            Part::Topics,
-            |t| ops::set_topic_configs(t, name, configs),
-            |topic| vec![Change::TopicPut(topic.clone())],
-        )
-    }
-
-    fn upsert_scram_credential(
-        &self,
-        user: &str,
-        mechanism: ScramMechanism,
-        credential: &ScramCredential,
-    ) -> Result<(), StoreError> {
-        self.commit(
-            Part::Scram,
-            |t| ops::upsert_scram(t, user, mechanism, credential),
-            |()| {
-                vec![Change::ScramPut(
-                    user.to_owned(),
-                    mechanism,
-                    credential.clone(),
-                )]
-            },
-        )
-    }
-
-    fn delete_scram_credential(
-        &self,
-        user: &str,
-        mechanism: ScramMechanism,
-    ) -> Result<bool, StoreError> {
-        self.commit(
-            Part::Scram,
-            |t| ops::delete_scram(t, user, mechanism),
-            |&deleted| {
-                (deleted.then(|| Change::ScramDeleted(user.to_owned(), mechanism)))
-                    .into_iter()
-                    .collect()
-            },
-        )
-    }
-
-    fn scram_credential(
-        &self,
-        user: &str,
-        mechanism: ScramMechanism,
-    ) -> Result<Option<ScramCredential>, StoreError> {
-        self.read(|t| ops::get_scram(t, user, mechanism))
-    }
-
-    fn list_scram_credentials(&self) -> Result<Vec<StoredScramCredential>, StoreError> {
-        self.read(|t| ops::list_scram(t))
-    }
-
-    fn load_client_quotas(&self) -> Result<Vec<crate::quotas::QuotaEntry>, StoreError> {
-        self.read(|t| ops::load_quotas(t))
-    }
-
-    fn alter_client_quotas(&self, changes: &[crate::quotas::QuotaOp]) -> Result<(), StoreError> {
-        self.commit(
-            Part::Quotas,
-            |t| ops::alter_quotas(t, changes),
-            |()| Change::of_quota_ops(changes),
-        )
-    }
-
-    fn scram_bootstrapped(&self) -> Result<bool, StoreError> {
-        self.read(|t| ops::scram_bootstrapped(t))
-    }
-
-    fn scram_stand_in_secret(&self) -> Result<Option<[u8; 32]>, StoreError> {
-        self.read(|t| ops::stand_in_secret(t))
-    }
-
-    fn bootstrap_scram_credentials(
-        &self,
-        credentials: &[StoredScramCredential],
-    ) -> Result<bool, StoreError> {
-        self.commit(
-            Part::Scram,
-            |t| ops::bootstrap_scram(t, credentials),
-            |&stored| bootstrap_changes(stored, credentials),
-        )
-    }
-
-    /// Delivers every later commit to `sink`, synchronously, inside the commit.
-    fn start_feed(&self, sink: std::sync::Arc<dyn ChangeSink>) -> Result<(), StoreError> {
-        self.feed.attach(sink);
-        Ok(())
-    }
-
-    fn acl_snapshots(&self) -> Option<&dyn AclSnapshots> {
+    fn engine_acl_snapshots(&self) -> Option<&dyn AclSnapshots> {
         Some(self)
     }
 }

@@ -114,7 +114,7 @@ impl KvScan for ReadTables<'_> {
 
 /// The tables inside a write transaction; nothing is visible to readers, or durable,
 /// until the transaction commits.
-pub(super) struct WriteTables<'txn> {
+pub(crate) struct WriteTables<'txn> {
     path: &'txn Path,
     acls: redb::Table<'txn, Bytes, Bytes>,
     topics: redb::Table<'txn, Bytes, Bytes>,
