@@ -147,13 +147,16 @@ fn damage_anywhere_is_reported_without_panic_output() {
     filled(pristine.path(), 1_500);
     let file = std::fs::read(pristine.path().join(DB_FILE_NAME)).unwrap();
     let mut offsets: Vec<usize> = (0..192).step_by(16).collect();
-    for page in (4096..file.len()).step_by(4096) {
-        if file[page..(page + 4096).min(file.len())]
-            .iter()
-            .any(|&b| b != 0)
-        {
-            offsets.extend([page, page + 2, page + 8, page + 16]);
-        }
+    let pages: Vec<usize> = (4096..file.len())
+        .step_by(4096)
+        .filter(|&page| {
+            file[page..(page + 4096).min(file.len())]
+                .iter()
+                .any(|&b| b != 0)
+        })
+        .collect();
+    for &page in pages.iter().step_by(pages.len() / 16 + 1) {
+        offsets.extend([page, page + 8]);
     }
     let records: Vec<usize> = file
         .windows(6)
@@ -199,11 +202,11 @@ fn damage_anywhere_is_reported_without_panic_output() {
                 "verify, damage at byte {at}: {stdout}{stderr}"
             );
         }
+        if verified {
+            continue; // a start would serve it: nothing to refuse
+        }
         match serve(dir.path()) {
-            None => assert!(
-                verified,
-                "damage at {at}: serve started on what verify refused"
-            ),
+            None => panic!("damage at {at}: serve started on what verify refused"),
             Some((code, stderr)) => {
                 assert!(
                     !stderr.contains("panicked") && !stderr.contains("backtrace"),

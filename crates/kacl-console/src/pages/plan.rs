@@ -14,7 +14,7 @@ use axum::Router;
 use kacl_acl::{
     AccessControlEntryFilter, AclBindingFilter, PatternType, ResourcePatternFilter, ResourceType,
 };
-use kacl_client::DescribeAclsOptions;
+use kacl_client::{AdminError, DeleteAclsOptions, DescribeAclsOptions};
 use kacl_policy::cluster::{self, ApplyError, Quiet, MAX_BATCH};
 use kacl_policy::{thousands, Document, Format, Plan};
 use maud::{html, Markup};
@@ -105,30 +105,53 @@ async fn parse(text: &str) -> Result<Document, String> {
     off_runtime(move || parse_now(&text)).await
 }
 
-/// Refuses, before a paste is read at all, a user who may not read ACLs: a plan reads the
-/// scope's ACLs (Describe on the cluster), so a user without it learns so at once and the
-/// console spends nothing on the paste. The probe asks for the ACLs of one literal resource
-/// name no cluster uses, so the answer is empty.
-async fn may_read_acls(session: &Session) -> Result<(), Response> {
-    let probe = AclBindingFilter::new(
+/// The ACLs of one literal resource name no cluster uses: what the permission probes ask
+/// for, so that they read and delete nothing.
+fn probe_filter() -> AclBindingFilter {
+    AclBindingFilter::new(
         ResourcePatternFilter::new(
             ResourceType::Topic,
             Some("kacl-console-permission-probe"),
             PatternType::Literal,
         ),
         AccessControlEntryFilter::ANY,
-    );
+    )
+}
+
+/// Refuses, before a paste is read at all, a user who may not read ACLs: a plan reads the
+/// scope's ACLs (Describe on the cluster), so a user without it learns so at once and the
+/// console spends nothing on the paste.
+async fn may_read_acls(session: &Session) -> Result<(), Response> {
+    let refused = |e: AdminError| {
+        html::problem_page(
+            &problem(&e, &session.principal, Action::ReadAcls),
+            Some(session),
+        )
+    };
     session
         .admin
-        .describe_acls(probe, DescribeAclsOptions::default())
+        .describe_acls(probe_filter(), DescribeAclsOptions::default())
         .await
         .map(drop)
-        .map_err(|e| {
-            html::problem_page(
-                &problem(&e, &session.principal, Action::ReadAcls),
-                Some(session),
-            )
-        })
+        .map_err(refused)
+}
+
+/// Refuses, before a paste is read, a user who may not change ACLs (Alter on the cluster):
+/// a DeleteAcls of [`probe_filter`] is authorized as any other and deletes nothing.
+async fn may_change_acls(session: &Session) -> Result<(), Response> {
+    let answer = session
+        .admin
+        .delete_acls(vec![probe_filter()], DeleteAclsOptions::default())
+        .await
+        .into_iter()
+        .next();
+    match answer {
+        Some(Err(e)) => Err(html::problem_page(
+            &problem(&e, &session.principal, Action::ChangeAcls),
+            Some(session),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The plan of `doc` against the cluster as the session's user sees it now: the scope's ACLs
@@ -216,6 +239,9 @@ async fn apply(Change { session, form: f }: Change<PlanForm>) -> Response {
         return refuse("The removal limit must be a number.");
     };
     if let Err(refused) = may_read_acls(&session).await {
+        return refused;
+    }
+    if let Err(refused) = may_change_acls(&session).await {
         return refused;
     }
     let doc = match parse(&f.document).await {
