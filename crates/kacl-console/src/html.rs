@@ -204,30 +204,6 @@ pub(crate) fn csrf(session: &Session) -> Markup {
     html! { input type="hidden" name="csrf" value=(session.csrf); }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hidden_controls_show_in_text_and_stay_in_attributes_and_pasted_files() {
-        let name = "User:alice\u{202e}nimda\u{0}\u{2066}";
-        let markup = html! {
-            p { (name) }
-            input type="hidden" name="principal" value=(name);
-            textarea { (name) }
-        };
-        let shown = visible_controls(markup.into_string());
-        assert_eq!(
-            shown,
-            "<p>User:alice\\u{202e}nimda\\u{0}\\u{2066}</p>\
-             <input type=\"hidden\" name=\"principal\" value=\"User:alice\u{202e}nimda\u{0}\u{2066}\">\
-             <textarea>User:alice\u{202e}nimda\u{0}\u{2066}</textarea>"
-        );
-        let plain = "<p>tab\tand\nline, ünïcödé, 名前</p>".to_owned();
-        assert_eq!(visible_controls(plain.clone()), plain);
-    }
-}
-
 /// A resource pattern as a person reads it: its type, its name, and what the pattern covers,
 /// with the wildcard and the prefix said in words (`Topic orders`, `Every topic (*)`,
 /// `Topics starting with pay-`). kafka-acls.sh's `ResourcePattern(resourceType=…)` text stays
@@ -257,5 +233,29 @@ pub(crate) fn resource(pattern: &kacl_acl::ResourcePattern) -> Markup {
                 other => { (one) " " code { (name) } " " span.muted { "(" (other.cli_name()) ")" } }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hidden_controls_show_in_text_and_stay_in_attributes_and_pasted_files() {
+        let name = "User:alice\u{202e}nimda\u{0}\u{2066}";
+        let markup = html! {
+            p { (name) }
+            input type="hidden" name="principal" value=(name);
+            textarea { (name) }
+        };
+        let shown = visible_controls(markup.into_string());
+        assert_eq!(
+            shown,
+            "<p>User:alice\\u{202e}nimda\\u{0}\\u{2066}</p>\
+             <input type=\"hidden\" name=\"principal\" value=\"User:alice\u{202e}nimda\u{0}\u{2066}\">\
+             <textarea>User:alice\u{202e}nimda\u{0}\u{2066}</textarea>"
+        );
+        let plain = "<p>tab\tand\nline, ünïcödé, 名前</p>".to_owned();
+        assert_eq!(visible_controls(plain.clone()), plain);
     }
 }
