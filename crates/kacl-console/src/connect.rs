@@ -8,6 +8,7 @@ use kacl_client::{
 };
 use kacl_protocol::ErrorCode;
 
+use crate::needs::Action;
 use crate::ConsoleConfig;
 
 /// How a user authenticates to the cluster: the login page's choice.
@@ -158,8 +159,9 @@ pub(crate) struct Problem {
     pub(crate) detail: String,
 }
 
-/// Classifies an admin failure for `principal`.
-pub(crate) fn problem(err: &AdminError, principal: &str) -> Problem {
+/// Classifies an admin failure of `action` for `principal`; a refusal names the permission
+/// the action needs.
+pub(crate) fn problem(err: &AdminError, principal: &str, action: Action<'_>) -> Problem {
     let detail = err.to_string();
     let (status, title, explanation) = match err {
         AdminError::Network { .. } | AdminError::Timeout { .. } => (
@@ -189,14 +191,12 @@ pub(crate) fn problem(err: &AdminError, principal: &str) -> Problem {
             ErrorCode::ClusterAuthorizationFailed => (
                 403,
                 "Not authorized on the cluster",
-                format!(
-                    "Your principal {principal} lacks Describe on the cluster: Kafka's ACLs \
-                     decide what this console shows, and reading ACLs needs Describe on the \
-                     Cluster resource. Ask an administrator for `--allow-principal \
-                     {principal} --operation Describe --cluster`."
-                ),
+                action.needs().refusal(principal),
             ),
-            ErrorCode::TopicAuthorizationFailed | ErrorCode::GroupAuthorizationFailed => (
+            ErrorCode::TopicAuthorizationFailed => {
+                (403, "Not authorized", action.needs().refusal(principal))
+            }
+            ErrorCode::GroupAuthorizationFailed => (
                 403,
                 "Not authorized",
                 format!("Your principal {principal} is not allowed to do this."),
@@ -260,16 +260,36 @@ mod tests {
     #[test]
     fn refusals_name_the_missing_permission() {
         let err = AdminError::server(ErrorCode::ClusterAuthorizationFailed, None);
-        let p = problem(&err, "User:bob");
+        let p = problem(&err, "User:bob", Action::ReadAcls);
         assert_eq!(p.status, 403);
         assert!(p
             .explanation
             .contains("User:bob lacks Describe on the cluster"));
+        let p = problem(&err, "User:bob", Action::ChangeAcls);
+        assert!(
+            p.explanation
+                .contains("User:bob lacks Alter on the cluster")
+                && p.explanation
+                    .contains("`--allow-principal User:bob --operation Alter --cluster`"),
+            "{}",
+            p.explanation
+        );
+        let err = AdminError::server(ErrorCode::TopicAuthorizationFailed, None);
+        let p = problem(&err, "User:bob", Action::DeleteTopic("orders"));
+        assert!(
+            p.explanation.contains("lacks Delete on topic orders")
+                && p.explanation.contains("--operation Delete --topic orders`"),
+            "{}",
+            p.explanation
+        );
         let err = AdminError::Network {
             addr: "h:1".into(),
             message: "refused".into(),
         };
-        assert_eq!(problem(&err, "User:bob").title, "Cluster unreachable");
+        assert_eq!(
+            problem(&err, "User:bob", Action::ReadAcls).title,
+            "Cluster unreachable"
+        );
         for m in Mechanism::ALL {
             assert_eq!(Mechanism::parse(m.name()), Some(m));
         }

@@ -11,6 +11,8 @@ use crate::session::Session;
 /// The style sheet: system fonts, high contrast (text #1a1a1a on white, links #0b4fa8:
 /// both above WCAG AA's 4.5:1), a visible focus ring for keyboard users.
 pub(crate) const CSS: &str = include_str!("console.css");
+/// The console's icon (a white K), so that no page's icon request fails.
+pub(crate) const FAVICON: &str = include_str!("favicon.svg");
 
 /// Progressive enhancement only: the pages work without it.
 pub(crate) const JS: &str = include_str!("console.js");
@@ -34,6 +36,7 @@ pub(crate) fn page(title: &str, session: Option<&Session>, current: &str, body: 
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) " · kacl console" }
+                link rel="icon" type="image/svg+xml" href="/static/favicon.svg";
                 link rel="stylesheet" href="/static/console.css";
                 script src="/static/console.js" defer {}
             }
@@ -199,6 +202,38 @@ pub(crate) fn input(name: &str, label: &str, value: &str, placeholder: &str) -> 
 /// A hidden CSRF field.
 pub(crate) fn csrf(session: &Session) -> Markup {
     html! { input type="hidden" name="csrf" value=(session.csrf); }
+}
+
+/// A resource pattern as a person reads it: its type, its name, and what the pattern covers,
+/// with the wildcard and the prefix said in words (`Topic orders`, `Every topic (*)`,
+/// `Topics starting with pay-`). kafka-acls.sh's `ResourcePattern(resourceType=…)` text stays
+/// the CLI's and the export's.
+pub(crate) fn resource(pattern: &kacl_acl::ResourcePattern) -> Markup {
+    use kacl_acl::{PatternType, ResourceType};
+    let (one, many) = match pattern.resource_type {
+        ResourceType::Topic => ("Topic", "topic"),
+        ResourceType::Group => ("Group", "group"),
+        ResourceType::Cluster => ("Cluster", "cluster"),
+        ResourceType::TransactionalId => ("Transactional id", "transactional id"),
+        ResourceType::DelegationToken => ("Delegation token", "delegation token"),
+        ResourceType::User => ("User", "user"),
+        ResourceType::Any | ResourceType::Unknown => ("Resource", "resource"),
+    };
+    let name = pattern.name.as_str();
+    html! {
+        span.resource {
+            @match pattern.pattern_type {
+                PatternType::Literal if name == kacl_acl::WILDCARD_RESOURCE => {
+                    "Every " (many) " " span.muted { "(wildcard " code { "*" } ")" }
+                }
+                PatternType::Literal => { (one) " " code { (name) } }
+                PatternType::Prefixed => {
+                    (one) "s starting with " code { (name) } " " span.muted { "(prefixed)" }
+                }
+                other => { (one) " " code { (name) } " " span.muted { "(" (other.cli_name()) ")" } }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

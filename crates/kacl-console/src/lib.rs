@@ -26,6 +26,7 @@ mod connect;
 mod filter;
 mod html;
 mod metrics;
+mod needs;
 mod pages;
 mod results;
 mod server;

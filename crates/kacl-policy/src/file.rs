@@ -31,7 +31,7 @@ use kacl_acl::{
 };
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::limits::{self, MAX_ACLS, MAX_FILE_BYTES};
+use crate::limits::{self, DEFAULT_MAX_FILE_BYTES};
 use crate::located::{Check, Checked};
 use crate::scope::Scope;
 use crate::values::is_literal;
@@ -63,13 +63,21 @@ pub enum FileError {
         /// What is wrong.
         message: String,
     },
-    /// The file is larger than [`crate::MAX_FILE_BYTES`]: refused before it is parsed.
-    #[error("{}: {}", path.display(), crate::limits::too_large(*bytes))]
+    /// The file is larger than the caller's limit (`--max-file-bytes`): refused before it
+    /// is read.
+    #[error(
+        "{}: the file is {} bytes, more than the limit of {} (--max-file-bytes)",
+        path.display(),
+        crate::thousands(usize::try_from(*bytes).unwrap_or(usize::MAX)),
+        crate::thousands(usize::try_from(*limit).unwrap_or(usize::MAX))
+    )]
     TooLarge {
         /// The file.
         path: PathBuf,
         /// Its size.
         bytes: u64,
+        /// The limit it exceeds.
+        limit: u64,
     },
 }
 
@@ -341,7 +349,7 @@ fn blocks<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PrincipalBlock>, D::Err
                             )));
                         }
                     }
-                    if seen.len() > MAX_ACLS {
+                    if seen.len() > limits::acl_limit() {
                         return Err(serde::de::Error::custom(too_many_acls()));
                     }
                     Ok(block)
@@ -382,7 +390,8 @@ impl PrincipalBlock {
          -> Result<(), String> {
             // Counted before anything is built: hosts × operations can be far more ACLs
             // than the file has bytes.
-            if hosts.len().saturating_mul(ops.len()) > MAX_ACLS - out.len() {
+            let max = limits::acl_limit();
+            if hosts.len().saturating_mul(ops.len()) > max.saturating_sub(out.len()) {
                 return Err(too_many_acls());
             }
             for host in hosts {
@@ -459,8 +468,9 @@ impl Document {
         out.into_iter().collect()
     }
 
-    /// Reads and validates `text`, naming `path` in errors. The limits of [`crate::limits`]
-    /// are checked first, so a hostile text costs bounded time and memory.
+    /// Reads and validates `text`, naming `path` in errors. The work bounds of
+    /// [`crate::limits`] are checked first (nesting, alias expansion), so a hostile text
+    /// costs time and memory in proportion to its size; its size is the caller's to bound.
     pub fn parse(path: &Path, text: &str, format: Format) -> Result<Document, FileError> {
         let invalid = |line, column, message: String| FileError::Invalid {
             path: path.to_owned(),
@@ -468,12 +478,7 @@ impl Document {
             column,
             message,
         };
-        if text.len() > MAX_FILE_BYTES {
-            return Err(FileError::TooLarge {
-                path: path.to_owned(),
-                bytes: text.len() as u64,
-            });
-        }
+        let _acls = limits::AclLimit::set(limits::max_acls(text.len()));
         let json_error = |e: serde_json::Error| {
             let message = strip_position(&e.to_string());
             invalid(Some(e.line()), Some(e.column()), message)
@@ -493,6 +498,8 @@ impl Document {
                 serde_json::from_str(text).map_err(json_error)?
             }
             Format::Yaml => {
+                limits::prescan(text)
+                    .map_err(|(line, message)| invalid(Some(line), None, message))?;
                 limits::walk(serde_norway::Deserializer::from_str(text), text.len())
                     .map_err(yaml_error)?;
                 serde_norway::from_str(text).map_err(yaml_error)?
@@ -519,9 +526,14 @@ impl Document {
         Ok(doc)
     }
 
-    /// Reads the file at `path` (YAML, or JSON for `.json`); never more than
-    /// [`MAX_FILE_BYTES`] of it.
+    /// Reads the file at `path` (YAML, or JSON for `.json`), refusing one larger than
+    /// [`DEFAULT_MAX_FILE_BYTES`].
     pub fn load(path: &Path) -> Result<Document, FileError> {
+        Document::load_limited(path, DEFAULT_MAX_FILE_BYTES)
+    }
+
+    /// Reads the file at `path`, never more than `max_bytes` of it.
+    pub fn load_limited(path: &Path, max_bytes: u64) -> Result<Document, FileError> {
         use std::io::Read as _;
         let io = |e: std::io::Error| FileError::Io {
             path: path.to_owned(),
@@ -532,14 +544,18 @@ impl Document {
         let too_large = |bytes| FileError::TooLarge {
             path: path.to_owned(),
             bytes,
+            limit: max_bytes,
         };
-        if bytes > MAX_FILE_BYTES as u64 {
+        if bytes > max_bytes {
             return Err(too_large(bytes));
         }
-        let mut text = String::new();
-        file.take(MAX_FILE_BYTES as u64 + 1)
+        let mut text = String::with_capacity(usize::try_from(bytes).unwrap_or(0));
+        file.take(max_bytes.saturating_add(1))
             .read_to_string(&mut text)
             .map_err(io)?;
+        if text.len() as u64 > max_bytes {
+            return Err(too_large(text.len() as u64));
+        }
         Document::parse(path, &text, Format::of(path))
     }
 
@@ -625,8 +641,11 @@ impl Document {
 
 fn too_many_acls() -> String {
     format!(
-        "the file declares more than {} ACLs; split it by scope",
-        crate::thousands(MAX_ACLS)
+        "the file declares more than {} ACLs, the most a file of its size may (at least {}, \
+         or one per {} bytes): its rules multiply hosts by operations beyond what it writes out",
+        crate::thousands(limits::acl_limit()),
+        crate::thousands(limits::MAX_ACLS),
+        limits::BYTES_PER_ACL
     )
 }
 

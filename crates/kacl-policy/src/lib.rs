@@ -18,7 +18,7 @@ mod explain;
 pub use candidates::{Candidates, Listing};
 mod file;
 mod limits;
-pub use limits::{MAX_ACLS, MAX_DEPTH, MAX_FILE_BYTES};
+pub use limits::{max_acls, BYTES_PER_ACL, DEFAULT_MAX_FILE_BYTES, MAX_ACLS, MAX_DEPTH};
 mod located;
 pub use located::{Check, Checked};
 mod plan;

@@ -640,3 +640,69 @@ fn the_password_is_in_no_page_cookie_or_log_line() {
         "{logged}"
     );
 }
+
+/// The pastes: one 100 KB string named 8,000 times (132 KB that would be 800 MB of
+/// strings), and 100,000 nested brackets. A user without any permission is refused before
+/// the paste is read (her missing permission named); a user who may plan gets the bound that
+/// the paste crossed, with its line. Neither grows the console by more than a few MB, and
+/// each answer comes at once.
+#[test]
+fn hostile_pastes_cost_nothing_and_a_user_without_permission_is_refused_first() {
+    let (_server, console) = sasl_console();
+    let big = "x".repeat(100 << 10);
+    let bomb = format!(
+        "version: 1\nscope:\n  all: true\nacls:\n  - principal: User:a\n    hosts: [&big {big}]\n  - principal: User:b\n    hosts: [{}]\n",
+        ["*big"; 8_000].join(",")
+    );
+    assert!(bomb.len() < 150 << 10, "{}", bomb.len());
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let before = peak_rss_kb(console.pid());
+    for (user, password, status, says) in [
+        (
+            "alice",
+            "alice-secret",
+            403,
+            "User:alice lacks Describe on the cluster",
+        ),
+        ("admin", "admin-secret", 400, ""),
+    ] {
+        let cookie = console.login("PLAIN", user, password).unwrap();
+        let token = console.request("GET", "/plan", Some(&cookie), None).csrf();
+        for (paste, bound) in [
+            (&bomb, "aliases expand the file beyond its own size"),
+            (&deep, "nested deeper than"),
+        ] {
+            for path in ["/plan", "/apply"] {
+                let form = format!(
+                    "document={}&csrf={token}&fingerprint=x&max_removals=100&confirm=yes",
+                    enc(paste)
+                );
+                let t = Instant::now();
+                let refused = console.request("POST", path, Some(&cookie), Some(&form));
+                let took = t.elapsed();
+                let expected = if path == "/apply" && status == 400 {
+                    409
+                } else {
+                    status
+                };
+                assert_eq!(refused.status, expected, "{user} {path}: {}", refused.body);
+                let says = if says.is_empty() { bound } else { says };
+                assert!(
+                    refused.body.contains(says),
+                    "{user} {path}: {}",
+                    refused.body
+                );
+                if status == 400 {
+                    assert!(
+                        refused.body.contains("pasted:"),
+                        "the line is named: {}",
+                        refused.body
+                    );
+                }
+                assert!(took < Duration::from_secs(2), "{user} {path}: {took:?}");
+            }
+        }
+    }
+    let grown = peak_rss_kb(console.pid()).saturating_sub(before);
+    assert!(grown < 64 * 1024, "the console grew by {grown} kB");
+}

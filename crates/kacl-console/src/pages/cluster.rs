@@ -15,6 +15,7 @@ use maud::{html, PreEscaped};
 use super::guard::{AppState, LoggedIn};
 use crate::connect::problem;
 use crate::html::{self, page, respond};
+use crate::needs::Action;
 use crate::State;
 
 pub(super) fn routes() -> Router<Arc<State>> {
@@ -30,7 +31,12 @@ async fn cluster(Extract(state): AppState, LoggedIn(session): LoggedIn) -> Respo
         .await
     {
         Ok(c) => c,
-        Err(e) => return html::problem_page(&problem(&e, &session.principal), Some(&session)),
+        Err(e) => {
+            return html::problem_page(
+                &problem(&e, &session.principal, Action::DescribeCluster),
+                Some(&session),
+            )
+        }
     };
     let controller = cluster.controller.as_ref().map(|c| c.id);
     let body = html! {

@@ -16,6 +16,7 @@ use serde::Deserialize;
 use super::guard::{AppState, Change, LoginPost};
 use crate::connect::{self, Mechanism};
 use crate::html::{self, page, respond};
+use crate::needs::Action;
 use crate::session;
 use crate::State;
 
@@ -193,7 +194,7 @@ async fn login(
         }
         Err(err) => {
             let principal = format!("User:{user}");
-            let problem = connect::problem(&err, &principal);
+            let problem = connect::problem(&err, &principal, Action::ReadAcls);
             if problem.status != 401 {
                 state.throttle.not_a_guess(user, source);
             }

@@ -31,6 +31,9 @@ pub(crate) fn router(state: Arc<State>) -> Router {
         .route("/", get(|| async { Redirect::to("/acls") }))
         .route("/static/console.css", get(css))
         .route("/static/console.js", get(js))
+        // Declared in every page's head; browsers also ask `/favicon.ico` on their own.
+        .route("/static/favicon.svg", get(favicon))
+        .route("/favicon.ico", get(favicon))
         .merge(login::routes())
         .merge(acls::routes())
         .merge(why::routes())
@@ -45,10 +48,9 @@ pub(crate) fn router(state: Arc<State>) -> Router {
         .with_state(state)
 }
 
-/// The largest form body read: a pasted desired-state file is the largest form, and
-/// kacl-policy reads no file over [`kacl_policy::MAX_FILE_BYTES`] (8 MiB); a form of 2 MiB
-/// holds a plan of tens of thousands of ACLs. A larger body is refused (413) before it is read
-/// whole.
+/// The largest form body read: a pasted desired-state file is the largest form; a form of
+/// 2 MiB holds a plan of tens of thousands of ACLs (larger estates use `kacl acls plan`). A
+/// larger body is refused (413) before it is read whole.
 pub(crate) const MAX_FORM_BYTES: usize = 2 << 20;
 
 /// The page's Content-Security-Policy: scripts and styles only from the console's own files
@@ -107,6 +109,10 @@ async fn css() -> Response {
 
 async fn js() -> Response {
     static_file("text/javascript; charset=utf-8", html::JS)
+}
+
+async fn favicon() -> Response {
+    static_file("image/svg+xml", html::FAVICON)
 }
 
 fn static_file(kind: &'static str, body: &'static str) -> Response {

@@ -11,6 +11,10 @@ use std::sync::Arc;
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
+use kacl_acl::{
+    AccessControlEntryFilter, AclBindingFilter, PatternType, ResourcePatternFilter, ResourceType,
+};
+use kacl_client::{AdminError, DeleteAclsOptions, DescribeAclsOptions};
 use kacl_policy::cluster::{self, ApplyError, Quiet, MAX_BATCH};
 use kacl_policy::{thousands, Document, Format, Plan};
 use maud::{html, Markup};
@@ -19,6 +23,7 @@ use serde::Deserialize;
 use super::guard::{Change, LoggedIn};
 use crate::connect::problem;
 use crate::html::{self, page, respond};
+use crate::needs::Action;
 use crate::session::Session;
 use crate::State;
 
@@ -100,12 +105,66 @@ async fn parse(text: &str) -> Result<Document, String> {
     off_runtime(move || parse_now(&text)).await
 }
 
+/// The ACLs of one literal resource name no cluster uses: what the permission probes ask
+/// for, so that they read and delete nothing.
+fn probe_filter() -> AclBindingFilter {
+    AclBindingFilter::new(
+        ResourcePatternFilter::new(
+            ResourceType::Topic,
+            Some("kacl-console-permission-probe"),
+            PatternType::Literal,
+        ),
+        AccessControlEntryFilter::ANY,
+    )
+}
+
+/// Refuses, before a paste is read at all, a user who may not read ACLs: a plan reads the
+/// scope's ACLs (Describe on the cluster), so a user without it learns so at once and the
+/// console spends nothing on the paste.
+async fn may_read_acls(session: &Session) -> Result<(), Response> {
+    let refused = |e: AdminError| {
+        html::problem_page(
+            &problem(&e, &session.principal, Action::ReadAcls),
+            Some(session),
+        )
+    };
+    session
+        .admin
+        .describe_acls(probe_filter(), DescribeAclsOptions::default())
+        .await
+        .map(drop)
+        .map_err(refused)
+}
+
+/// Refuses, before a paste is read, a user who may not change ACLs (Alter on the cluster):
+/// a DeleteAcls of [`probe_filter`] is authorized as any other and deletes nothing.
+async fn may_change_acls(session: &Session) -> Result<(), Response> {
+    let answer = session
+        .admin
+        .delete_acls(vec![probe_filter()], DeleteAclsOptions::default())
+        .await
+        .into_iter()
+        .next();
+    match answer {
+        Some(Err(e)) => Err(html::problem_page(
+            &problem(&e, &session.principal, Action::ChangeAcls),
+            Some(session),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The plan of `doc` against the cluster as the session's user sees it now: the scope's ACLs
 /// read (kacl_policy::cluster, as the CLI reads them), the diff computed off the runtime.
 async fn current_plan(session: &Session, doc: Document) -> Result<Plan, Response> {
     let (in_scope, outside) = cluster::acls_in_scope(&session.admin, &doc.scope)
         .await
-        .map_err(|e| html::problem_page(&problem(&e, &session.principal), Some(session)))?;
+        .map_err(|e| {
+            html::problem_page(
+                &problem(&e, &session.principal, Action::ReadAcls),
+                Some(session),
+            )
+        })?;
     off_runtime(move || Ok(Plan::from_in_scope(&doc, in_scope, outside)))
         .await
         .map_err(|e| html::refused(500, "Plan", &e, Some(session)))
@@ -117,7 +176,7 @@ fn plan_view(plan: &Plan) -> Markup {
         p role="status" { strong { (plan.summary()) } }
         @if plan.is_empty() { p { "No changes: the cluster matches the file within its scope." } }
         @for (resource, entries) in &by_resource {
-            h2 { "Resource " code { "`" (resource) "`" } }
+            h2 { (html::resource(resource)) }
             ul { @for (sign, entry) in entries {
                 @if *sign == '+' { li.change-add { "+ add " code { (entry) } } }
                 @else { li.change-remove { "− remove " code { (entry) } } }
@@ -127,6 +186,9 @@ fn plan_view(plan: &Plan) -> Markup {
 }
 
 async fn plan(Change { session, form: f }: Change<PlanForm>) -> Response {
+    if let Err(refused) = may_read_acls(&session).await {
+        return refused;
+    }
     let doc = match parse(&f.document).await {
         Ok(d) => d,
         Err(e) => {
@@ -176,6 +238,12 @@ async fn apply(Change { session, form: f }: Change<PlanForm>) -> Response {
     let Ok(max_removals) = f.max_removals.trim().parse::<usize>() else {
         return refuse("The removal limit must be a number.");
     };
+    if let Err(refused) = may_read_acls(&session).await {
+        return refused;
+    }
+    if let Err(refused) = may_change_acls(&session).await {
+        return refused;
+    }
     let doc = match parse(&f.document).await {
         Ok(d) => d,
         Err(e) => return refuse(&e),
@@ -199,7 +267,10 @@ async fn apply(Change { session, form: f }: Change<PlanForm>) -> Response {
         Ok(applied) => applied,
         Err(ApplyError::Drifted) => return refuse(DRIFTED),
         Err(ApplyError::Admin(e)) => {
-            return html::problem_page(&problem(&e, &session.principal), Some(&session))
+            return html::problem_page(
+                &problem(&e, &session.principal, Action::ChangeAcls),
+                Some(&session),
+            )
         }
         Err(e) => return refuse(&e.to_string()),
     };

@@ -14,6 +14,7 @@ use serde::Deserialize;
 
 use crate::connect::{self, Mechanism};
 use crate::html;
+use crate::needs::Action;
 use crate::sso::{self, SsoError};
 use crate::State;
 
@@ -133,7 +134,7 @@ async fn callback(
             response
         }
         Err(err) => {
-            let problem = connect::problem(&err, &format!("User:{name}"));
+            let problem = connect::problem(&err, &format!("User:{name}"), Action::ReadAcls);
             failed(&state, problem.status, problem.title, err.to_string())
         }
     }

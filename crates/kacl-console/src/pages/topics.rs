@@ -16,6 +16,7 @@ use super::guard::{Change, LoggedIn};
 use crate::connect::problem;
 use crate::filter::encode;
 use crate::html::{self, page, respond};
+use crate::needs::Action;
 use crate::State;
 
 pub(super) fn routes() -> Router<Arc<State>> {
@@ -40,7 +41,12 @@ async fn list(LoggedIn(session): LoggedIn, Query(q): Query<ListQuery>) -> Respon
     };
     let topics = match session.admin.list_topics(options).await {
         Ok(t) => t,
-        Err(e) => return html::problem_page(&problem(&e, &session.principal), Some(&session)),
+        Err(e) => {
+            return html::problem_page(
+                &problem(&e, &session.principal, Action::DescribeTopic("*")),
+                Some(&session),
+            )
+        }
     };
     let needle = q.q.trim().to_lowercase();
     let shown: Vec<_> = topics
@@ -84,7 +90,10 @@ async fn describe(LoggedIn(session): LoggedIn, Path(name): Path<String>) -> Resp
     let topic = match described.map(|mut v| v.pop()) {
         Ok(Some(Ok(t))) => t,
         Ok(Some(Err(e))) | Err(e) => {
-            return html::problem_page(&problem(&e, &session.principal), Some(&session))
+            return html::problem_page(
+                &problem(&e, &session.principal, Action::DescribeTopic(&name)),
+                Some(&session),
+            )
         }
         Ok(None) => return html::refused(404, "Topic", "no such topic", Some(&session)),
     };
@@ -195,7 +204,10 @@ async fn create(Change { session, form: f }: Change<CreateForm>) -> Response {
         .pop()
         .unwrap_or(Ok(()));
     if let Err(e) = result {
-        return html::problem_page(&problem(&e, &session.principal), Some(&session));
+        return html::problem_page(
+            &problem(&e, &session.principal, Action::CreateTopic(f.name.trim())),
+            Some(&session),
+        );
     }
     let name = f.name.trim();
     respond(
@@ -228,7 +240,10 @@ async fn delete(Change { session, form: f }: Change<CreateForm>) -> Response {
         .pop()
         .unwrap_or(Ok(()));
     if let Err(e) = result {
-        return html::problem_page(&problem(&e, &session.principal), Some(&session));
+        return html::problem_page(
+            &problem(&e, &session.principal, Action::DeleteTopic(&f.name)),
+            Some(&session),
+        );
     }
     respond(
         200,

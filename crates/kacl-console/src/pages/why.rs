@@ -19,6 +19,7 @@ use super::acls::view::{operations, resource_types};
 use super::guard::{AppState, LoggedIn};
 use crate::connect::problem;
 use crate::html::{self, page, respond};
+use crate::needs::Action;
 use crate::session::Session;
 use crate::State;
 
@@ -150,7 +151,12 @@ async fn explain_answer(state: &State, session: &Session, f: &WhyForm) -> Result
         resource_type,
         name,
     };
-    let fail = |e: AdminError| html::problem_page(&problem(&e, &session.principal), Some(session));
+    let fail = |e: AdminError| {
+        html::problem_page(
+            &problem(&e, &session.principal, Action::ReadAcls),
+            Some(session),
+        )
+    };
     // Read borrowed into the authorizer's index; only the principal's (and near namesakes')
     // candidates are listed, the others counted (a LITERAL `*` may carry thousands).
     let inputs = cluster::explain_inputs(&session.admin, &query, kacl_policy::Listing::Relevant)
@@ -208,7 +214,10 @@ async fn who_can(LoggedIn(session): LoggedIn, Query(f): Query<WhyForm>) -> Respo
             match cluster::who_can_inputs(&session.admin, resource_type, &name).await {
                 Ok(read) => read,
                 Err(e) => {
-                    return html::problem_page(&problem(&e, &session.principal), Some(&session))
+                    return html::problem_page(
+                        &problem(&e, &session.principal, Action::ReadAcls),
+                        Some(&session),
+                    )
                 }
             };
         let (config, source) = authorizer_config(broker);
@@ -253,7 +262,12 @@ async fn effective(LoggedIn(session): LoggedIn, Query(f): Query<WhyForm>) -> Res
         let principal = principal.to_string();
         let all = match cluster::effective_inputs(&session.admin, &principal, None).await {
             Ok(all) => all,
-            Err(e) => return html::problem_page(&problem(&e, &session.principal), Some(&session)),
+            Err(e) => {
+                return html::problem_page(
+                    &problem(&e, &session.principal, Action::ReadAcls),
+                    Some(&session),
+                )
+            }
         };
         let host = Some(f.host.trim()).filter(|h| !h.is_empty());
         let effective = kacl_policy::effective(&all, &principal, host, None);

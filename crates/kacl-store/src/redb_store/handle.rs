@@ -38,6 +38,23 @@ pub(crate) struct DbHandle {
     path: PathBuf,
 }
 
+/// Drops a database. Closing commits redb's allocator state, and after redb panicked on
+/// damaged data (a poisoned lock inside it) closing panics too: caught and silenced, as every
+/// call into redb is ([`super::guarded`]); the file is closed either way.
+fn close(handle: Handle) {
+    let _ = super::quiet::catch_quietly(move || drop(handle));
+}
+
+impl Drop for DbHandle {
+    fn drop(&mut self) {
+        let slot = self
+            .handle
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        close(std::mem::replace(slot, Handle::Closed));
+    }
+}
+
 /// A read lock on the handle that holds a writable database.
 pub(crate) struct WritableGuard<'a>(RwLockReadGuard<'a, Handle>);
 
@@ -133,7 +150,7 @@ impl DbHandle {
             return Ok(());
         }
         // Close first: redb refuses to open a file this process still holds.
-        *slot = Handle::Closed;
+        close(std::mem::replace(&mut *slot, Handle::Closed));
         match (self.opener.writable)() {
             Ok(db) => {
                 *slot = Handle::Writable(db);

@@ -8,11 +8,11 @@ mod cache_tests;
 mod fault_tests;
 mod handle;
 mod lock;
+mod quiet;
 mod scratch;
 mod tables;
 
 use std::fs;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use redb::{Builder, Durability};
@@ -348,12 +348,7 @@ fn guarded<R>(
     db_path: &Path,
     call: impl FnOnce() -> Result<R, StoreError>,
 ) -> Result<R, StoreError> {
-    catch_unwind(AssertUnwindSafe(call)).unwrap_or_else(|panic| {
-        let message = panic
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".to_owned());
+    quiet::catch_quietly(call).unwrap_or_else(|message| {
         Err(StoreError::CorruptDatabase {
             path: db_path.to_path_buf(),
             detail: format!("the storage engine failed reading damaged data ({message})"),

@@ -230,7 +230,13 @@ impl Browser {
             .map(|entries| {
                 entries
                     .iter()
-                    .map(|e| e["message"].as_str().unwrap_or_default().to_owned())
+                    .map(|e| {
+                        format!(
+                            "{}: {}",
+                            e["level"].as_str().unwrap_or_default(),
+                            e["message"].as_str().unwrap_or_default()
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default()

@@ -15,6 +15,7 @@ use super::view::{binding_query, operations, permission_cell, resource_types};
 use crate::connect::problem;
 use crate::filter::encode_query;
 use crate::html::{self, page, respond};
+use crate::needs::Action;
 use crate::pages::guard::{Change, LoggedIn};
 use crate::session::Session;
 
@@ -197,7 +198,10 @@ pub(super) async fn add(Change { session, form: f }: Change<AclFields>) -> Respo
         .unwrap_or(Ok(()));
     session.forget_acls().await;
     if let Err(e) = result {
-        return html::problem_page(&problem(&e, &session.principal), Some(&session));
+        return html::problem_page(
+            &problem(&e, &session.principal, Action::ChangeAcls),
+            Some(&session),
+        );
     }
     let search = encode_query(&[
         ("principal", binding.entry.principal.clone()),
@@ -269,14 +273,20 @@ pub(super) async fn remove(Change { session, form: f }: Change<AclFields>) -> Re
                 match r {
                     Ok(b) => deleted.push(b),
                     Err(e) => {
-                        return html::problem_page(&problem(&e, &session.principal), Some(&session))
+                        return html::problem_page(
+                            &problem(&e, &session.principal, Action::ChangeAcls),
+                            Some(&session),
+                        )
                     }
                 }
             }
             deleted
         }
         Some(Err(e)) => {
-            return html::problem_page(&problem(&e, &session.principal), Some(&session))
+            return html::problem_page(
+                &problem(&e, &session.principal, Action::ChangeAcls),
+                Some(&session),
+            )
         }
         None => Vec::new(),
     };

@@ -23,6 +23,7 @@ pub(super) use stream::INLINE_STYLES;
 use crate::connect::problem;
 use crate::filter::{AclQuery, Sort};
 use crate::html::{self, page, respond};
+use crate::needs::Action;
 use crate::pages::guard::{AppState, LoggedIn};
 use crate::results::AclCache;
 use crate::session::Session;
@@ -78,7 +79,12 @@ async fn result<'a>(
                 reader.visit(group);
             })
             .await
-            .map_err(|e| html::problem_page(&problem(&e, &session.principal), Some(session)))?;
+            .map_err(|e| {
+                html::problem_page(
+                    &problem(&e, &session.principal, Action::ReadAcls),
+                    Some(session),
+                )
+            })?;
         timing.describe = Some(answered.unwrap_or_else(|| asked.elapsed()));
         let mut fresh = AclCache::new(filter, query.sort(), reader);
         fresh.ticket = Some(state.sessions.admit(fresh.counts.acls, session));

@@ -38,6 +38,7 @@ use super::view::{counts_and_pager, pager, search_form, table};
 use crate::connect::problem;
 use crate::filter::{AclQuery, Sort, PAGE_SIZE};
 use crate::html::{self, page};
+use crate::needs::Action;
 use crate::results::AclCache;
 use crate::session::Session;
 use crate::State;
@@ -142,7 +143,10 @@ async fn fill(
     };
     let stream = match early {
         Some(Err(e)) => {
-            let page = html::problem_page(&problem(&e, &session.principal), Some(&session));
+            let page = html::problem_page(
+                &problem(&e, &session.principal, Action::ReadAcls),
+                Some(&session),
+            );
             let _ = committed.send(Err(page));
             return;
         }
@@ -200,7 +204,7 @@ async fn fill(
     let t = Instant::now();
     let rest = match visited {
         Err(e) => {
-            let p = problem(&e, &session.principal);
+            let p = problem(&e, &session.principal, Action::ReadAcls);
             html! {
                 div.error role="alert" {
                     p { (p.explanation) }

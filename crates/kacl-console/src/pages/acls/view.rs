@@ -113,11 +113,11 @@ pub(crate) fn table(grouped: bool, rows: &[AclBinding]) -> Markup {
                 @for (i, b) in rows.iter().enumerate() {
                     @if grouped && (i == 0 || rows[i - 1].pattern != b.pattern) {
                         tr.group { th colspan="5" scope="rowgroup" {
-                            "Current ACLs for resource " code { "`" (b.pattern) "`" } ":"
+                            (html::resource(&b.pattern))
                         } }
                     }
                     tr {
-                        @if !grouped { td { code { (b.pattern) } } }
+                        @if !grouped { td { (html::resource(&b.pattern)) } }
                         td { code { (b.entry.principal) } }
                         td { code { (b.entry.host) } }
                         td { (b.entry.operation.cli_name()) }

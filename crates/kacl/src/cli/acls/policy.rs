@@ -18,7 +18,7 @@ const CHANGES_PENDING: u8 = 2;
 
 /// `kacl acls plan`.
 pub(super) fn plan(args: PlanArgs) -> anyhow::Result<ExitCode> {
-    let doc = Document::load(&args.file)?;
+    let doc = Document::load_limited(&args.file, args.max_file_bytes)?;
     let config = args.connection.admin_config()?;
     let plan = common::block_on(async move {
         let admin = Admin::connect(config).await?;
@@ -72,7 +72,7 @@ pub(super) fn apply(args: ApplyArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let doc = match &args.file {
-        Some(path) => Some(Document::load(path)?),
+        Some(path) => Some(Document::load_limited(path, args.max_file_bytes)?),
         None => None,
     };
     let config = args.connection.admin_config()?;

@@ -39,6 +39,9 @@ pub(crate) struct PlanArgs {
     /// text, or json (the saved-plan format that `apply --plan-file` reads).
     #[arg(long, value_enum, default_value = "text")]
     pub output: OutputFormat,
+    /// Refuse a file larger than this many bytes (the work per byte is bounded anyway).
+    #[arg(long, value_name = "BYTES", default_value_t = kacl_policy::DEFAULT_MAX_FILE_BYTES)]
+    pub max_file_bytes: u64,
 }
 
 /// `kacl acls apply`.
@@ -65,6 +68,9 @@ pub(crate) struct ApplyArgs {
     /// Output format of the plan and the result.
     #[arg(long, value_enum, default_value = "text")]
     pub output: OutputFormat,
+    /// Refuse a file larger than this many bytes (the work per byte is bounded anyway).
+    #[arg(long, value_name = "BYTES", default_value_t = kacl_policy::DEFAULT_MAX_FILE_BYTES)]
+    pub max_file_bytes: u64,
 }
 
 /// `kacl acls import`.
