@@ -7,10 +7,10 @@ use crate::candidates::{Candidates, Listing};
 use crate::query::same_first_dn_component;
 pub use crate::query::Query;
 use kacl_acl::{
-    allow_grants, canonical_host, deny_refuses, host_matches, AclBinding, AclIndex, AclOperation,
-    AclPermissionType, AclRef, AuthorizationResult, Authorizer, AuthorizerConfig, DecidingRule,
-    Explanation, PatternType, ResourceType, SharedAclIndex, CLUSTER_NAME, WILDCARD_HOST,
-    WILDCARD_PRINCIPAL, WILDCARD_RESOURCE,
+    allow_grants, canonical_host, deny_refuses, host_in_range, host_matches, AclBinding, AclIndex,
+    AclOperation, AclPermissionType, AclRef, AuthorizationResult, Authorizer, AuthorizerConfig,
+    DecidingRule, Explanation, PatternType, ResourceType, SharedAclIndex, CLUSTER_NAME,
+    WILDCARD_HOST, WILDCARD_PRINCIPAL, WILDCARD_RESOURCE,
 };
 use serde::Serialize;
 
@@ -392,6 +392,12 @@ pub fn who_can(
         .collect();
     pairs.sort_unstable();
     pairs.dedup();
+    // The CIDR hosts among the keys: a range holding a grantee's address concerns it too.
+    let range_keys: Vec<(&str, &str)> = by_key
+        .keys()
+        .filter(|(_, h)| h.contains('/'))
+        .copied()
+        .collect();
     let session_free = authorizer.acls().read();
     let mut allowed = Vec::new();
     let mut denied = Vec::new();
@@ -401,10 +407,13 @@ pub fn who_can(
             .authorize(operation, resource_type, name);
         let matching = |perm: AclPermissionType| -> Vec<String> {
             let principals = [principal, WILDCARD_PRINCIPAL];
-            let hosts = [host, WILDCARD_HOST];
             let mut out: Vec<String> = Vec::new();
             for p in principals {
-                for h in hosts {
+                let ranges = range_keys
+                    .iter()
+                    .filter(|(rp, rh)| *rp == p && *rh != host && host_in_range(host, rh))
+                    .map(|(_, rh)| *rh);
+                for h in [host, WILDCARD_HOST].into_iter().chain(ranges) {
                     for b in by_key.get(&(p, h)).into_iter().flatten() {
                         let concerns = match perm {
                             AclPermissionType::Deny => deny_refuses(b.entry.operation, operation),
