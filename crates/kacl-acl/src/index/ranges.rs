@@ -5,15 +5,19 @@
 //! Several texts may name one range (`10.0.0.0/8`, `10.1.2.3/8`, `010.0.0.0/08`): each
 //! is its own interned id, and all of them are listed under the range.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use crate::host::{mask_v4, mask_v6, CidrRange, ClientAddress};
 
-/// Interned ids of CIDR host texts by (family, prefix length) → network.
+use super::id_hash::IdMap;
+
+/// Interned ids of CIDR host texts by (family, prefix length) → network. Networks are
+/// hashed with the index's fast hasher: the keys are masked addresses of ACLs an
+/// administrator created, and a client can only probe them, never add one.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct RangeTable {
-    v4: BTreeMap<u8, HashMap<u32, Vec<u32>>>,
-    v6: BTreeMap<u8, HashMap<u128, Vec<u32>>>,
+    v4: BTreeMap<u8, IdMap<u32, Vec<u32>>>,
+    v6: BTreeMap<u8, IdMap<u128, Vec<u32>>>,
 }
 
 impl RangeTable {
@@ -88,7 +92,7 @@ impl RangeTable {
 }
 
 fn remove_from<K: std::hash::Hash + Eq>(
-    table: &mut BTreeMap<u8, HashMap<K, Vec<u32>>>,
+    table: &mut BTreeMap<u8, IdMap<K, Vec<u32>>>,
     prefix: u8,
     network: K,
     id: u32,
