@@ -192,7 +192,7 @@ for suite in "${SUITES[@]}"; do
       result="$RESULTS/$suite.xml"
       # A suite's files: test_SUITE.py and its companions (test_SUITE_oauth.py, ...).
       files=("$HERE"/test_"${suite//-/_}"*.py)
-      [ "$suite" = java ] && files=("$HERE"/test_java_admin.py)
+      [ "$suite" = java ] && files=("$HERE"/test_java_admin.py "$HERE"/test_java_acl_tool.py)
       (cd "$HERE" && timeout --kill-after=30 "$SUITE_TIMEOUT_S" \
         "$PY" -m pytest "${files[@]}" --junitxml="$result") || rc=$?
       if [ -s "$result" ]; then count_pytest "$result"; fi

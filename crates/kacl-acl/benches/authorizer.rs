@@ -13,7 +13,8 @@
 //! - not in Kafka's bench: 10 ALLOW DESCRIBE ACLs for `User:auditor` (a principal with
 //!   few ACLs, to show the fixed cost of describe-by-principal).
 //!
-//! Run: `CARGO_TARGET_DIR=/work/target-acl cargo bench -p kacl-acl --bench authorizer`.
+//! Run: `CARGO_TARGET_DIR=/work/target-acl cargo bench -p kacl-acl --bench authorizer`;
+//! `KACL_BENCH_CIDR=1` runs only the 2M set with 10% CIDR hosts and the 2M set without.
 //! Memory per ACL is printed to stderr (a counting global allocator).
 
 #[path = "../tests/oracle/mod.rs"]
@@ -563,7 +564,97 @@ fn bench_add_one(c: &mut Criterion) {
     group.finish();
 }
 
+/// The 2M data set with every 10th ACL's host a CIDR range (issue 37): /24s in 10/8, /16s
+/// in 172.16/12 and IPv6 /32s, about 130k distinct range texts.
+fn cidr_dataset() -> Vec<AclBinding> {
+    let mut acls = dataset(200_000, 0.0);
+    for (i, b) in acls.iter_mut().enumerate() {
+        if i % 10 == 3 {
+            let k = i / 10;
+            b.entry.host = match k % 4 {
+                0 | 1 => format!("10.{}.{}.0/24", (k >> 8) & 255, k & 255),
+                2 => format!("172.{}.0.0/16", 16 + (k >> 4) % 16),
+                _ => format!("fd00:{:x}::/32", k & 0xffff),
+            };
+        }
+    }
+    acls
+}
+
+/// Authorize and describe at 2M ACLs of which 10% have CIDR hosts; runs alone with
+/// `KACL_BENCH_CIDR=1` (the other configurations are skipped).
+fn bench_cidr(c: &mut Criterion) {
+    let changes = AclChanges {
+        removes: vec![],
+        adds: cidr_dataset(),
+    };
+    let before = LIVE_BYTES.load(Ordering::Relaxed);
+    let index = SharedAclIndex::new();
+    index.apply(&changes).expect("storable");
+    let index_bytes = LIVE_BYTES.load(Ordering::Relaxed).saturating_sub(before);
+    let len = index.len();
+    eprintln!(
+        "memory cidr10: {len} ACLs; index {index_bytes} B = {:.1} B/ACL",
+        index_bytes as f64 / len as f64
+    );
+    drop(changes);
+    let authorizer = Authorizer::new(AuthorizerConfig::default(), index);
+    let target = format!("{PREFIX}95");
+    let mut group = c.benchmark_group("r200000_cidr10");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    for (label, host) in [
+        ("inside_a_range", "10.0.5.7"),
+        ("outside_every_range", "11.0.0.1"),
+        ("ipv6", "fd00:5:0:0:0:0:0:1"),
+    ] {
+        group.bench_function(format!("authorize/{label}"), |b| {
+            b.iter(|| {
+                authorizer.authorize(
+                    USER,
+                    black_box(host),
+                    AclOperation::Write,
+                    ResourceType::Topic,
+                    black_box(&target),
+                )
+            })
+        });
+    }
+    group.bench_function("by_resource_type/index", |b| {
+        b.iter(|| {
+            authorizer.authorize_by_resource_type(
+                USER,
+                "10.0.5.7",
+                AclOperation::Read,
+                black_box(ResourceType::Topic),
+            )
+        })
+    });
+    group.throughput(Throughput::Elements(len as u64));
+    group.bench_function("describe_all/index", |b| {
+        b.iter(|| {
+            let acls = authorizer.acls().read();
+            let mut n = 0usize;
+            acls.for_each_group(&AclBindingFilter::ANY, |group| {
+                for entry in group.entries {
+                    black_box(entry);
+                    n += 1;
+                }
+            });
+            n
+        })
+    });
+    group.finish();
+}
+
 fn benches(c: &mut Criterion) {
+    if std::env::var_os("KACL_BENCH_CIDR").is_some() {
+        bench_cidr(c);
+        bench_config(c, 200_000, 0.0, false);
+        return;
+    }
     bench_add_one(c);
     bench_config(c, 10_000, 0.0, false);
     bench_config(c, 50_000, 0.0, false);

@@ -3,7 +3,8 @@
 //!
 //! Order of a decision: super users are allowed; otherwise the ACLs that apply to the
 //! resource (LITERAL name, LITERAL `*`, PREFIXED prefixes of the name) are matched
-//! against the principal or `User:*` and the host or `*`; a matching DENY wins; else a
+//! against the principal or `User:*` and the host, `*`, or a CIDR range holding the host
+//! (Kafka 4.4, KIP-1190); a matching DENY wins; else a
 //! matching ALLOW allows (ALL matches any operation; an ALLOW of READ, WRITE, DELETE or
 //! ALTER also grants DESCRIBE, an ALLOW of ALTER_CONFIGS grants DESCRIBE_CONFIGS; a
 //! DENY is never implied); else, if no ACL at all applies to the resource,

@@ -134,6 +134,7 @@ kafka_enum! {
         IdempotentWrite = 12, "IDEMPOTENT_WRITE", "IdempotentWrite";
         CreateTokens = 13, "CREATE_TOKENS", "CreateTokens";
         DescribeTokens = 14, "DESCRIBE_TOKENS", "DescribeTokens";
+        TwoPhaseCommit = 15, "TWO_PHASE_COMMIT", "TwoPhaseCommit";
     }
 }
 
@@ -186,6 +187,12 @@ mod tests {
             "transactional-id".parse::<ResourceType>(),
             Ok(ResourceType::TransactionalId)
         );
+        assert_eq!(
+            "TwoPhaseCommit".parse::<AclOperation>(),
+            Ok(AclOperation::TwoPhaseCommit)
+        );
+        assert_eq!(AclOperation::TwoPhaseCommit.code(), 15);
+        assert_eq!(AclOperation::from_code(16), AclOperation::Unknown);
         assert!("Reed".parse::<AclOperation>().is_err());
         assert_eq!(
             AclOperation::DescribeConfigs.to_string(),

@@ -11,9 +11,10 @@
 //! Deliberate difference from Kafka: when several ACLs could carry the decision, Kafka
 //! names the first DENY (or the last ALLOW) of its reverse-name walk; kacl names the
 //! first in the order LITERAL name, PREFIXED prefixes longest first, then LITERAL `*`,
-//! and within one pattern the requester's own principal before `User:*`, its host before
-//! `*`, the lowest operation code first. The decision is the same; only which of several
-//! equally deciding ACLs is quoted may differ.
+//! and within one pattern the requester's own principal before `User:*`, its host
+//! before `*` before a CIDR range holding it, the lowest operation code first. The
+//! decision is the same; only which of several equally deciding ACLs is quoted may
+//! differ.
 
 use std::fmt;
 
@@ -21,6 +22,7 @@ use crate::enums::{
     AclOperation, AclPermissionType, AuthorizationResult, PatternType, ResourceType,
 };
 use crate::filter::{AccessControlEntryFilter, AclBindingFilter, ResourcePatternFilter};
+use crate::host::host_in_range;
 use crate::index::AclIndex;
 use crate::types::{AclBinding, WILDCARD_HOST, WILDCARD_PRINCIPAL, WILDCARD_RESOURCE};
 
@@ -156,6 +158,7 @@ pub(crate) fn deciding_acl(
     let host_rank = |h: &str| match h {
         _ if h == host => Some(0u8),
         WILDCARD_HOST => Some(1),
+        _ if host_in_range(host, h) => Some(2),
         _ => None,
     };
     let mut best: Option<(Rank, AclBinding, bool)> = None;

@@ -12,6 +12,7 @@ mod authorizer;
 mod enums;
 mod explain;
 mod filter;
+mod host;
 mod index;
 mod types;
 mod validate;
@@ -22,6 +23,7 @@ pub use enums::{
 };
 pub use explain::{allow_grants, deny_refuses, DecidingRule, Explanation};
 pub use filter::{AccessControlEntryFilter, AclBindingFilter, ResourcePatternFilter};
+pub use host::{canonical_host, host_in_range, host_matches};
 pub use index::{
     is_storable, AclChanges, AclDigest, AclGroup, AclIndex, AclIndexBuilder, AclIndexReadGuard,
     AclRef, ApplyOutcome, DeletePlan, EntryRef, GroupEntries, IndexBytesError, IndexError,
@@ -32,6 +34,6 @@ pub use types::{
     WILDCARD_PRINCIPAL, WILDCARD_RESOURCE,
 };
 pub use validate::{
-    fails_kafka_construction, validate_new_acl, AclValidationError, KafkaPrincipal,
+    fails_kafka_construction, validate_host, validate_new_acl, AclValidationError, KafkaPrincipal,
     PrincipalParseError, INVALID_REQUEST,
 };

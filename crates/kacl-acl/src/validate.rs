@@ -6,8 +6,9 @@
 //! 1. `AclApis.handleCreateAcls` (broker and controller alike): a CLUSTER resource
 //!    whose name is not `kafka-cluster`, then an empty name.
 //! 2. `AclControlManager.validateNewAcl`: resource type, pattern type, operation,
-//!    permission type, (empty name again, unreachable after step 1), and since
-//!    KAFKA-18051 a principal with no colon.
+//!    permission type, (empty name again, unreachable after step 1), since
+//!    KAFKA-18051 a principal with no colon, and since Kafka 4.4 the host (not empty; a
+//!    CIDR range if it holds `/`).
 //!
 //! Before either, Kafka's request parser builds `ResourcePattern`/`AccessControlEntry`
 //! objects whose constructors throw for the filter-only values (see
@@ -49,6 +50,13 @@ pub enum AclValidationError {
         "Could not parse principal from `{0}` (no colon is present separating the principal type from the principal name)"
     )]
     PrincipalWithoutColon(String),
+    /// The host is empty (`AclControlManager.validateHostPattern`).
+    #[error("Host pattern cannot be null or empty")]
+    EmptyHost,
+    /// The host holds `/` but is not a CIDR range Kafka's `CidrUtils.validate` accepts;
+    /// the second field is Commons Net's reason.
+    #[error("Invalid CIDR notation '{0}': {1}")]
+    InvalidCidr(String, String),
 }
 
 impl AclValidationError {
@@ -97,6 +105,22 @@ pub fn validate_new_acl(binding: &AclBinding) -> Result<(), AclValidationError> 
         return Err(AclValidationError::PrincipalWithoutColon(
             entry.principal.clone(),
         ));
+    }
+    validate_host(&entry.host)
+}
+
+/// Kafka 4.4's `AclControlManager.validateHostPattern`: not empty; `*` or a plain
+/// address as given; a host holding `/` must be a CIDR range `CidrUtils.validate`
+/// accepts. (Kafka also refuses CIDR below metadata.version 4.4-IV1; kacl always
+/// speaks at 4.4's level, so CIDR hosts are always allowed.)
+pub fn validate_host(host: &str) -> Result<(), AclValidationError> {
+    if host.is_empty() {
+        return Err(AclValidationError::EmptyHost);
+    }
+    if host != crate::types::WILDCARD_HOST && host.contains('/') {
+        if let Err(reason) = crate::host::CidrRange::parse(host) {
+            return Err(AclValidationError::InvalidCidr(host.to_string(), reason));
+        }
     }
     Ok(())
 }
@@ -271,6 +295,38 @@ mod tests {
             message(&b).as_deref(),
             Some("Could not parse principal from `alice` (no colon is present separating the principal type from the principal name)")
         );
+    }
+
+    #[test]
+    fn hosts_as_kafka_4_4_validates_them() {
+        let mut b = good();
+        b.entry.host = String::new();
+        assert_eq!(
+            message(&b).as_deref(),
+            Some("Host pattern cannot be null or empty")
+        );
+        b.entry.host = "10.0.0.0/33".into();
+        assert_eq!(
+            message(&b).as_deref(),
+            Some("Invalid CIDR notation '10.0.0.0/33': Value [33] not in range [0,32]")
+        );
+        b.entry.principal = "alice".into();
+        assert!(
+            message(&b).is_some_and(|m| m.starts_with("Could not parse principal")),
+            "the principal is checked before the host"
+        );
+        for host in [
+            "10.0.0.0/8",
+            "10.1.2.3/8",
+            "fd00::/16",
+            "10.0.0.1",
+            "fd00::1",
+            "*",
+        ] {
+            let mut b = good();
+            b.entry.host = host.into();
+            assert_eq!(validate_new_acl(&b), Ok(()), "{host}");
+        }
     }
 
     #[test]

@@ -22,7 +22,28 @@ const QUERY_NAMES: &[&str] = &[
     "hardcode", "",
 ];
 const PRINCIPALS: &[&str] = &["User:a", "User:b", "User:*", "Group:a", "User:a:b"];
-const HOSTS: &[&str] = &["*", "h1", "h2", "10.0.0.1"];
+const HOSTS: &[&str] = &[
+    "*",
+    "h1",
+    "h2",
+    "10.0.0.1",
+    "10.0.0.0/8",
+    "10.0.0.1/32",
+    "10.1.2.3/8",
+    "fd00:0:0:0:0:0:0:1",
+    "fd00::/16",
+    "10.0.0.0/33",
+];
+/// Client addresses the questions come from (canonical text, as the server passes them).
+const CLIENTS: &[&str] = &[
+    "*",
+    "h1",
+    "10.0.0.1",
+    "10.9.9.9",
+    "11.0.0.1",
+    "fd00:0:0:0:0:0:0:1",
+    "fd01:0:0:0:0:0:0:1",
+];
 const TYPES: &[ResourceType] = &[
     ResourceType::Topic,
     ResourceType::Group,
@@ -178,7 +199,7 @@ proptest! {
     fn authorize_matches_the_oracle(
         acls in prop::collection::vec(binding(), 0..60),
         questions in prop::collection::vec(
-            (prop::sample::select(PRINCIPALS), prop::sample::select(HOSTS), concrete_op(),
+            (prop::sample::select(PRINCIPALS), prop::sample::select(CLIENTS), concrete_op(),
              prop::sample::select(TYPES), prop::sample::select(QUERY_NAMES)),
             1..24),
         allow_everyone in any::<bool>(),

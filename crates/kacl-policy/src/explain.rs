@@ -7,10 +7,10 @@ use crate::candidates::{Candidates, Listing};
 use crate::query::same_first_dn_component;
 pub use crate::query::Query;
 use kacl_acl::{
-    allow_grants, deny_refuses, AclBinding, AclIndex, AclOperation, AclPermissionType, AclRef,
-    AuthorizationResult, Authorizer, AuthorizerConfig, DecidingRule, Explanation, PatternType,
-    ResourceType, SharedAclIndex, CLUSTER_NAME, WILDCARD_HOST, WILDCARD_PRINCIPAL,
-    WILDCARD_RESOURCE,
+    allow_grants, canonical_host, deny_refuses, host_in_range, host_matches, AclBinding, AclIndex,
+    AclOperation, AclPermissionType, AclRef, AuthorizationResult, Authorizer, AuthorizerConfig,
+    DecidingRule, Explanation, PatternType, ResourceType, SharedAclIndex, CLUSTER_NAME,
+    WILDCARD_HOST, WILDCARD_PRINCIPAL, WILDCARD_RESOURCE,
 };
 use serde::Serialize;
 
@@ -88,6 +88,13 @@ pub fn explain_candidates(
     related: &[AclBinding],
     query: &Query,
 ) -> Report {
+    // ACL hosts are compared with the client address in Java's canonical text, as
+    // Kafka and kacl's server compare them (`fd00::1` is `fd00:0:0:0:0:0:0:1`).
+    let canonical = Query {
+        host: canonical_host(&query.host),
+        ..query.clone()
+    };
+    let query = &canonical;
     let (index, listed, unlisted) = candidates.finish();
     let authorizer = Authorizer::new(config.clone(), SharedAclIndex::from_index(index));
     let explanation = authorizer.explain(
@@ -174,14 +181,23 @@ fn applies_to_resource(acl: &AclBinding, q: &Query) -> bool {
         }
 }
 
+/// Why an ACL's host does not concern the client at `client`.
+fn host_mismatch(acl_host: &str, client: &str) -> String {
+    if acl_host.contains('/') {
+        format!("host range {acl_host} does not hold {client}")
+    } else {
+        format!("host {acl_host} is not {client}")
+    }
+}
+
 fn candidate(acl: AclBinding, q: &Query) -> Candidate {
     let e = &acl.entry;
     let mut mismatches = Vec::new();
     if e.principal != q.principal && e.principal != WILDCARD_PRINCIPAL {
         mismatches.push(format!("principal {} is not {}", e.principal, q.principal));
     }
-    if e.host != q.host && e.host != WILDCARD_HOST {
-        mismatches.push(format!("host {} is not {}", e.host, q.host));
+    if !host_matches(&e.host, &q.host) {
+        mismatches.push(host_mismatch(&e.host, &q.host));
     }
     let mut implied = false;
     match e.permission_type {
@@ -215,7 +231,7 @@ fn near_miss_candidate(c: &Candidate, q: &Query) -> Option<NearMiss> {
     }
     let same_principal = e.principal == q.principal || e.principal == WILDCARD_PRINCIPAL;
     let reason = if same_principal && c.mismatches.len() == 1 {
-        if e.host != q.host && e.host != WILDCARD_HOST {
+        if !host_matches(&e.host, &q.host) {
             format!("the same principal, but from host {} only", e.host)
         } else {
             format!("the same principal and host, but operation {}", e.operation)
@@ -376,6 +392,12 @@ pub fn who_can(
         .collect();
     pairs.sort_unstable();
     pairs.dedup();
+    // The CIDR hosts among the keys: a range holding a grantee's address concerns it too.
+    let range_keys: Vec<(&str, &str)> = by_key
+        .keys()
+        .filter(|(_, h)| h.contains('/'))
+        .copied()
+        .collect();
     let session_free = authorizer.acls().read();
     let mut allowed = Vec::new();
     let mut denied = Vec::new();
@@ -385,10 +407,13 @@ pub fn who_can(
             .authorize(operation, resource_type, name);
         let matching = |perm: AclPermissionType| -> Vec<String> {
             let principals = [principal, WILDCARD_PRINCIPAL];
-            let hosts = [host, WILDCARD_HOST];
             let mut out: Vec<String> = Vec::new();
             for p in principals {
-                for h in hosts {
+                let ranges = range_keys
+                    .iter()
+                    .filter(|(rp, rh)| *rp == p && *rh != host && host_in_range(host, rh))
+                    .map(|(_, rh)| *rh);
+                for h in [host, WILDCARD_HOST].into_iter().chain(ranges) {
                     for b in by_key.get(&(p, h)).into_iter().flatten() {
                         let concerns = match perm {
                             AclPermissionType::Deny => deny_refuses(b.entry.operation, operation),
@@ -449,7 +474,7 @@ pub fn effective(
     let mut by_pattern: BTreeMap<_, Vec<&AclBinding>> = BTreeMap::new();
     for b in acls {
         let mine = b.entry.principal == principal || b.entry.principal == WILDCARD_PRINCIPAL;
-        let here = host.is_none_or(|h| b.entry.host == h || b.entry.host == WILDCARD_HOST);
+        let here = host.is_none_or(|h| host_matches(&b.entry.host, &canonical_host(h)));
         let kind = resource_type.is_none_or(|t| t == b.pattern.resource_type);
         if mine && here && kind {
             by_pattern.entry(b.pattern.clone()).or_default().push(b);

@@ -254,7 +254,7 @@ pub fn supported_operations(resource_type: ResourceType) -> &'static [AclOperati
             AlterConfigs,
             IdempotentWrite,
         ],
-        ResourceType::TransactionalId => &[Write, Describe],
+        ResourceType::TransactionalId => &[Write, Describe, TwoPhaseCommit],
         ResourceType::DelegationToken => &[Describe],
         ResourceType::User => &[CreateTokens, DescribeTokens],
         ResourceType::Unknown | ResourceType::Any => &[],

@@ -12,7 +12,17 @@ use proptest::prelude::*;
 
 const NAMES: &[&str] = &["a", "ab", "abc", "b", "*", "ba"];
 const PRINCIPALS: &[&str] = &["User:a", "User:b", "User:*", "User:A"];
-const HOSTS: &[&str] = &["*", "h1", "h2"];
+const HOSTS: &[&str] = &[
+    "*",
+    "h1",
+    "h2",
+    "10.0.0.0/8",
+    "10.0.0.1",
+    "fd00::/16",
+    "fd00:0:0:0:0:0:0:1",
+];
+/// Client addresses as typed: explain compares their canonical text (`fd00::1`).
+const CLIENTS: &[&str] = &["*", "h1", "10.0.0.1", "10.9.9.9", "fd00::1", "fd01::1"];
 
 fn binding() -> impl Strategy<Value = AclBinding> {
     (
@@ -21,7 +31,7 @@ fn binding() -> impl Strategy<Value = AclBinding> {
         any::<bool>(),
         prop::sample::select(PRINCIPALS),
         prop::sample::select(HOSTS),
-        (2i8..=14).prop_map(AclOperation::from_code),
+        (2i8..=15).prop_map(AclOperation::from_code),
         prop::bool::weighted(0.3),
     )
         .prop_map(|(rt, name, prefixed, principal, host, op, deny)| {
@@ -49,8 +59,8 @@ proptest! {
     fn explain_over_the_candidates_decides_as_the_full_set(
         acls in prop::collection::vec(binding(), 0..50),
         questions in prop::collection::vec(
-            (prop::sample::select(PRINCIPALS), prop::sample::select(HOSTS),
-             (2i8..=14).prop_map(AclOperation::from_code),
+            (prop::sample::select(PRINCIPALS), prop::sample::select(CLIENTS),
+             (2i8..=15).prop_map(AclOperation::from_code),
              prop::sample::select(&[ResourceType::Topic, ResourceType::Group][..]),
              prop::sample::select(&["a", "abc", "abd", "b", "*", "x"][..])),
             1..16),
@@ -79,7 +89,7 @@ proptest! {
                 config.clone(),
                 SharedAclIndex::from_index(AclIndex::from_bindings(index.describe(&AclBindingFilter::ANY)).expect("ok")),
             );
-            prop_assert_eq!(report.explanation.result, full.authorize(principal, host, op, rt, name));
+            prop_assert_eq!(report.explanation.result, full.authorize(principal, &kacl_acl::canonical_host(host), op, rt, name));
             // Listing only the relevant candidates changes what is listed, never the decision
             // or what the asker's own candidates say; the others are counted.
             let mut relevant = Candidates::new(&query, Listing::Relevant);

@@ -65,7 +65,7 @@ fn an_unknown_operation_is_reported_at_its_own_position() {
         error(&text),
         "acls.yaml:8:28: acls[0].allow[0].operations[1]: unknown operation `Reed` (one of All, Read, Write, Create, Delete, \
          Alter, Describe, ClusterAction, DescribeConfigs, AlterConfigs, IdempotentWrite, \
-         CreateTokens, DescribeTokens)"
+         CreateTokens, DescribeTokens, TwoPhaseCommit)"
     );
 }
 

@@ -75,8 +75,13 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
      it on a store without SCRAM credentials, and recorded in the store.",
     "When several ACLs could decide, the audit line's `MatchingAcl(...)` names the first in \
      the order: LITERAL name, PREFIXED prefixes longest first, LITERAL `*`; own principal \
-     before `User:*`, own host before `*`, lowest operation code first. Kafka names the first \
-     DENY, or the last ALLOW, of its reverse-name walk. The decision is the same.",
+     before `User:*`, own host before `*` before a CIDR range holding it, lowest operation \
+     code first. Kafka names the first DENY, or the last ALLOW, of its reverse-name walk. The \
+     decision is the same.",
+    "A LITERAL `*` ACL applies to every resource name of its type, as Kafka documents, also \
+     to a name longer than one character that starts with `*` (a group or transactional id \
+     `*x`); Kafka 4.4's StandardAuthorizer skips the wildcard ACL for such names (a quirk of \
+     its ordered search). The authorizer differential allows exactly this case.",
     "max.connections: connections over the limit are accepted and closed at once (Kafka \
      leaves them in the listen backlog); per-listener limits are not supported.",
     "After a failed authentication the connection waits (at most 1 s) for the client to close \

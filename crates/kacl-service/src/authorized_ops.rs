@@ -28,7 +28,7 @@ pub fn supported_operations(resource_type: ResourceType) -> &'static [AclOperati
             Alter,
             Describe,
         ],
-        ResourceType::TransactionalId => &[Describe, Write],
+        ResourceType::TransactionalId => &[Describe, Write, TwoPhaseCommit],
         ResourceType::DelegationToken => &[Describe],
         ResourceType::User => &[CreateTokens, DescribeTokens],
         ResourceType::Any | ResourceType::Unknown => &[],

@@ -10,8 +10,8 @@ use crate::enums::{AclOperation, AclPermissionType};
 
 /// Bits 0..16 are ALLOW per operation code, bits 16..32 DENY per operation code.
 const DENY_SHIFT: u32 = 16;
-/// The operation codes an ACL may carry: ALL (2) through DESCRIBE_TOKENS (14).
-const CONCRETE_OPS: u32 = 0x7ffc;
+/// The operation codes an ACL may carry: ALL (2) through TWO_PHASE_COMMIT (15).
+const CONCRETE_OPS: u32 = 0xfffc;
 /// Every bit a stored entry's mask may hold: ALLOW and DENY of the concrete operations.
 pub(crate) const STORABLE_BITS: u32 = CONCRETE_OPS | (CONCRETE_OPS << DENY_SHIFT);
 

@@ -5,12 +5,18 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Interned strings with use counts; ids of released strings are reused.
+use super::ranges::RangeTable;
+
+/// Interned strings with use counts; ids of released strings are reused. The live
+/// strings that are CIDR ranges are also kept in a [`RangeTable`] (principals share the
+/// table, but an entry's host field only ever holds host ids, so a principal that
+/// happens to parse as a range is never looked up as one).
 #[derive(Debug, Default)]
 pub(crate) struct Interner {
     ids: HashMap<Arc<str>, u32>,
     slots: Vec<Option<Slot>>,
     free: Vec<u32>,
+    ranges: RangeTable,
 }
 
 #[derive(Debug)]
@@ -26,6 +32,7 @@ impl Interner {
         for (text, uses) in strings {
             let id = interner.slots.len() as u32;
             interner.ids.insert(text.clone(), id);
+            interner.ranges.insert(&text, id);
             interner.slots.push(Some(Slot { text, uses }));
         }
         interner
@@ -61,8 +68,15 @@ impl Interner {
                 (self.slots.len() - 1) as u32
             }
         };
+        self.ranges.insert(&text, id);
         self.ids.insert(text, id);
         id
+    }
+
+    /// The CIDR ranges among the live strings.
+    #[inline]
+    pub(crate) fn ranges(&self) -> &RangeTable {
+        &self.ranges
     }
 
     /// Counts one use fewer, forgetting the string at zero.
@@ -76,6 +90,7 @@ impl Interner {
             let text = slot.text.clone();
             *entry = None;
             self.ids.remove(&text);
+            self.ranges.remove(&text, id);
             self.free.push(id);
         }
     }

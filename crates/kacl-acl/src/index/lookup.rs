@@ -10,13 +10,21 @@ use super::entries;
 use super::names::prefix_successor;
 use super::{AclIndex, PatternSlot, TYPE_COUNT};
 
-/// A requesting principal and host resolved to interned ids: the (up to) two
-/// principals and two hosts an ACL must name to concern this requester. Valid only
-/// for the read view it was made from.
+/// A requesting principal and host resolved to interned ids: the principals (itself and
+/// `User:*`) and hosts (its address, `*`, and every CIDR host whose range holds the
+/// address) an ACL must name to concern this requester. Valid only for the read view it
+/// was made from.
+///
+/// The CIDR ids are found once per requester (one hash probe per prefix length present,
+/// see `ranges.rs`); with no CIDR ACLs they are empty and cost nothing. Principals are a
+/// small fixed set today; a requester with more principals (groups, roles) only widens
+/// `principals`.
 #[derive(Debug, Clone)]
 pub(crate) struct Requester {
     principals: [Option<u32>; 2],
     hosts: [Option<u32>; 2],
+    /// Interned CIDR hosts whose range holds the requester's address.
+    ranges: Vec<u32>,
     /// The LITERAL `*` pattern's mask for this requester, per resource type code,
     /// found on first use: a session asking about many topics probes it once.
     wildcards: Cell<[Wildcard; TYPE_COUNT]>,
@@ -56,11 +64,26 @@ impl AclIndex {
         } else {
             self.strings.get(WILDCARD_HOST)
         };
+        let exact_host = self.strings.get(host);
+        let mut ranges = self.strings.ranges().holding(host);
+        ranges.retain(|id| Some(*id) != exact_host);
         Requester {
             principals: [self.strings.get(principal), wildcard_principal],
-            hosts: [self.strings.get(host), wildcard_host],
+            hosts: [exact_host, wildcard_host],
+            ranges,
             wildcards: Cell::new([Wildcard::NotLookedUp; TYPE_COUNT]),
         }
+    }
+
+    /// The interned ids of every host an ACL may name to concern `requester`.
+    #[inline]
+    fn requester_hosts(requester: &Requester) -> impl Iterator<Item = u32> + '_ {
+        requester
+            .hosts
+            .iter()
+            .flatten()
+            .copied()
+            .chain(requester.ranges.iter().copied())
     }
 
     /// The mask of the LITERAL `*` pattern of `resource_type` for `requester`, `None`
@@ -97,8 +120,8 @@ impl AclIndex {
     fn mask_for(slot: &PatternSlot, requester: &Requester) -> u32 {
         let mut mask = 0;
         for principal in requester.principals.iter().flatten() {
-            for host in requester.hosts.iter().flatten() {
-                mask |= entries::mask_of(&slot.entries, *principal, *host);
+            for host in Self::requester_hosts(requester) {
+                mask |= entries::mask_of(&slot.entries, *principal, host);
             }
         }
         mask

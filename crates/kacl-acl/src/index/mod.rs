@@ -27,6 +27,7 @@ mod intern;
 mod lookup;
 mod names;
 mod order;
+mod ranges;
 mod update;
 
 use std::collections::{BTreeMap, HashMap};

@@ -94,7 +94,7 @@ impl Oracle {
             if e.principal != principal && e.principal != "User:*" {
                 continue;
             }
-            if e.host != "*" && e.host != host {
+            if !kacl_acl::host_matches(&e.host, host) {
                 continue;
             }
             let op_matches = if e.operation == AclOperation::All {
@@ -166,7 +166,7 @@ impl Oracle {
         let mut wildcard_allow = false;
         for b in self.acls.iter().filter(|b| b.pattern.resource_type == rt) {
             let e = &b.entry;
-            if e.host != host && e.host != "*" {
+            if !kacl_acl::host_matches(&e.host, host) {
                 continue;
             }
             if e.principal != principal && e.principal != "User:*" {

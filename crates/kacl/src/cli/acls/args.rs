@@ -81,7 +81,7 @@ pub(crate) struct AclsArgs {
     pub deny_host: Vec<String>,
     /// Operation to allow or deny (Read, Write, Create, Delete, Alter, Describe,
     /// ClusterAction, DescribeConfigs, AlterConfigs, IdempotentWrite, CreateTokens,
-    /// DescribeTokens, All). Repeatable; default All.
+    /// DescribeTokens, TwoPhaseCommit, All). Repeatable; default All.
     #[arg(long, value_name = "OPERATION")]
     pub operation: Vec<String>,
     /// With --list: show only ACLs of this principal (exact match, client side). Repeatable.

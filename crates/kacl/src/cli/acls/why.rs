@@ -28,7 +28,7 @@ pub(super) fn explain(args: ExplainArgs) -> anyhow::Result<ExitCode> {
     let (resource_type, name) = args.resource.resource();
     let query = Query {
         principal: principal.to_string(),
-        host: args.host.clone(),
+        host: kacl_acl::canonical_host(&args.host),
         operation,
         resource_type,
         name,
