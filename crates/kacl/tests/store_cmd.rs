@@ -90,11 +90,11 @@ fn filled(dir: &std::path::Path, n: usize) {
             kacl_acl::AclBinding::new(
                 kacl_acl::ResourcePattern::new(
                     kacl_acl::ResourceType::Topic,
-                    &format!("t{i}"),
+                    format!("t{i}"),
                     kacl_acl::PatternType::Literal,
                 ),
                 kacl_acl::AccessControlEntry::new(
-                    &format!("User:p{}", i % 97),
+                    format!("User:p{}", i % 97),
                     "*",
                     kacl_acl::AclOperation::Read,
                     kacl_acl::AclPermissionType::Allow,
