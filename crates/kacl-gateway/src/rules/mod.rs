@@ -142,7 +142,7 @@ pub(crate) fn plan(
             groups::consumer_group_describe(ctx, typed!(ctx, frame), frame)
         }
         ApiKey::InitProducerId => txn::init_producer_id(ctx, typed!(ctx, frame)),
-        ApiKey::AddPartitionsToTxn => txn::add_partitions_to_txn(ctx, typed!(ctx, frame)),
+        ApiKey::AddPartitionsToTxn => txn::add_partitions_to_txn(shared, ctx, typed!(ctx, frame)),
         ApiKey::AddOffsetsToTxn => txn::add_offsets_to_txn(ctx, typed!(ctx, frame)),
         ApiKey::EndTxn => txn::end_txn(ctx, typed!(ctx, frame)),
         ApiKey::TxnOffsetCommit => txn::txn_offset_commit(ctx, typed!(ctx, frame), frame),
@@ -165,7 +165,7 @@ pub(crate) fn plan(
         ApiKey::CreateTopics => admin::create_topics(ctx, typed!(ctx, frame), frame),
         ApiKey::DeleteTopics => admin::delete_topics(shared, ctx, typed!(ctx, frame), frame),
         ApiKey::CreatePartitions => admin::create_partitions(ctx, typed!(ctx, frame), frame),
-        ApiKey::DescribeConfigs => admin::describe_configs(ctx, typed!(ctx, frame), frame),
+        ApiKey::DescribeConfigs => admin::describe_configs(shared, ctx, typed!(ctx, frame), frame),
         ApiKey::AlterConfigs => admin::alter_configs(ctx, typed!(ctx, frame), frame),
         ApiKey::IncrementalAlterConfigs => {
             admin::incremental_alter_configs(ctx, typed!(ctx, frame), frame)

@@ -160,11 +160,28 @@ fn merge_delete_records(body: &mut DeleteRecordsResponse<'_>, refused: Vec<(Stri
     }
 }
 
+/// A topic name Kafka's `Topic.validate` refuses is answered INVALID_TOPIC_EXCEPTION with
+/// Kafka's message before any authorization; then READ on each topic.
 pub(super) fn describe_producers(
     ctx: &RequestContext<'_>,
     mut request: DescribeProducersRequest<'_>,
     frame: &RequestFrame<'_>,
 ) -> Plan {
+    let mut answered: Vec<(String, Vec<i32>, i16, String)> = Vec::new();
+    request
+        .topics
+        .retain(|t| match kacl_topics::validate_topic_name(&t.name) {
+            Ok(()) => true,
+            Err(err) => {
+                answered.push((
+                    t.name.to_string(),
+                    t.partition_indexes.clone(),
+                    err.code(),
+                    err.message().to_owned(),
+                ));
+                false
+            }
+        });
     let refused = split(
         ctx,
         AclOperation::Read,
@@ -172,39 +189,38 @@ pub(super) fn describe_producers(
         |t| &t.name,
         |t| t.partition_indexes.clone(),
     );
-    plan_with!(
-        ctx,
-        frame,
-        request,
-        refused,
-        DescribeProducersResponse,
-        merge_describe_producers
-    )
-}
-
-fn merge_describe_producers(
-    body: &mut DescribeProducersResponse<'_>,
-    refused: Vec<(String, Vec<i32>)>,
-) {
-    {
-        for (name, partitions) in refused {
+    answered.extend(refused.into_iter().map(|(name, partitions)| {
+        let message = ErrorCode::TopicAuthorizationFailed.default_message();
+        (name, partitions, TOPIC_DENIED, message.to_owned())
+    }));
+    if answered.is_empty() {
+        return Plan::pass();
+    }
+    let merge = move |_: &Asker, body: &mut DescribeProducersResponse<'_>| {
+        for (name, partitions, code, message) in answered {
             body.topics.push(TopicResponse {
                 name: Cow::Owned(name),
                 partitions: partitions
                     .into_iter()
                     .map(|partition_index| PartitionResponse {
                         partition_index,
-                        error_code: TOPIC_DENIED,
-                        error_message: Some(Cow::Borrowed(
-                            ErrorCode::TopicAuthorizationFailed.default_message(),
-                        )),
+                        error_code: code,
+                        error_message: Some(Cow::Owned(message.clone())),
                         ..Default::default()
                     })
                     .collect(),
                 ..Default::default()
             });
         }
-    }
+    };
+    merged!(
+        ctx,
+        frame,
+        request,
+        DescribeProducersResponse,
+        request.topics.is_empty(),
+        merge
+    )
 }
 
 pub(super) fn describe_log_dirs(ctx: &RequestContext<'_>) -> Plan {
