@@ -564,3 +564,34 @@ def test_an_upstreams_unknown_api_keys_are_left_out(stack):
             gw.stop()
     finally:
         relay.close()
+
+
+# --------------------------------------------------------------------------------------
+# OffsetForLeaderEpoch (23): what a consumer asks after a leader change (KIP-320)
+
+
+def test_offset_for_leader_epoch_is_forwarded_with_kafkas_checks(stack, topics):
+    def ask(c):
+        body = W().i32(-1)
+        body.carray([(topics["open"], [0, 1]), (topics["secret"], [0])], lambda w, t: (
+            w.cstring(t[0]),
+            w.carray(t[1], lambda w, p: (w.i32(p), w.i32(-1), w.i32(0), w.tags())),
+            w.tags()))
+        r = c.call(23, 4, body.tags(), flexible=True)
+        r.i32()
+        out = r.carray(lambda r: (r.cstring(), r.carray(lambda r: (r.i16(), r.i32(), r.i32(), r.i64(), r.tags())[:4]),
+                                  r.tags())[:2])
+        return sorted((name, part) for name, parts in out for part in parts)
+
+    via_gateway, direct = stack.both("diff", ask)
+    assert via_gateway == direct
+    by_topic = {}
+    for name, (code, partition, _epoch, _end) in direct:
+        by_topic.setdefault(name, []).append((partition, code))
+    assert by_topic == {topics["open"]: [(0, 0), (1, 0)], topics["secret"]: [(0, 29)]}
+
+
+def test_offset_for_leader_epoch_is_offered_at_kafkas_versions(stack):
+    offered = upstreams.api_versions("127.0.0.1", stack.gateway.port)
+    direct = upstreams.api_versions(stack.kafka.host, stack.kafka.port)
+    assert offered.get(23) == direct.get(23) == (2, 4)

@@ -70,6 +70,7 @@ pub(crate) fn enforceable(api: ApiKey) -> Option<VersionRange> {
         | ApiKey::Fetch
         | ApiKey::ListOffsets
         | ApiKey::DeleteRecords
+        | ApiKey::OffsetForLeaderEpoch
         | ApiKey::DescribeProducers
         | ApiKey::DescribeLogDirs
         | ApiKey::OffsetCommit
@@ -120,6 +121,9 @@ pub(crate) fn plan(
         ApiKey::Fetch => fetch::fetch(shared, ctx, typed!(ctx, frame), frame),
         ApiKey::ListOffsets => partitions::list_offsets(ctx, typed!(ctx, frame), frame),
         ApiKey::DeleteRecords => partitions::delete_records(ctx, typed!(ctx, frame), frame),
+        ApiKey::OffsetForLeaderEpoch => {
+            partitions::offset_for_leader_epoch(ctx, typed!(ctx, frame), frame)
+        }
         ApiKey::DescribeProducers => partitions::describe_producers(ctx, typed!(ctx, frame), frame),
         ApiKey::DescribeLogDirs => partitions::describe_log_dirs(ctx),
         ApiKey::OffsetCommit => groups::offset_commit(ctx, typed!(ctx, frame), frame),

@@ -19,6 +19,10 @@ use kacl_protocol::messages::describe_producers::{
 use kacl_protocol::messages::list_offsets::{
     ListOffsetsPartitionResponse, ListOffsetsRequest, ListOffsetsResponse, ListOffsetsTopicResponse,
 };
+use kacl_protocol::messages::offset_for_leader_epoch::{
+    EpochEndOffset, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse,
+    OffsetForLeaderTopicResult,
+};
 use kacl_protocol::ErrorCode;
 use kacl_service::audit::AuditPolicy;
 use kacl_service::context::RequestContext;
@@ -221,6 +225,61 @@ pub(super) fn describe_producers(
         request.topics.is_empty(),
         merge
     )
+}
+
+/// CLUSTER_ACTION on the cluster (a follower) passes every topic; otherwise DESCRIBE on each
+/// topic, a refused one answered TOPIC_AUTHORIZATION_FAILED per partition (Kafka's
+/// `handleOffsetForLeaderEpochRequest`, where consumers check their position after a leader
+/// change, KIP-320).
+pub(super) fn offset_for_leader_epoch(
+    ctx: &RequestContext<'_>,
+    mut request: OffsetForLeaderEpochRequest<'_>,
+    frame: &RequestFrame<'_>,
+) -> Plan {
+    let follower = ctx.authorizer().allows(
+        AclOperation::ClusterAction,
+        ResourceType::Cluster,
+        CLUSTER_NAME,
+        AuditPolicy::FILTERING,
+    );
+    if follower {
+        return Plan::pass();
+    }
+    let refused = split(
+        ctx,
+        AclOperation::Describe,
+        &mut request.topics,
+        |t| &t.topic,
+        |t| t.partitions.iter().map(|p| p.partition).collect(),
+    );
+    plan_with!(
+        ctx,
+        frame,
+        request,
+        refused,
+        OffsetForLeaderEpochResponse,
+        merge_offset_for_leader_epoch
+    )
+}
+
+fn merge_offset_for_leader_epoch(
+    body: &mut OffsetForLeaderEpochResponse<'_>,
+    refused: Vec<(String, Vec<i32>)>,
+) {
+    for (topic, partitions) in refused {
+        body.topics.push(OffsetForLeaderTopicResult {
+            topic: Cow::Owned(topic),
+            partitions: partitions
+                .into_iter()
+                .map(|partition| EpochEndOffset {
+                    error_code: TOPIC_DENIED,
+                    partition,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        });
+    }
 }
 
 pub(super) fn describe_log_dirs(ctx: &RequestContext<'_>) -> Plan {
