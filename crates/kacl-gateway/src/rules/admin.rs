@@ -190,7 +190,7 @@ pub(super) fn delete_topics(
     let duplicate_ids = duplicates(&ids);
     let before = request.topics.len() + request.topic_names.len();
     let refuse_name = |name: &str, answered: &mut Vec<DeletableTopicResult<'static>>| {
-        if duplicate_names.iter().any(|d| *d == name) {
+        if duplicate_names.contains(&name) {
             return false;
         }
         if may(AclOperation::Delete, name) {
