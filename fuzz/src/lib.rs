@@ -59,6 +59,7 @@ use m::list_transactions::ListTransactionsRequest;
 use m::offset_commit::OffsetCommitRequest;
 use m::offset_delete::OffsetDeleteRequest;
 use m::offset_fetch::OffsetFetchRequest;
+use m::offset_for_leader_epoch::OffsetForLeaderEpochRequest;
 use m::produce::ProduceRequest;
 use m::sync_group::SyncGroupRequest;
 use m::txn_offset_commit::TxnOffsetCommitRequest;
@@ -161,6 +162,9 @@ pub fn check_request_frame(data: &[u8]) {
         ApiKey::DescribeGroups => check_body_at!(DescribeGroupsRequest, body, version),
         ApiKey::ListGroups => check_body_at!(ListGroupsRequest, body, version),
         ApiKey::DeleteRecords => check_body_at!(DeleteRecordsRequest, body, version),
+        ApiKey::OffsetForLeaderEpoch => {
+            check_body_at!(OffsetForLeaderEpochRequest, body, version)
+        }
         ApiKey::InitProducerId => check_body_at!(InitProducerIdRequest, body, version),
         ApiKey::AddPartitionsToTxn => check_body_at!(AddPartitionsToTxnRequest, body, version),
         ApiKey::AddOffsetsToTxn => check_body_at!(AddOffsetsToTxnRequest, body, version),

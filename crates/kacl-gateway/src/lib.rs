@@ -208,3 +208,51 @@ impl Forwarder for Gateway {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kacl_client::net::ApiVersionsTable;
+    use kacl_protocol::messages::api_versions::{ApiVersion, ApiVersionsResponse};
+
+    /// Vendors' brokers list private API keys (and may list odd ranges): the gateway offers
+    /// only keys it knows and can authorize, and never fails on the others.
+    #[test]
+    fn an_upstreams_unknown_api_keys_are_dropped() {
+        let range = |api_key: i16, min_version: i16, max_version: i16| ApiVersion {
+            api_key,
+            min_version,
+            max_version,
+            ..Default::default()
+        };
+        let answer = ApiVersionsResponse {
+            api_keys: vec![
+                range(ApiKey::Produce.key(), 3, 12),
+                range(ApiKey::Metadata.key(), 0, 13),
+                range(1000, 0, 3),
+                range(i16::MAX, 5, 1),
+                range(-7, 0, 0),
+                // Known to kacl but without a gateway rule: never offered.
+                range(ApiKey::DescribeTopicPartitions.key(), 0, 0),
+            ],
+            ..Default::default()
+        };
+        let upstream = Upstream::offline(ApiVersionsTable::from_response(&answer), &[1]);
+        let gateway = Gateway::over(upstream, false);
+        let offered: Vec<(ApiKey, VersionRange)> = ApiKey::KNOWN
+            .iter()
+            .filter_map(|api| Some((*api, gateway.offered_versions(*api)?)))
+            .collect();
+        let ours = |api: ApiKey, min: i16, max: i16| {
+            let declared = api.versions();
+            (
+                api,
+                VersionRange::between(declared.min.max(min), declared.max.min(max)),
+            )
+        };
+        assert_eq!(
+            offered,
+            vec![ours(ApiKey::Produce, 3, 12), ours(ApiKey::Metadata, 4, 13)]
+        );
+    }
+}

@@ -136,6 +136,13 @@ impl Upstream {
         self.brokers.read().get(&node).cloned()
     }
 
+    /// Every upstream `host:port` the gateway knows: its brokers and its bootstrap servers.
+    pub(crate) fn addresses(&self) -> Vec<String> {
+        let mut all: Vec<String> = self.brokers.read().values().cloned().collect();
+        all.extend(self.config.bootstrap_servers.iter().cloned());
+        all
+    }
+
     /// Records the brokers a passing Metadata or DescribeCluster answer names, and returns the
     /// ids among them the gateway had not seen before (brokers that joined after it started).
     pub(crate) fn learn_brokers<'b>(

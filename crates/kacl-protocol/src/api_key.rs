@@ -58,6 +58,9 @@ pub enum ApiKey {
     DeleteTopics = 20,
     /// Delete records before an offset. Forwarded by a gateway node only.
     DeleteRecords = 21,
+    /// The end offset of a leader epoch: how a consumer checks its position after a leader
+    /// change (KIP-320). Forwarded by a gateway node only.
+    OffsetForLeaderEpoch = 23,
     /// A producer id and epoch for idempotent or transactional producers. Forwarded by a gateway node only.
     InitProducerId = 22,
     /// Add partitions to a transaction. Forwarded by a gateway node only.
@@ -155,7 +158,7 @@ impl ApiKey {
     /// The APIs only a gateway node serves, by forwarding them to the upstream cluster once
     /// authorized (the data path: produce, fetch, groups, transactions). A standalone node
     /// does not know them and closes a connection that sends one, as before.
-    pub const FORWARDED_ONLY: [ApiKey; 19] = [
+    pub const FORWARDED_ONLY: [ApiKey; 20] = [
         ApiKey::Produce,
         ApiKey::Fetch,
         ApiKey::ListOffsets,
@@ -167,6 +170,7 @@ impl ApiKey {
         ApiKey::SyncGroup,
         ApiKey::DeleteRecords,
         ApiKey::InitProducerId,
+        ApiKey::OffsetForLeaderEpoch,
         ApiKey::AddPartitionsToTxn,
         ApiKey::AddOffsetsToTxn,
         ApiKey::EndTxn,
@@ -178,7 +182,7 @@ impl ApiKey {
     ];
 
     /// Every API kacl knows in either mode, in API key order.
-    pub const KNOWN: [ApiKey; 47] = [
+    pub const KNOWN: [ApiKey; 48] = [
         ApiKey::Produce,
         ApiKey::Fetch,
         ApiKey::ListOffsets,
@@ -198,6 +202,7 @@ impl ApiKey {
         ApiKey::DeleteTopics,
         ApiKey::DeleteRecords,
         ApiKey::InitProducerId,
+        ApiKey::OffsetForLeaderEpoch,
         ApiKey::AddPartitionsToTxn,
         ApiKey::AddOffsetsToTxn,
         ApiKey::EndTxn,
@@ -287,6 +292,7 @@ impl ApiKey {
             19 => ApiKey::CreateTopics,
             20 => ApiKey::DeleteTopics,
             21 => ApiKey::DeleteRecords,
+            23 => ApiKey::OffsetForLeaderEpoch,
             22 => ApiKey::InitProducerId,
             24 => ApiKey::AddPartitionsToTxn,
             25 => ApiKey::AddOffsetsToTxn,
@@ -359,6 +365,7 @@ impl ApiKey {
             ApiKey::DescribeGroups => "DescribeGroups",
             ApiKey::ListGroups => "ListGroups",
             ApiKey::DeleteRecords => "DeleteRecords",
+            ApiKey::OffsetForLeaderEpoch => "OffsetForLeaderEpoch",
             ApiKey::InitProducerId => "InitProducerId",
             ApiKey::AddPartitionsToTxn => "AddPartitionsToTxn",
             ApiKey::AddOffsetsToTxn => "AddOffsetsToTxn",
@@ -409,6 +416,7 @@ impl ApiKey {
             ApiKey::DescribeGroups => (0, 6),
             ApiKey::ListGroups => (0, 5),
             ApiKey::DeleteRecords => (0, 2),
+            ApiKey::OffsetForLeaderEpoch => (2, 4),
             ApiKey::InitProducerId => (0, 5),
             ApiKey::AddPartitionsToTxn => (0, 5),
             ApiKey::AddOffsetsToTxn => (0, 4),
@@ -464,6 +472,7 @@ impl ApiKey {
             ApiKey::DescribeGroups => VersionRange::starting_at(5),
             ApiKey::ListGroups => VersionRange::starting_at(3),
             ApiKey::DeleteRecords => VersionRange::starting_at(2),
+            ApiKey::OffsetForLeaderEpoch => VersionRange::starting_at(4),
             ApiKey::InitProducerId => VersionRange::starting_at(2),
             ApiKey::AddPartitionsToTxn => VersionRange::starting_at(3),
             ApiKey::AddOffsetsToTxn => VersionRange::starting_at(3),

@@ -247,6 +247,9 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
      for a group or id it does not know.",
     "FindCoordinator with key type 2 (share groups, KIP-932) is INVALID_REQUEST like an \
      unknown type: kacl has no share coordinator.",
+    "Gateway mode: DescribeConfigs of a broker shows every config whose value is an address of the upstream cluster (listeners, advertised.listeners, controller.quorum.voters, controller.quorum.bootstrap.servers, zookeeper.connect, and any config naming a known upstream host:port) as Kafka shows a password: sensitive, value null, synonyms' values null. Kafka shows them to a principal with DESCRIBE_CONFIGS on the cluster; a gateway's clients never learn where the upstream is.",
+    "Gateway mode: AddPartitionsToTxn v0-3 with a refused partition answers the partitions of topics no Metadata answer through the gateway has shown (or beyond the partition count it showed) UNKNOWN_TOPIC_OR_PARTITION and the others OPERATION_NOT_ATTEMPTED; Kafka decides existence on its own metadata, so a topic created or grown since the gateway last saw it may differ in that code (the request fails either way).",
+    "Gateway mode: DeleteTopics by name of a topic the principal may describe but not delete is TOPIC_AUTHORIZATION_FAILED whether or not it exists; Kafka answers UNKNOWN_TOPIC_OR_PARTITION when it does not (the gateway cannot ask without deleting).",
     "Gateway mode: DescribeTopicPartitions is not offered (left out of ApiVersions), so \
      Kafka's clients describe topics with Metadata, which the gateway filters per topic.",
     "AlterClientQuotas: an `ip` entity (connection_creation_rate) is INVALID_REQUEST `kacl \

@@ -354,6 +354,42 @@ async fn a_lookup_by_an_unseen_topic_id_is_resolved_upstream_and_authorized() {
         Some((None, ErrorCode::TopicAuthorizationFailed.code())),
         "refused, without its name"
     );
+
+    // Now the gateway has seen both ids. As in Kafka 4.4, once one entry carries an id the
+    // request is by id: a name alice may describe beside the hidden topic's id is answered
+    // for the id (refused, no name, no partitions), never for the name.
+    for entries in [
+        vec![(Some("visible"), hidden)],
+        vec![(None, hidden)],
+        vec![(Some("visible"), kacl_protocol::Uuid::ZERO), (None, hidden)],
+    ] {
+        let request = MetadataRequest {
+            topics: Some(
+                entries
+                    .iter()
+                    .map(|(name, topic_id)| MetadataRequestTopic {
+                        topic_id: *topic_id,
+                        name: name.map(|n| Cow::Owned(n.to_owned())),
+                        ..Default::default()
+                    })
+                    .collect(),
+            ),
+            allow_auto_topic_creation: false,
+            ..Default::default()
+        };
+        let payload = alice.call(12, &request).await;
+        let response = decode::<MetadataResponse>(&payload, 12);
+        let answered: Vec<_> = response
+            .topics
+            .iter()
+            .map(|t| (t.name.clone(), t.topic_id, t.error_code, t.partitions.len()))
+            .collect();
+        assert_eq!(
+            answered,
+            vec![(None, hidden, ErrorCode::TopicAuthorizationFailed.code(), 0)],
+            "{entries:?}"
+        );
+    }
 }
 
 /// The service identity reaches a TLS upstream with the upstream client properties

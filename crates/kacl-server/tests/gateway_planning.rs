@@ -14,6 +14,10 @@ use kacl_protocol::messages::fetch::{FetchPartition, FetchRequest, FetchResponse
 use kacl_protocol::messages::find_coordinator::{FindCoordinatorRequest, FindCoordinatorResponse};
 use kacl_protocol::messages::init_producer_id::{InitProducerIdRequest, InitProducerIdResponse};
 use kacl_protocol::messages::join_group::{JoinGroupRequest, JoinGroupResponse};
+use kacl_protocol::messages::offset_for_leader_epoch::{
+    OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, OffsetForLeaderPartition,
+    OffsetForLeaderTopic,
+};
 use kacl_protocol::messages::produce::{
     PartitionProduceData, ProduceRequest, ProduceResponse, TopicProduceData,
 };
@@ -178,6 +182,40 @@ fn refused_requests_are_answered_without_the_upstream() {
         (-1, -1),
         "no address for a refusal"
     );
+
+    // OffsetForLeaderEpoch: DESCRIBE on each topic (no CLUSTER_ACTION), refused per partition
+    // with Kafka's defaults for the epoch and the offset.
+    let epochs = OffsetForLeaderEpochRequest {
+        replica_id: -1,
+        topics: vec![OffsetForLeaderTopic {
+            topic: Cow::Borrowed("orders"),
+            partitions: vec![OffsetForLeaderPartition {
+                partition: 2,
+                current_leader_epoch: 5,
+                leader_epoch: 4,
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    for version in [2, 3, 4] {
+        let out = serve(&state, &frame(version, 13, &epochs));
+        let (_, body) =
+            decode_response_frame::<OffsetForLeaderEpochResponse>(&out[0], version).unwrap();
+        let partition = &body.topics[0].partitions[0];
+        assert_eq!(body.topics[0].topic, "orders");
+        assert_eq!(
+            (
+                partition.partition,
+                partition.error_code,
+                partition.leader_epoch,
+                partition.end_offset
+            ),
+            (2, ErrorCode::TopicAuthorizationFailed.code(), -1, -1),
+            "OffsetForLeaderEpoch v{version}"
+        );
+    }
 }
 
 #[test]

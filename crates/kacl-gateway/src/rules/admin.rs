@@ -26,9 +26,11 @@ use kacl_protocol::messages::describe_configs::{
 use kacl_protocol::messages::incremental_alter_configs::{
     self as incremental, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse,
 };
-use kacl_protocol::ErrorCode;
+use kacl_protocol::{ErrorCode, Uuid};
 use kacl_service::audit::AuditPolicy;
 use kacl_service::context::{AuditedSession, RequestContext};
+
+use kacl_topics::CLUSTER_METADATA_TOPIC_NAME;
 
 use crate::plan::{Asker, Plan};
 use crate::Shared;
@@ -44,7 +46,9 @@ fn refused(code: ErrorCode) -> (i16, Option<Cow<'static, str>>) {
     (code.code(), Some(Cow::Borrowed(code.default_message())))
 }
 
-/// CREATE on the cluster, else on each topic.
+/// CREATE on the cluster, else on each topic; as Kafka's controller (`ControllerApis`)
+/// answers, a name given twice is answered once with INVALID_REQUEST, and so is the metadata
+/// log's name, before any authorization.
 pub(super) fn create_topics(
     ctx: &RequestContext<'_>,
     mut request: CreateTopicsRequest<'_>,
@@ -57,8 +61,24 @@ pub(super) fn create_topics(
         CLUSTER_NAME,
         AuditPolicy::FILTERING,
     );
+    let names: Vec<&str> = request.topics.iter().map(|t| t.name.as_ref()).collect();
+    let twice: Vec<String> = duplicates(&names).into_iter().map(str::to_owned).collect();
+    let mut invalid: Vec<(String, String)> = twice
+        .iter()
+        .map(|name| (name.clone(), "Duplicate topic name.".to_owned()))
+        .collect();
     let mut denied = Vec::new();
     request.topics.retain(|topic| {
+        if twice.iter().any(|t| *t == topic.name) {
+            return false;
+        }
+        if topic.name == CLUSTER_METADATA_TOPIC_NAME {
+            invalid.push((
+                topic.name.to_string(),
+                format!("Creation of internal topic {CLUSTER_METADATA_TOPIC_NAME} is prohibited."),
+            ));
+            return false;
+        }
         let allowed = cluster
             || session.allows(
                 AclOperation::Create,
@@ -72,7 +92,7 @@ pub(super) fn create_topics(
         allowed
     });
     drop(session);
-    let nothing_refused = denied.is_empty();
+    let nothing_refused = denied.is_empty() && invalid.is_empty();
     let merge = move |asker: &Asker, body: &mut CreateTopicsResponse<'_>| {
         let ctx = asker.context();
         let session = ctx.authorizer();
@@ -93,12 +113,20 @@ pub(super) fn create_topics(
                 result.replication_factor = -1;
             }
         }
-        for name in &denied {
-            let (error_code, error_message) = refused(ErrorCode::TopicAuthorizationFailed);
+        for (name, message) in &invalid {
             body.topics.push(CreatableTopicResult {
                 name: Cow::Owned(name.clone()),
-                error_code,
-                error_message,
+                error_code: ErrorCode::InvalidRequest.code(),
+                error_message: Some(Cow::Owned(message.clone())),
+                ..Default::default()
+            });
+        }
+        for name in &denied {
+            // Kafka's controller words this refusal so, not with the code's default message.
+            body.topics.push(CreatableTopicResult {
+                name: Cow::Owned(name.clone()),
+                error_code: ErrorCode::TopicAuthorizationFailed.code(),
+                error_message: Some(Cow::Borrowed("Authorization failed.")),
                 ..Default::default()
             });
         }
@@ -117,8 +145,11 @@ pub(super) fn create_topics(
     Plan::reduced(ctx, frame, &request, finish)
 }
 
-/// DELETE on each topic; v6 may name topics by id, resolved through the ids Metadata showed
-/// (DESCRIBE first, as Kafka does, so an id never confirms a topic the principal cannot see).
+/// DELETE on the cluster, else on each topic (Kafka's controller, `ControllerApis.deleteTopics`);
+/// v6 may name topics by id, resolved through the ids Metadata showed, and a refused id is
+/// answered with its name only to a principal that may describe the topic. Entries Kafka
+/// rejects before authorizing (a name given twice, an id given twice, both or neither) are
+/// answered INVALID_REQUEST with Kafka's messages.
 pub(super) fn delete_topics(
     shared: &std::sync::Arc<Shared>,
     ctx: &RequestContext<'_>,
@@ -126,62 +157,119 @@ pub(super) fn delete_topics(
     frame: &RequestFrame<'_>,
 ) -> Plan {
     let session = ctx.authorizer();
-    let mut denied: Vec<DeletableTopicResult<'static>> = Vec::new();
-    let may_delete = |name: &str| {
-        session.allows(
-            AclOperation::Delete,
-            ResourceType::Topic,
-            name,
-            AuditPolicy::ENFORCED,
-        )
+    let cluster = session.allows(
+        AclOperation::Delete,
+        ResourceType::Cluster,
+        CLUSTER_NAME,
+        AuditPolicy::FILTERING,
+    );
+    let may = |operation: AclOperation, name: &str| {
+        cluster || session.allows(operation, ResourceType::Topic, name, AuditPolicy::ENFORCED)
     };
+    let mut answered: Vec<DeletableTopicResult<'static>> = Vec::new();
+    let names: Vec<String> = request
+        .topic_names
+        .iter()
+        .map(|n| n.to_string())
+        .chain(
+            request
+                .topics
+                .iter()
+                .filter(|t| t.topic_id == Uuid::ZERO)
+                .filter_map(|t| Some(t.name.as_deref()?.to_owned())),
+        )
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let ids: Vec<Uuid> = request
+        .topics
+        .iter()
+        .filter(|t| t.name.is_none() && t.topic_id != Uuid::ZERO)
+        .map(|t| t.topic_id)
+        .collect();
+    let duplicate_names = duplicates(&names);
+    let duplicate_ids = duplicates(&ids);
     let before = request.topics.len() + request.topic_names.len();
-    request.topic_names.retain(|name| {
-        let allowed = may_delete(name);
-        if !allowed {
-            let (error_code, error_message) = refused(ErrorCode::TopicAuthorizationFailed);
-            denied.push(DeletableTopicResult {
-                name: Some(Cow::Owned(name.to_string())),
-                error_code,
-                error_message,
-                ..Default::default()
-            });
+    let refuse_name = |name: &str, answered: &mut Vec<DeletableTopicResult<'static>>| {
+        if duplicate_names.contains(&name) {
+            return false;
         }
-        allowed
-    });
-    request.topics.retain(|topic| {
-        let (name, code) = match &topic.name {
-            Some(name) => (name.to_string(), ErrorCode::TopicAuthorizationFailed),
-            None => match shared.topic_ids.name(&topic.topic_id) {
-                Some(name) => (name, ErrorCode::TopicAuthorizationFailed),
-                None => (String::new(), ErrorCode::UnknownTopicId),
-            },
-        };
-        let allowed = !name.is_empty()
-            && (topic.name.is_some()
-                || session.allows(
-                    AclOperation::Describe,
-                    ResourceType::Topic,
-                    &name,
-                    AuditPolicy::ENFORCED,
-                ))
-            && may_delete(&name);
-        if !allowed {
-            let (error_code, error_message) = refused(code);
-            denied.push(DeletableTopicResult {
-                name: topic.name.as_ref().map(|n| Cow::Owned(n.to_string())),
-                topic_id: topic.topic_id,
-                error_code,
-                error_message,
-                ..Default::default()
-            });
+        if may(AclOperation::Delete, name) {
+            return true;
         }
-        allowed
-    });
+        answered.push(deletion_result(
+            Some(name),
+            Uuid::ZERO,
+            ErrorCode::TopicAuthorizationFailed,
+            None,
+        ));
+        false
+    };
+    request
+        .topic_names
+        .retain(|name| refuse_name(name, &mut answered));
+    request
+        .topics
+        .retain(|topic| match (&topic.name, topic.topic_id) {
+            (None, Uuid::ZERO) => {
+                answered.push(deletion_result(
+                    None,
+                    Uuid::ZERO,
+                    ErrorCode::InvalidRequest,
+                    Some("Neither topic name nor id were specified."),
+                ));
+                false
+            }
+            (Some(name), id) if id != Uuid::ZERO => {
+                answered.push(deletion_result(
+                    Some(name),
+                    id,
+                    ErrorCode::InvalidRequest,
+                    Some("You may not specify both topic name and topic id."),
+                ));
+                false
+            }
+            (Some(name), _) => refuse_name(name, &mut answered),
+            (None, id) => {
+                if duplicate_ids.contains(&id) {
+                    return false;
+                }
+                let Some(name) = shared.topic_ids.name(&id) else {
+                    answered.push(deletion_result(None, id, ErrorCode::UnknownTopicId, None));
+                    return false;
+                };
+                if may(AclOperation::Delete, &name) {
+                    return true;
+                }
+                let shown = may(AclOperation::Describe, &name).then_some(name.as_str());
+                answered.push(deletion_result(
+                    shown,
+                    id,
+                    ErrorCode::TopicAuthorizationFailed,
+                    None,
+                ));
+                false
+            }
+        });
+    for name in &duplicate_names {
+        answered.push(deletion_result(
+            Some(name),
+            Uuid::ZERO,
+            ErrorCode::InvalidRequest,
+            Some("Duplicate topic name."),
+        ));
+    }
+    for id in &duplicate_ids {
+        answered.push(deletion_result(
+            None,
+            *id,
+            ErrorCode::InvalidRequest,
+            Some("Duplicate topic id."),
+        ));
+    }
     drop(session);
     let after = request.topics.len() + request.topic_names.len();
     let merge = move |_: &Asker, body: &mut DeleteTopicsResponse<'_>| {
-        body.responses.extend(denied);
+        body.responses.extend(answered);
     };
     if after == 0 {
         let mut body = DeleteTopicsResponse::default();
@@ -195,6 +283,38 @@ pub(super) fn delete_topics(
         asker.rewrite::<DeleteTopicsResponse<'_>>(&payload, merge)
     });
     Plan::reduced(ctx, frame, &request, finish)
+}
+
+/// The values that occur more than once in `all`, each once.
+fn duplicates<T: PartialEq + Copy>(all: &[T]) -> Vec<T> {
+    let mut seen: Vec<T> = Vec::new();
+    let mut twice: Vec<T> = Vec::new();
+    for value in all {
+        if seen.contains(value) {
+            if !twice.contains(value) {
+                twice.push(*value);
+            }
+        } else {
+            seen.push(*value);
+        }
+    }
+    twice
+}
+
+/// One DeleteTopics result the gateway answers itself (`message`: Kafka's, else the code's).
+fn deletion_result(
+    name: Option<&str>,
+    topic_id: Uuid,
+    code: ErrorCode,
+    message: Option<&'static str>,
+) -> DeletableTopicResult<'static> {
+    DeletableTopicResult {
+        name: name.map(|n| Cow::Owned(n.to_owned())),
+        topic_id,
+        error_code: code.code(),
+        error_message: Some(Cow::Borrowed(message.unwrap_or(code.default_message()))),
+        ..Default::default()
+    }
 }
 
 /// ALTER on each topic.
@@ -275,8 +395,10 @@ fn config_decision(
     }
 }
 
-/// DESCRIBE_CONFIGS on each resource.
+/// DESCRIBE_CONFIGS on each resource; a broker's configs that carry upstream addresses are
+/// hidden (see [`hide_upstream_addresses`]).
 pub(super) fn describe_configs(
+    shared: &std::sync::Arc<Shared>,
     ctx: &RequestContext<'_>,
     mut request: DescribeConfigsRequest<'_>,
     frame: &RequestFrame<'_>,
@@ -305,10 +427,15 @@ pub(super) fn describe_configs(
         }
     });
     drop(session);
-    if denied.is_empty() {
+    let names_a_broker = request.resources.iter().any(|r| r.resource_type == BROKER);
+    if denied.is_empty() && !names_a_broker {
         return Plan::pass();
     }
+    let shared = shared.clone();
     let merge = move |_: &Asker, body: &mut DescribeConfigsResponse<'_>| {
+        if names_a_broker {
+            hide_upstream_addresses(&mut body.results, &shared.upstream.addresses());
+        }
         body.results.extend(denied);
     };
     merged!(
@@ -319,6 +446,43 @@ pub(super) fn describe_configs(
         request.resources.is_empty(),
         merge
     )
+}
+
+/// The broker configs whose value is an address of the upstream cluster (its own listeners,
+/// its controllers).
+const ADDRESS_CONFIGS: &[&str] = &[
+    "listeners",
+    "advertised.listeners",
+    "controller.quorum.voters",
+    "controller.quorum.bootstrap.servers",
+    "zookeeper.connect",
+];
+
+/// A gateway's clients never learn where the upstream cluster is. Kafka shows a broker's
+/// `listeners`, `advertised.listeners` and controller addresses to a principal with
+/// DESCRIBE_CONFIGS on the cluster; the gateway shows them (and any other broker config whose
+/// value names a known upstream `host:port`) as Kafka shows a password: sensitive, without a
+/// value (a deliberate difference, in `DIFFERENCES_FROM_KAFKA`).
+fn hide_upstream_addresses(results: &mut [DescribeConfigsResult<'_>], upstream: &[String]) {
+    let names_upstream = |value: &Option<Cow<'_, str>>| {
+        value
+            .as_deref()
+            .is_some_and(|v| upstream.iter().any(|address| v.contains(address.as_str())))
+    };
+    for result in results.iter_mut().filter(|r| r.resource_type == BROKER) {
+        for config in &mut result.configs {
+            let hide = ADDRESS_CONFIGS.contains(&config.name.as_ref())
+                || names_upstream(&config.value)
+                || config.synonyms.iter().any(|s| names_upstream(&s.value));
+            if hide {
+                config.value = None;
+                config.is_sensitive = true;
+                for synonym in &mut config.synonyms {
+                    synonym.value = None;
+                }
+            }
+        }
+    }
 }
 
 /// The refusal of one resource of an AlterConfigs or IncrementalAlterConfigs request.
@@ -418,4 +582,68 @@ pub(super) fn incremental_alter_configs(
         request.resources.is_empty(),
         merge
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kacl_protocol::messages::describe_configs::{
+        DescribeConfigsResourceResult, DescribeConfigsSynonym,
+    };
+
+    fn config(name: &'static str, value: &'static str) -> DescribeConfigsResourceResult<'static> {
+        DescribeConfigsResourceResult {
+            name: Cow::Borrowed(name),
+            value: Some(Cow::Borrowed(value)),
+            synonyms: vec![DescribeConfigsSynonym {
+                name: Cow::Borrowed(name),
+                value: Some(Cow::Borrowed(value)),
+                source: 4,
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_brokers_upstream_addresses_are_never_shown() {
+        let mut results = vec![
+            DescribeConfigsResult {
+                resource_type: BROKER,
+                resource_name: Cow::Borrowed("1"),
+                configs: vec![
+                    config("listeners", "PLAINTEXT://:9092,CONTROLLER://:9093"),
+                    config("advertised.listeners", "PLAINTEXT://kafka-1.internal:9092"),
+                    config("controller.quorum.voters", "1@kafka-1.internal:9093"),
+                    config("some.vendor.endpoint", "https://kafka-1.internal:9092/x"),
+                    config("num.io.threads", "8"),
+                ],
+                ..Default::default()
+            },
+            DescribeConfigsResult {
+                resource_type: TOPIC,
+                resource_name: Cow::Borrowed("t"),
+                configs: vec![config("cleanup.policy", "kafka-1.internal:9092")],
+                ..Default::default()
+            },
+        ];
+        hide_upstream_addresses(&mut results, &["kafka-1.internal:9092".to_owned()]);
+        let broker = &results[0].configs;
+        for hidden in &broker[..4] {
+            assert_eq!(hidden.value, None, "{}", hidden.name);
+            assert!(hidden.is_sensitive);
+            assert!(hidden.synonyms.iter().all(|s| s.value.is_none()));
+        }
+        assert_eq!(broker[4], config("num.io.threads", "8"));
+        assert_eq!(
+            results[1].configs[0],
+            config("cleanup.policy", "kafka-1.internal:9092")
+        );
+    }
+
+    #[test]
+    fn duplicates_are_named_once() {
+        assert_eq!(duplicates(&["a", "b", "a", "a", "c", "b"]), vec!["a", "b"]);
+        assert!(duplicates::<u8>(&[]).is_empty());
+    }
 }

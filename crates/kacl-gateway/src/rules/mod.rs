@@ -70,6 +70,7 @@ pub(crate) fn enforceable(api: ApiKey) -> Option<VersionRange> {
         | ApiKey::Fetch
         | ApiKey::ListOffsets
         | ApiKey::DeleteRecords
+        | ApiKey::OffsetForLeaderEpoch
         | ApiKey::DescribeProducers
         | ApiKey::DescribeLogDirs
         | ApiKey::OffsetCommit
@@ -120,6 +121,9 @@ pub(crate) fn plan(
         ApiKey::Fetch => fetch::fetch(shared, ctx, typed!(ctx, frame), frame),
         ApiKey::ListOffsets => partitions::list_offsets(ctx, typed!(ctx, frame), frame),
         ApiKey::DeleteRecords => partitions::delete_records(ctx, typed!(ctx, frame), frame),
+        ApiKey::OffsetForLeaderEpoch => {
+            partitions::offset_for_leader_epoch(ctx, typed!(ctx, frame), frame)
+        }
         ApiKey::DescribeProducers => partitions::describe_producers(ctx, typed!(ctx, frame), frame),
         ApiKey::DescribeLogDirs => partitions::describe_log_dirs(ctx),
         ApiKey::OffsetCommit => groups::offset_commit(ctx, typed!(ctx, frame), frame),
@@ -142,7 +146,7 @@ pub(crate) fn plan(
             groups::consumer_group_describe(ctx, typed!(ctx, frame), frame)
         }
         ApiKey::InitProducerId => txn::init_producer_id(ctx, typed!(ctx, frame)),
-        ApiKey::AddPartitionsToTxn => txn::add_partitions_to_txn(ctx, typed!(ctx, frame)),
+        ApiKey::AddPartitionsToTxn => txn::add_partitions_to_txn(shared, ctx, typed!(ctx, frame)),
         ApiKey::AddOffsetsToTxn => txn::add_offsets_to_txn(ctx, typed!(ctx, frame)),
         ApiKey::EndTxn => txn::end_txn(ctx, typed!(ctx, frame)),
         ApiKey::TxnOffsetCommit => txn::txn_offset_commit(ctx, typed!(ctx, frame), frame),
@@ -165,7 +169,7 @@ pub(crate) fn plan(
         ApiKey::CreateTopics => admin::create_topics(ctx, typed!(ctx, frame), frame),
         ApiKey::DeleteTopics => admin::delete_topics(shared, ctx, typed!(ctx, frame), frame),
         ApiKey::CreatePartitions => admin::create_partitions(ctx, typed!(ctx, frame), frame),
-        ApiKey::DescribeConfigs => admin::describe_configs(ctx, typed!(ctx, frame), frame),
+        ApiKey::DescribeConfigs => admin::describe_configs(shared, ctx, typed!(ctx, frame), frame),
         ApiKey::AlterConfigs => admin::alter_configs(ctx, typed!(ctx, frame), frame),
         ApiKey::IncrementalAlterConfigs => {
             admin::incremental_alter_configs(ctx, typed!(ctx, frame), frame)

@@ -19,6 +19,10 @@ use kacl_protocol::messages::describe_producers::{
 use kacl_protocol::messages::list_offsets::{
     ListOffsetsPartitionResponse, ListOffsetsRequest, ListOffsetsResponse, ListOffsetsTopicResponse,
 };
+use kacl_protocol::messages::offset_for_leader_epoch::{
+    EpochEndOffset, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse,
+    OffsetForLeaderTopicResult,
+};
 use kacl_protocol::ErrorCode;
 use kacl_service::audit::AuditPolicy;
 use kacl_service::context::RequestContext;
@@ -160,11 +164,28 @@ fn merge_delete_records(body: &mut DeleteRecordsResponse<'_>, refused: Vec<(Stri
     }
 }
 
+/// A topic name Kafka's `Topic.validate` refuses is answered INVALID_TOPIC_EXCEPTION with
+/// Kafka's message before any authorization; then READ on each topic.
 pub(super) fn describe_producers(
     ctx: &RequestContext<'_>,
     mut request: DescribeProducersRequest<'_>,
     frame: &RequestFrame<'_>,
 ) -> Plan {
+    let mut answered: Vec<(String, Vec<i32>, i16, String)> = Vec::new();
+    request
+        .topics
+        .retain(|t| match kacl_topics::validate_topic_name(&t.name) {
+            Ok(()) => true,
+            Err(err) => {
+                answered.push((
+                    t.name.to_string(),
+                    t.partition_indexes.clone(),
+                    err.code(),
+                    err.message().to_owned(),
+                ));
+                false
+            }
+        });
     let refused = split(
         ctx,
         AclOperation::Read,
@@ -172,38 +193,92 @@ pub(super) fn describe_producers(
         |t| &t.name,
         |t| t.partition_indexes.clone(),
     );
-    plan_with!(
-        ctx,
-        frame,
-        request,
-        refused,
-        DescribeProducersResponse,
-        merge_describe_producers
-    )
-}
-
-fn merge_describe_producers(
-    body: &mut DescribeProducersResponse<'_>,
-    refused: Vec<(String, Vec<i32>)>,
-) {
-    {
-        for (name, partitions) in refused {
+    answered.extend(refused.into_iter().map(|(name, partitions)| {
+        let message = ErrorCode::TopicAuthorizationFailed.default_message();
+        (name, partitions, TOPIC_DENIED, message.to_owned())
+    }));
+    if answered.is_empty() {
+        return Plan::pass();
+    }
+    let merge = move |_: &Asker, body: &mut DescribeProducersResponse<'_>| {
+        for (name, partitions, code, message) in answered {
             body.topics.push(TopicResponse {
                 name: Cow::Owned(name),
                 partitions: partitions
                     .into_iter()
                     .map(|partition_index| PartitionResponse {
                         partition_index,
-                        error_code: TOPIC_DENIED,
-                        error_message: Some(Cow::Borrowed(
-                            ErrorCode::TopicAuthorizationFailed.default_message(),
-                        )),
+                        error_code: code,
+                        error_message: Some(Cow::Owned(message.clone())),
                         ..Default::default()
                     })
                     .collect(),
                 ..Default::default()
             });
         }
+    };
+    merged!(
+        ctx,
+        frame,
+        request,
+        DescribeProducersResponse,
+        request.topics.is_empty(),
+        merge
+    )
+}
+
+/// CLUSTER_ACTION on the cluster (a follower) passes every topic; otherwise DESCRIBE on each
+/// topic, a refused one answered TOPIC_AUTHORIZATION_FAILED per partition (Kafka's
+/// `handleOffsetForLeaderEpochRequest`, where consumers check their position after a leader
+/// change, KIP-320).
+pub(super) fn offset_for_leader_epoch(
+    ctx: &RequestContext<'_>,
+    mut request: OffsetForLeaderEpochRequest<'_>,
+    frame: &RequestFrame<'_>,
+) -> Plan {
+    let follower = ctx.authorizer().allows(
+        AclOperation::ClusterAction,
+        ResourceType::Cluster,
+        CLUSTER_NAME,
+        AuditPolicy::FILTERING,
+    );
+    if follower {
+        return Plan::pass();
+    }
+    let refused = split(
+        ctx,
+        AclOperation::Describe,
+        &mut request.topics,
+        |t| &t.topic,
+        |t| t.partitions.iter().map(|p| p.partition).collect(),
+    );
+    plan_with!(
+        ctx,
+        frame,
+        request,
+        refused,
+        OffsetForLeaderEpochResponse,
+        merge_offset_for_leader_epoch
+    )
+}
+
+fn merge_offset_for_leader_epoch(
+    body: &mut OffsetForLeaderEpochResponse<'_>,
+    refused: Vec<(String, Vec<i32>)>,
+) {
+    for (topic, partitions) in refused {
+        body.topics.push(OffsetForLeaderTopicResult {
+            topic: Cow::Owned(topic),
+            partitions: partitions
+                .into_iter()
+                .map(|partition| EpochEndOffset {
+                    error_code: TOPIC_DENIED,
+                    partition,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        });
     }
 }
 

@@ -42,18 +42,47 @@ pub(super) fn produce(
     frame: &RequestFrame<'_>,
 ) -> Plan {
     let transactional = request.topic_data.iter().any(|topic| {
-        topic
-            .partition_data
-            .iter()
-            .any(|p| p.records.as_deref().is_some_and(has_transactional_batch))
+        topic.partition_data.iter().any(|p| {
+            p.records
+                .as_deref()
+                .is_some_and(|r| !lacks_a_batch(r) && has_transactional_batch(r))
+        })
     });
     let decision = Decision::new(ctx, transactional, request.transactional_id.as_deref());
     let mut refused: Vec<Refused> = Vec::new();
     let topic_count = request.topic_data.len();
-    request.topic_data.retain(|topic| {
+    let mut reduced = false;
+    request.topic_data.retain_mut(|topic| {
         let name = topic_name(shared, &topic.name, &topic.topic_id, ctx.version >= 13);
         match decision.topic(name.as_deref()) {
-            None => true,
+            None => {
+                // Kafka finds no batch in a record set whose first batch runs past its end,
+                // and answers that partition INVALID_RECORD; the gateway answers it so
+                // itself and never forwards the partial batch.
+                let before = topic.partition_data.len();
+                let mut missing: Vec<i32> = Vec::new();
+                topic.partition_data.retain(|p| {
+                    let bad = p.records.as_deref().is_some_and(lacks_a_batch);
+                    if bad {
+                        missing.push(p.index);
+                    }
+                    !bad
+                });
+                if !missing.is_empty() {
+                    reduced = true;
+                    refused.push(Refused {
+                        name: if ctx.version >= 13 {
+                            String::new()
+                        } else {
+                            name.unwrap_or_default()
+                        },
+                        topic_id: topic.topic_id,
+                        partitions: missing,
+                        code: ErrorCode::InvalidRecord,
+                    });
+                }
+                topic.partition_data.len() == before || !topic.partition_data.is_empty()
+            }
             Some(code) => {
                 refused.push(Refused {
                     name: if ctx.version >= 13 {
@@ -73,7 +102,7 @@ pub(super) fn produce(
     if request.acks == 0 {
         return unanswered(refused.is_empty());
     }
-    if request.topic_data.len() == topic_count {
+    if request.topic_data.len() == topic_count && !reduced {
         return answered_as_is(shared, ctx.version);
     }
     merged!(
@@ -289,6 +318,27 @@ fn topic_name(shared: &Shared, name: &str, id: &Uuid, by_id: bool) -> Option<Str
     }
 }
 
+/// Whether Kafka's batch iterator finds no batch in a non-empty record set: fewer bytes than a
+/// batch's length prefix, or a first batch (of a plausible length) that runs past the end.
+/// Kafka then answers the partition INVALID_RECORD ("must have at least one record batch").
+pub(crate) fn lacks_a_batch(records: &[u8]) -> bool {
+    /// Offset and length fields.
+    const LOG_OVERHEAD: usize = 12;
+    /// Kafka's smallest legal record size (`LegacyRecord.RECORD_OVERHEAD_V0`); below it the
+    /// set is corrupt, not short.
+    const MIN_RECORD_SIZE: i32 = 14;
+    if records.is_empty() {
+        return false;
+    }
+    if records.len() < LOG_OVERHEAD {
+        return true;
+    }
+    let batch_length = i32::from_be_bytes([records[8], records[9], records[10], records[11]]);
+    batch_length >= MIN_RECORD_SIZE
+        && usize::try_from(batch_length)
+            .is_ok_and(|l| l.saturating_add(LOG_OVERHEAD) > records.len())
+}
+
 /// Whether a record set holds a transactional batch: the attributes (bytes 21-22 of each v2
 /// batch header) have bit 4 set. The batches are walked by their length fields only; a
 /// malformed set is left to the upstream to refuse (CORRUPT_MESSAGE), and counts as
@@ -348,6 +398,21 @@ mod tests {
         let mut plain = batch(0, 5);
         plain.extend(batch(0x20, 3));
         assert!(!has_transactional_batch(&plain));
+    }
+
+    #[test]
+    fn a_first_batch_running_past_the_end_is_no_batch() {
+        let whole = batch(0x10, 10);
+        assert!(!lacks_a_batch(&whole));
+        assert!(!lacks_a_batch(&[]));
+        assert!(lacks_a_batch(&whole[..whole.len() - 1]));
+        assert!(lacks_a_batch(&whole[..11]));
+        let mut tiny = whole.clone();
+        tiny[8..12].copy_from_slice(&13i32.to_be_bytes());
+        assert!(
+            !lacks_a_batch(&tiny),
+            "a length below 14 is corrupt, not short"
+        );
     }
 
     #[test]

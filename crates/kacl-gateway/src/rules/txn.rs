@@ -31,6 +31,8 @@ use kacl_service::audit::AuditPolicy;
 use kacl_service::context::{AuditedSession, RequestContext};
 
 use crate::plan::{Asker, Plan};
+use crate::Shared;
+use std::sync::Arc;
 
 const TXN_DENIED: i16 = ErrorCode::TransactionalIdAuthorizationFailed.code();
 
@@ -82,7 +84,13 @@ pub(super) fn init_producer_id(
 
 /// v0-3, a client's request for its own transaction (v4+ is broker-to-broker and is not
 /// offered).
+/// WRITE on the transactional id, then on each topic (never on an internal topic), as Kafka's
+/// `handleAddPartitionsToTxnRequest` (v0-3) decides: one refused partition fails the whole
+/// request, the partitions of unknown topics are answered UNKNOWN_TOPIC_OR_PARTITION and the
+/// rest OPERATION_NOT_ATTEMPTED. Whether a partition exists is what the gateway's Metadata
+/// answers have shown (a producer asks for its topics' metadata before it adds them).
 pub(super) fn add_partitions_to_txn(
+    shared: &Arc<Shared>,
     ctx: &RequestContext<'_>,
     request: AddPartitionsToTxnRequest<'_>,
 ) -> Plan {
@@ -96,12 +104,13 @@ pub(super) fn add_partitions_to_txn(
         .v3_and_below_topics
         .iter()
         .filter(|t| {
-            !session.allows(
-                AclOperation::Write,
-                ResourceType::Topic,
-                &t.name,
-                AuditPolicy::ENFORCED,
-            )
+            kacl_topics::is_internal(&t.name)
+                || !session.allows(
+                    AclOperation::Write,
+                    ResourceType::Topic,
+                    &t.name,
+                    AuditPolicy::ENFORCED,
+                )
         })
         .map(|t| t.name.as_ref())
         .collect();
@@ -112,27 +121,26 @@ pub(super) fn add_partitions_to_txn(
     let results = request
         .v3_and_below_topics
         .iter()
-        .map(|t| {
-            let code = if !id_ok {
-                TXN_DENIED
-            } else if denied_topics.contains(&t.name.as_ref()) {
-                ErrorCode::TopicAuthorizationFailed.code()
-            } else {
-                ErrorCode::OperationNotAttempted.code()
-            };
-            AddPartitionsToTxnTopicResult {
-                name: Cow::Owned(t.name.to_string()),
-                results_by_partition: t
-                    .partitions
-                    .iter()
-                    .map(|p| AddPartitionsToTxnPartitionResult {
-                        partition_index: *p,
-                        partition_error_code: code,
-                        ..Default::default()
-                    })
-                    .collect(),
-                ..Default::default()
-            }
+        .map(|t| AddPartitionsToTxnTopicResult {
+            name: Cow::Owned(t.name.to_string()),
+            results_by_partition: t
+                .partitions
+                .iter()
+                .map(|p| AddPartitionsToTxnPartitionResult {
+                    partition_index: *p,
+                    partition_error_code: if !id_ok {
+                        TXN_DENIED
+                    } else if denied_topics.contains(&t.name.as_ref()) {
+                        ErrorCode::TopicAuthorizationFailed.code()
+                    } else if !shared.topic_ids.has_partition(&t.name, *p) {
+                        ErrorCode::UnknownTopicOrPartition.code()
+                    } else {
+                        ErrorCode::OperationNotAttempted.code()
+                    },
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
         })
         .collect();
     Plan::answer(
@@ -275,10 +283,18 @@ pub(super) fn describe_transactions(
         ok
     });
     drop(session);
-    if refused.is_empty() {
-        return Plan::pass();
-    }
-    let merge = move |_: &Asker, body: &mut DescribeTransactionsResponse<'_>| {
+    let reduced = !refused.is_empty();
+    let merge = move |asker: &Asker, body: &mut DescribeTransactionsResponse<'_>| {
+        let ctx = asker.context();
+        let session = ctx.authorizer();
+        keep_describable_topics(&mut body.transaction_states, |topic| {
+            session.allows(
+                AclOperation::Describe,
+                ResourceType::Topic,
+                topic,
+                AuditPolicy::ENFORCED,
+            )
+        });
         for id in refused {
             body.transaction_states.push(TransactionState {
                 error_code: TXN_DENIED,
@@ -287,14 +303,30 @@ pub(super) fn describe_transactions(
             });
         }
     };
-    merged!(
-        ctx,
-        frame,
-        request,
-        DescribeTransactionsResponse,
-        request.transactional_ids.is_empty(),
-        merge
-    )
+    if request.transactional_ids.is_empty() {
+        let mut body = DescribeTransactionsResponse::default();
+        merge(&Asker::of(ctx), &mut body);
+        return Plan::answer(ctx, &body);
+    }
+    let finish = Box::new(move |asker: &Asker, payload: Vec<u8>| {
+        asker.rewrite::<DescribeTransactionsResponse<'_>>(&payload, merge)
+    });
+    if reduced {
+        Plan::reduced(ctx, frame, &request, finish)
+    } else {
+        Plan::rewrite(finish)
+    }
+}
+
+/// Kafka's `handleDescribeTransactionsRequest` lists only the partitions of topics the
+/// principal may describe.
+fn keep_describable_topics(
+    states: &mut [TransactionState<'_>],
+    mut may_describe: impl FnMut(&str) -> bool,
+) {
+    for state in states {
+        state.topics.retain(|topic| may_describe(&topic.topic));
+    }
 }
 
 /// The list is filtered to the transactional ids the principal may describe.
@@ -313,4 +345,26 @@ pub(super) fn list_transactions(_ctx: &RequestContext<'_>) -> Plan {
             });
         })
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kacl_protocol::messages::describe_transactions::TopicData;
+
+    #[test]
+    fn a_transaction_lists_only_the_topics_the_principal_may_describe() {
+        let topic = |name: &'static str| TopicData {
+            topic: Cow::Borrowed(name),
+            partitions: vec![0, 1],
+            ..Default::default()
+        };
+        let mut states = vec![TransactionState {
+            transactional_id: Cow::Borrowed("tx"),
+            topics: vec![topic("open"), topic("secret")],
+            ..Default::default()
+        }];
+        keep_describable_topics(&mut states, |name| name != "secret");
+        assert_eq!(states[0].topics, vec![topic("open")]);
+    }
 }

@@ -69,7 +69,9 @@ pub(in crate::rules) fn describe_groups(
     }
 }
 
-/// KIP-848 groups: DESCRIBE on each group.
+/// KIP-848 groups: DESCRIBE on each group; a group whose members' assignments name a topic
+/// the principal may not describe is answered TOPIC_AUTHORIZATION_FAILED, without members
+/// (Kafka 4.4's `handleConsumerGroupDescribe`).
 pub(in crate::rules) fn consumer_group_describe(
     ctx: &RequestContext<'_>,
     mut request: ConsumerGroupDescribeRequest<'_>,
@@ -79,9 +81,9 @@ pub(in crate::rules) fn consumer_group_describe(
     let include_ops = request.include_authorized_operations;
     let reduced = !refused.is_empty();
     let merge = move |asker: &Asker, body: &mut ConsumerGroupDescribeResponse<'_>| {
+        let ctx = asker.context();
+        let session = ctx.authorizer();
         if include_ops {
-            let ctx = asker.context();
-            let session = ctx.authorizer();
             for group in &mut body.groups {
                 if group.error_code == 0 {
                     group.authorized_operations =
@@ -89,6 +91,14 @@ pub(in crate::rules) fn consumer_group_describe(
                 }
             }
         }
+        refuse_groups_with_hidden_topics(&mut body.groups, |topic| {
+            session.allows(
+                AclOperation::Describe,
+                ResourceType::Topic,
+                topic,
+                AuditPolicy::ENFORCED,
+            )
+        });
         for group_id in refused {
             body.groups.push(cg_describe::DescribedGroup {
                 error_code: GROUP_DENIED,
@@ -105,9 +115,6 @@ pub(in crate::rules) fn consumer_group_describe(
         merge(&Asker::of(ctx), &mut body);
         return Plan::answer(ctx, &body);
     }
-    if !reduced && !include_ops {
-        return Plan::pass();
-    }
     let finish = Box::new(move |asker: &Asker, payload: Vec<u8>| {
         asker.rewrite::<ConsumerGroupDescribeResponse<'_>>(&payload, merge)
     });
@@ -115,6 +122,35 @@ pub(in crate::rules) fn consumer_group_describe(
         Plan::reduced(ctx, frame, &request, finish)
     } else {
         Plan::rewrite(finish)
+    }
+}
+
+/// Kafka's message for a group described without its topics.
+const HIDDEN_TOPICS: &str =
+    "The group has described topic(s) that the client is not authorized to describe.";
+
+/// Each group whose members' current or target assignment names a topic `may_describe`
+/// refuses is replaced by Kafka's refusal: its id, TOPIC_AUTHORIZATION_FAILED, no members.
+/// (Subscribed topic names are not checked, as in Kafka.)
+fn refuse_groups_with_hidden_topics(
+    groups: &mut [cg_describe::DescribedGroup<'_>],
+    mut may_describe: impl FnMut(&str) -> bool,
+) {
+    for group in groups {
+        let hidden = group.members.iter().any(|member| {
+            [&member.assignment, &member.target_assignment]
+                .into_iter()
+                .flat_map(|assignment| &assignment.topic_partitions)
+                .any(|topic| !may_describe(&topic.topic_name))
+        });
+        if hidden {
+            *group = cg_describe::DescribedGroup {
+                group_id: Cow::Owned(group.group_id.to_string()),
+                error_code: ErrorCode::TopicAuthorizationFailed.code(),
+                error_message: Some(Cow::Borrowed(HIDDEN_TOPICS)),
+                ..Default::default()
+            };
+        }
     }
 }
 
@@ -172,4 +208,65 @@ pub(in crate::rules) fn delete_groups(
         request.groups_names.is_empty(),
         merge
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kacl_protocol::messages::consumer_group_describe::{Assignment, Member, TopicPartitions};
+
+    fn assigned(topic: &'static str) -> Assignment<'static> {
+        Assignment {
+            topic_partitions: vec![TopicPartitions {
+                topic_name: Cow::Borrowed(topic),
+                partitions: vec![0],
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    fn group(
+        id: &'static str,
+        current: &'static str,
+        target: &'static str,
+    ) -> cg_describe::DescribedGroup<'static> {
+        cg_describe::DescribedGroup {
+            group_id: Cow::Borrowed(id),
+            group_state: Cow::Borrowed("Stable"),
+            group_epoch: 3,
+            authorized_operations: 8,
+            members: vec![Member {
+                member_id: Cow::Borrowed("m"),
+                subscribed_topic_names: vec![Cow::Borrowed("secret")],
+                assignment: assigned(current),
+                target_assignment: assigned(target),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_group_assigned_a_hidden_topic_is_refused_whole() {
+        let mut groups = vec![
+            group("open-only", "open", "open"),
+            group("current", "secret", "open"),
+            group("target", "open", "secret"),
+        ];
+        refuse_groups_with_hidden_topics(&mut groups, |topic| topic == "open");
+        // Only assignments count: a subscription naming a hidden topic does not.
+        assert_eq!(groups[0], group("open-only", "open", "open"));
+        for refused in &groups[1..] {
+            assert_eq!(
+                refused.error_code,
+                ErrorCode::TopicAuthorizationFailed.code()
+            );
+            assert_eq!(refused.error_message.as_deref(), Some(HIDDEN_TOPICS));
+            assert!(refused.members.is_empty());
+            assert_eq!(refused.group_state, "");
+            assert_eq!(refused.authorized_operations, i32::MIN);
+        }
+        assert_eq!(groups[1].group_id, "current");
+    }
 }

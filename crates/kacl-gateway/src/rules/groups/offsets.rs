@@ -85,31 +85,13 @@ pub(in crate::rules) fn offset_fetch(
     let session = ctx.authorizer();
     if ctx.version < 8 {
         if !group_allows(&session, AclOperation::Describe, &request.group_id) {
+            // Kafka 4.4 answers a refused group with the top-level code alone (v2+; v1, which
+            // has no such field, sees no topics), not per partition.
             drop(session);
-            let topics = request
-                .topics
-                .iter()
-                .flatten()
-                .map(|t| OffsetFetchResponseTopic {
-                    name: Cow::Owned(t.name.to_string()),
-                    partitions: t
-                        .partition_indexes
-                        .iter()
-                        .map(|p| OffsetFetchResponsePartition {
-                            partition_index: *p,
-                            committed_offset: -1,
-                            error_code: GROUP_DENIED,
-                            ..Default::default()
-                        })
-                        .collect(),
-                    ..Default::default()
-                })
-                .collect();
             return Plan::answer(
                 ctx,
                 &OffsetFetchResponse {
                     error_code: GROUP_DENIED,
-                    topics,
                     ..Default::default()
                 },
             );
