@@ -113,9 +113,14 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
     "Every broker config is static: IncrementalAlterConfigs/AlterConfigs setting any broker key \
      gets INVALID_REQUEST `Cannot update these configs dynamically: Set(...)`; DELETE-only \
      changes succeed and change nothing.",
-    "DescribeConfigs of this broker lists the keys the server's properties set plus the \
-     defaults kacl knows, not every KafkaConfig key; their type is UNKNOWN except PASSWORD for \
-     secrets, and no documentation is sent.",
+    "DescribeConfigs of this broker lists the keys the server's properties set, the cluster's \
+     dynamic default `min.insync.replicas` and the defaults kacl knows, not every KafkaConfig \
+     key; their type is UNKNOWN except PASSWORD for secrets, and no documentation is sent.",
+    "DescribeConfigs masks every PASSWORD-typed key of Kafka's broker config (listener-prefixed \
+     too, whether kacl uses it or not), the authorizer's `super.users` and \
+     `allow.everyone.if.no.acl.found` (as Kafka does) and, of the other keys kacl does not \
+     know, those whose names look like secrets; Kafka masks every key whose type it cannot \
+     tell.",
     "GROUP and CLIENT_METRICS config resources get INVALID_REQUEST `Unsupported resource type`.",
     "DescribeConfigs lists a topic's configs sorted by name (Kafka's order is its hash map's).",
     "`kacl topics --describe` against a server without DescribeConfigs prints an empty \
