@@ -1,7 +1,8 @@
 """Runs one of Kafka's command-line tools (the kafka-tools jar of Kafka 4.4.0) against Kafka
 and against kacl at once, and normalizes what they print so that two answers compare equal
 exactly when they say the same thing: the bootstrap address, topic ids, log timestamps and
-Java stack frames (which differ run to run) are replaced or dropped, nothing else.
+Java stack frames (which differ run to run) are replaced or dropped, and a user's SCRAM
+mechanisms are put in one order (Kafka's is hash order); nothing else.
 """
 
 import os
@@ -35,6 +36,9 @@ WARM_UP = {
 _TOPIC_ID = re.compile(r"(TopicId: )[A-Za-z0-9_-]{22}")
 _LOG_TIME = re.compile(r"^\d\d:\d\d:\d\d\.\d{3} ", re.M)
 _STACK = re.compile(r"^\s+(at |\.\.\. \d+ more)")
+# Kafka keeps a user's SCRAM credentials in a map keyed by an enum (hash order varies from one
+# broker JVM to the next): the list is compared as a set.
+_SCRAM = re.compile(r"^(SCRAM credential configs for user-principal '.*' are )(.*)$", re.M)
 
 
 @dataclass
@@ -52,6 +56,7 @@ def normalize(text, bootstrap):
     text = text.replace(bootstrap, "<bootstrap>")
     text = _TOPIC_ID.sub(r"\1<id>", text)
     text = _LOG_TIME.sub("<time> ", text)
+    text = _SCRAM.sub(lambda m: m.group(1) + ", ".join(sorted(m.group(2).split(", "))), text)
     return "\n".join(line.rstrip() for line in text.splitlines() if not _STACK.match(line))
 
 
