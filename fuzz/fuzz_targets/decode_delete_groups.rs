@@ -1,5 +1,5 @@
-//! Fuzzes the DeleteGroups request decoder (forwarded by a gateway node): byte 0 picks the
-//! version, the rest is the body.
+//! Fuzzes the DeleteGroups request decoder (answered by a standalone node, forwarded by a
+//! gateway node): byte 0 picks the version, the rest is the body.
 #![no_main]
 
 use kacl_protocol::messages::delete_groups::DeleteGroupsRequest;

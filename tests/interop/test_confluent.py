@@ -464,7 +464,9 @@ def test_config_describe_broker_masks_secrets(admin: AdminClient, kacl: KaclServ
     jaas = configs["listener.name.sasl_plaintext.plain.sasl.jaas.config"]
     assert jaas.is_sensitive and jaas.value is None
     assert ADMIN.password not in repr(configs)
-    assert configs["super.users"].value == "User:admin"
+    # Masked as Kafka 4.4 masks it (its broker config does not type the authorizer's keys).
+    assert configs["super.users"].value is None and configs["super.users"].is_sensitive
+    assert "User:admin" not in repr(configs)
     assert configs["super.users"].source == ConfigSource.STATIC_BROKER_CONFIG.value
     assert configs["super.users"].is_read_only
 

@@ -391,7 +391,9 @@ test('config: describeConfigs and alterConfigs', opts, () =>
     const brokerConfigs = configsOf(broker)
     assert.equal(brokerConfigs['listener.name.sasl_plaintext.plain.sasl.jaas.config'].isSensitive, true)
     assert.equal(brokerConfigs['listener.name.sasl_plaintext.plain.sasl.jaas.config'].configValue, null)
-    assert.equal(brokerConfigs['super.users'].configValue, 'User:admin')
+    // Masked as Kafka 4.4 masks it (its broker config does not type the authorizer's keys).
+    assert.equal(brokerConfigs['super.users'].configValue, null)
+    assert.equal(brokerConfigs['super.users'].isSensitive, true)
     assert.equal(brokerConfigs['super.users'].readOnly, true)
   }))
 

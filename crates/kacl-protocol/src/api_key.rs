@@ -87,7 +87,7 @@ pub enum ApiKey {
     SaslAuthenticate = 36,
     /// Add partitions to topics.
     CreatePartitions = 37,
-    /// Delete consumer groups. Forwarded by a gateway node only.
+    /// Delete consumer groups.
     DeleteGroups = 42,
     /// Set, delete, append to or subtract from config keys (KIP-339).
     IncrementalAlterConfigs = 44,
@@ -124,7 +124,7 @@ pub enum ApiKey {
 impl ApiKey {
     /// Every API a standalone node serves, in API key order (the order of its ApiVersions
     /// response).
-    pub const ALL: [ApiKey; 28] = [
+    pub const ALL: [ApiKey; 29] = [
         ApiKey::Metadata,
         ApiKey::FindCoordinator,
         ApiKey::DescribeGroups,
@@ -141,6 +141,7 @@ impl ApiKey {
         ApiKey::DescribeLogDirs,
         ApiKey::SaslAuthenticate,
         ApiKey::CreatePartitions,
+        ApiKey::DeleteGroups,
         ApiKey::IncrementalAlterConfigs,
         ApiKey::AlterPartitionReassignments,
         ApiKey::ListPartitionReassignments,
@@ -158,7 +159,7 @@ impl ApiKey {
     /// The APIs only a gateway node serves, by forwarding them to the upstream cluster once
     /// authorized (the data path: produce, fetch, groups, transactions). A standalone node
     /// does not know them and closes a connection that sends one, as before.
-    pub const FORWARDED_ONLY: [ApiKey; 20] = [
+    pub const FORWARDED_ONLY: [ApiKey; 19] = [
         ApiKey::Produce,
         ApiKey::Fetch,
         ApiKey::ListOffsets,
@@ -175,7 +176,6 @@ impl ApiKey {
         ApiKey::AddOffsetsToTxn,
         ApiKey::EndTxn,
         ApiKey::TxnOffsetCommit,
-        ApiKey::DeleteGroups,
         ApiKey::OffsetDelete,
         ApiKey::DescribeProducers,
         ApiKey::ConsumerGroupHeartbeat,
@@ -263,6 +263,7 @@ impl ApiKey {
             | ApiKey::FindCoordinator
             | ApiKey::DescribeGroups
             | ApiKey::ListGroups
+            | ApiKey::DeleteGroups
             | ApiKey::ConsumerGroupDescribe
             | ApiKey::DescribeTransactions
             | ApiKey::ListTransactions

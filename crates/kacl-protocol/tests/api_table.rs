@@ -14,6 +14,7 @@ use kacl_protocol::messages::create_acls::*;
 use kacl_protocol::messages::create_partitions::*;
 use kacl_protocol::messages::create_topics::*;
 use kacl_protocol::messages::delete_acls::*;
+use kacl_protocol::messages::delete_groups::*;
 use kacl_protocol::messages::delete_topics::*;
 use kacl_protocol::messages::describe_acls::*;
 use kacl_protocol::messages::describe_client_quotas::{
@@ -65,6 +66,7 @@ fn requests() -> Vec<Declared> {
         declared::<DescribeLogDirsRequest>(),
         declared::<SaslAuthenticateRequest>(),
         declared::<CreatePartitionsRequest>(),
+        declared::<DeleteGroupsRequest>(),
         declared::<IncrementalAlterConfigsRequest>(),
         declared::<AlterPartitionReassignmentsRequest>(),
         declared::<ListPartitionReassignmentsRequest>(),
@@ -98,6 +100,7 @@ fn responses() -> Vec<Declared> {
         declared::<DescribeLogDirsResponse>(),
         declared::<SaslAuthenticateResponse>(),
         declared::<CreatePartitionsResponse>(),
+        declared::<DeleteGroupsResponse>(),
         declared::<IncrementalAlterConfigsResponse>(),
         declared::<AlterPartitionReassignmentsResponse>(),
         declared::<ListPartitionReassignmentsResponse>(),

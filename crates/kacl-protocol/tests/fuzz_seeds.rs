@@ -21,6 +21,7 @@ use kacl_protocol::messages::create_acls::*;
 use kacl_protocol::messages::create_partitions::*;
 use kacl_protocol::messages::create_topics::*;
 use kacl_protocol::messages::delete_acls::*;
+use kacl_protocol::messages::delete_groups::*;
 use kacl_protocol::messages::delete_topics::*;
 use kacl_protocol::messages::describe_acls::*;
 use kacl_protocol::messages::describe_client_quotas::{self, DescribeClientQuotasRequest};
@@ -476,6 +477,13 @@ fn all_seeds() -> Vec<Seed> {
     for v in [0, 5, 6] {
         seeds_of("one-group", v, &describe_groups(v), &mut out);
     }
+    let delete_groups = DeleteGroupsRequest {
+        groups_names: vec![s("group-1"), s("group-2")],
+        ..Default::default()
+    };
+    for v in [0, 2] {
+        seeds_of("two-groups", v, &delete_groups, &mut out);
+    }
     let consumer_groups = ConsumerGroupDescribeRequest {
         group_ids: vec![s("group-1")],
         include_authorized_operations: true,
@@ -592,6 +600,7 @@ fn decode_seed(target: &str, bytes: &[u8]) -> Result<(), String> {
         "decode_find_coordinator" => body!(FindCoordinatorRequest),
         "decode_list_groups" => body!(ListGroupsRequest),
         "decode_describe_groups" => body!(DescribeGroupsRequest),
+        "decode_delete_groups" => body!(DeleteGroupsRequest),
         "decode_consumer_group_describe" => body!(ConsumerGroupDescribeRequest),
         "decode_list_transactions" => body!(ListTransactionsRequest),
         "decode_describe_transactions" => body!(DescribeTransactionsRequest),

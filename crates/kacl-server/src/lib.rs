@@ -129,16 +129,17 @@ pub const DIFFERENCES_FROM_KAFKA: &[&str] = &[
      TOPIC), so a principal without it gets CLUSTER_/TOPIC_AUTHORIZATION_FAILED and learns \
      nothing about its keys or values; Kafka's broker checks duplicate keys, null values, the \
      broker id and whether a broker key is dynamic first.",
-    "DescribeConfigs masks every PASSWORD-typed key of Kafka's broker config \
-     (listener-prefixed too, whether kacl uses it or not) and, of the keys kacl does not \
+    "DescribeConfigs masks every PASSWORD-typed key of Kafka's broker config (listener-prefixed \
+     too, whether kacl uses it or not), the authorizer's `super.users` and \
+     `allow.everyone.if.no.acl.found` (as Kafka does) and, of the other keys kacl does not \
      know, those whose names look like secrets; Kafka masks every key whose type it cannot \
      tell.",
     "An error message longer than 4,096 bytes (one echoing a 32 KB config value, or thousands \
      of key names) is cut with `... (N more bytes)`; Kafka fails to serialize a message over \
      32,767 bytes and so the whole response.",
-    "DescribeConfigs of this broker lists the keys the server's properties set plus the \
-     defaults kacl knows, not every KafkaConfig key; their type is UNKNOWN except PASSWORD \
-     for secrets, and no documentation is sent.",
+    "DescribeConfigs of this broker lists the keys the server's properties set, the cluster's \
+     dynamic default `min.insync.replicas` and the defaults kacl knows, not every KafkaConfig \
+     key; their type is UNKNOWN except PASSWORD for secrets, and no documentation is sent.",
     "GROUP and CLIENT_METRICS config resources get INVALID_REQUEST `Unsupported resource \
      type`.",
     "DescribeConfigs lists a topic's configs sorted by name (Kafka's order is its hash \

@@ -1,6 +1,7 @@
 //! The group and transaction admin APIs of a standalone node, which has neither, over TCP: the
 //! empty-but-valid answers Kafka gives on a cluster without groups or transactions, at every
-//! served version, and the refusals Kafka gives without DESCRIBE on the group or id.
+//! served version, and the refusals Kafka gives without DESCRIBE (DELETE, for DeleteGroups) on
+//! the group or id.
 
 mod common;
 mod topics_support;
@@ -12,6 +13,7 @@ use kacl_acl::{AclOperation, PatternType, ResourceType};
 use kacl_protocol::messages::consumer_group_describe::{
     ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse,
 };
+use kacl_protocol::messages::delete_groups::{DeleteGroupsRequest, DeleteGroupsResponse};
 use kacl_protocol::messages::describe_groups::{DescribeGroupsRequest, DescribeGroupsResponse};
 use kacl_protocol::messages::describe_transactions::{
     DescribeTransactionsRequest, DescribeTransactionsResponse,
@@ -211,4 +213,57 @@ async fn lookups_need_describe_on_the_group_or_transactional_id() {
     // Nothing to list either way; no error without Cluster:Describe.
     let payload = client.call(5, &ListGroupsRequest::default()).await;
     assert_eq!(decode::<ListGroupsResponse>(&payload, 5).error_code, 0);
+}
+
+#[tokio::test]
+async fn delete_groups_finds_no_group_and_needs_delete_on_it() {
+    let server = start(&[]).await;
+    let mut client = server.client().await;
+    for version in 0..=2i16 {
+        let request = DeleteGroupsRequest {
+            groups_names: owned(&["g1", "", "g1"]),
+            ..Default::default()
+        };
+        let payload = client.call(version, &request).await;
+        let deleted = decode::<DeleteGroupsResponse>(&payload, version);
+        let codes: Vec<(&str, i16)> = deleted
+            .results
+            .iter()
+            .map(|r| (&*r.group_id, r.error_code))
+            .collect();
+        // GROUP_ID_NOT_FOUND for each id once, the empty one included, as Kafka 4.4.
+        assert_eq!(codes, [("g1", 69), ("", 69)], "v{version}");
+    }
+
+    let server = start(NOT_SUPER).await;
+    let mut client = server.client().await;
+    for (group, operation) in [
+        ("mine", AclOperation::Delete),
+        ("seen", AclOperation::Describe),
+    ] {
+        grant(
+            &server,
+            ANONYMOUS,
+            ResourceType::Group,
+            group,
+            PatternType::Literal,
+            operation,
+        );
+    }
+    let request = DeleteGroupsRequest {
+        groups_names: owned(&["theirs", "seen", "mine"]),
+        ..Default::default()
+    };
+    let payload = client.call(2, &request).await;
+    let deleted = decode::<DeleteGroupsResponse>(&payload, 2);
+    let codes: Vec<(&str, i16)> = deleted
+        .results
+        .iter()
+        .map(|r| (&*r.group_id, r.error_code))
+        .collect();
+    assert_eq!(
+        codes,
+        [("mine", 69), ("theirs", 30), ("seen", 30)],
+        "allowed first, then the refusals (DESCRIBE does not imply DELETE)"
+    );
 }

@@ -118,7 +118,7 @@ async fn topic_value(client: &mut Client, topic: &str, key: &str) -> (Option<Str
 
 #[tokio::test]
 async fn describes_a_topic_at_every_version() {
-    let server = start(&[("log.retention.hours", "24")]).await;
+    let server = start(&[("log.retention.ms", "86400000")]).await;
     let mut client = server.client().await;
     create_ok(
         &mut client,
@@ -153,7 +153,7 @@ async fn describes_a_topic_at_every_version() {
             assert_eq!(
                 synonyms,
                 [
-                    ("log.retention.hours", Some("24"), 4),
+                    ("log.retention.ms", Some("86400000"), 4),
                     ("log.retention.hours", Some("168"), 5)
                 ]
             );
@@ -255,10 +255,20 @@ async fn broker_configs_are_read_only_and_secrets_never_leave() {
         let jaas = entry(configs, "sasl.jaas.config");
         assert!(jaas.is_sensitive && jaas.value.is_none() && jaas.read_only);
         assert!(jaas.synonyms.iter().all(|s| s.value.is_none()));
-        let super_users = entry(configs, "super.users");
-        assert_eq!(super_users.value.as_deref(), Some("User:ANONYMOUS"));
-        let everyone = entry(configs, "allow.everyone.if.no.acl.found");
-        assert_eq!(everyone.value.as_deref(), Some("false"));
+        // Masked as Kafka 4.4 masks them: who the super users are is not told.
+        for key in ["super.users", "allow.everyone.if.no.acl.found"] {
+            let e = entry(configs, key);
+            assert!(e.is_sensitive && e.value.is_none(), "v{version} {key}");
+            assert!(e.synonyms.iter().all(|s| s.value.is_none()), "{key}");
+            assert_eq!(e.config_type, 0, "UNKNOWN, as Kafka types it");
+        }
+        assert!(!payload
+            .windows(b"User:ANONYMOUS".len())
+            .any(|w| w == b"User:ANONYMOUS"));
+        let min_isr = entry(configs, "min.insync.replicas");
+        assert_eq!(min_isr.value.as_deref(), Some("1"));
+        let mechanisms = entry(configs, "sasl.enabled.mechanisms");
+        assert_eq!(mechanisms.value.as_deref(), Some("GSSAPI"));
         let partitions = entry(configs, "num.partitions");
         assert_eq!(partitions.value.as_deref(), Some("3"));
         let replication = entry(configs, "default.replication.factor");
@@ -268,10 +278,17 @@ async fn broker_configs_are_read_only_and_secrets_never_leave() {
         } else {
             assert!(replication.is_default && !partitions.is_default);
         }
-        assert!(
-            resp.results[1].configs.is_empty(),
-            "no dynamic cluster defaults"
-        );
+        // The cluster default: Kafka 4.4's min.insync.replicas, kept with ELR on.
+        let cluster: Vec<(&str, Option<&str>)> = resp.results[1]
+            .configs
+            .iter()
+            .map(|c| (&*c.name, c.value.as_deref()))
+            .collect();
+        assert_eq!(cluster, [("min.insync.replicas", Some("1"))], "v{version}");
+        if version >= 1 {
+            assert_eq!(min_isr.config_source, 3, "DYNAMIC_DEFAULT_BROKER_CONFIG");
+            assert_eq!(resp.results[1].configs[0].config_source, 3);
+        }
     }
 }
 

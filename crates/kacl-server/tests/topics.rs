@@ -232,7 +232,8 @@ async fn partition_replication_and_assignment_errors() {
                 "factor-two",
                 38,
                 "Unable to replicate the partition 2 time(s): The target replication factor of 2 \
-                 cannot be reached because only 1 broker(s) are registered."
+                 cannot be reached because only 1 broker(s) are registered or some brokers have \
+                 all their log directories cordoned."
             ),
             outcome(
                 "unknown-broker",

@@ -40,9 +40,9 @@ use crate::handlers::{
 };
 use crate::handlers::{
     AlterConfigs, AlterUserScramCredentials, ApiVersions, CreateAcls, CreatePartitions,
-    CreateTopics, DeleteAcls, DeleteTopics, DescribeAcls, DescribeCluster, DescribeConfigs,
-    DescribeUserScramCredentials, IncrementalAlterConfigs, Metadata, SaslAuthenticate,
-    SaslHandshake,
+    CreateTopics, DeleteAcls, DeleteGroups, DeleteTopics, DescribeAcls, DescribeCluster,
+    DescribeConfigs, DescribeUserScramCredentials, IncrementalAlterConfigs, Metadata,
+    SaslAuthenticate, SaslHandshake,
 };
 use crate::metrics::RequestTimer;
 
@@ -261,6 +261,7 @@ async fn route(
             with_context!(|ctx| serve::<ConsumerGroupDescribe>(&ctx, &frame).await)
         }
         ApiKey::DescribeGroups => with_context!(|ctx| serve::<DescribeGroups>(&ctx, &frame).await),
+        ApiKey::DeleteGroups => with_context!(|ctx| serve::<DeleteGroups>(&ctx, &frame).await),
         ApiKey::DescribeLogDirs => {
             with_context!(|ctx| serve::<DescribeLogDirs>(&ctx, &frame).await)
         }

@@ -12,7 +12,8 @@
 //!
 //! Sources read (not copied): `Topic.java`, `ReplicationControlManager.java`,
 //! `ControllerApis.scala`, `ControllerConfigurationValidator.scala`, `LogConfig.java`,
-//! `ConfigDef.java`, `StripedReplicaPlacer.java` in apache/kafka, 4.0/4.1 era.
+//! `ConfigDef.java`, `StripedReplicaPlacer.java` in apache/kafka; the config table and the
+//! error texts are Kafka 4.4.0's.
 
 mod configs;
 mod java;
@@ -20,9 +21,10 @@ mod names;
 mod placement;
 
 pub use configs::{
-    broker_synonyms, documentation, effective_topic_configs, is_sensitive_broker_key, topic_config,
-    validate_topic_configs, BrokerSynonym, ConfigSource, ConfigType, EffectiveTopicConfig,
-    TopicConfigDef, Unit, KAFKA_PASSWORD_CONFIGS, TOPIC_CONFIGS,
+    broker_synonyms, documentation, effective_topic_configs, is_sensitive_broker_key,
+    is_untyped_broker_key, listener_base, topic_config, validate_topic_configs, BrokerSynonym,
+    ConfigSource, ConfigType, EffectiveTopicConfig, TopicConfigDef, Unit, KAFKA_PASSWORD_CONFIGS,
+    KAFKA_UNTYPED_BROKER_CONFIGS, TOPIC_CONFIGS,
 };
 pub use names::{
     check_new_topic_name, find_collision, has_collision, has_collision_chars, is_internal,

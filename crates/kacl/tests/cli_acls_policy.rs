@@ -383,7 +383,7 @@ fn explain_names_each_deciding_rule_as_kafkas_audit_line_does() {
         ],
     );
 
-    // The server's own super.users (User:ANONYMOUS), read through DescribeConfigs.
+    // The server masks its super.users (as Kafka 4.4 does), so the flags give them.
     let out = ok(&args(
         "explain",
         a,
@@ -393,18 +393,19 @@ fn explain_names_each_deciding_rule_as_kafkas_audit_line_does() {
             "--operation",
             "Alter",
             "--cluster",
+            "--super-users",
+            "User:ANONYMOUS",
         ],
     ));
     assert!(
-        out.starts_with(
+        out.starts_with(concat!(
             "ALLOWED: Principal = User:ANONYMOUS is Allowed operation = ALTER from host = * on \
              resource = Cluster:LITERAL:kafka-cluster based on rule SuperUser\n\
-             Why: User:ANONYMOUS is listed in super.users.\n\
-             super.users and allow.everyone.if.no.acl.found: from the broker (DescribeConfigs).\n"
-        ),
+             Why: User:ANONYMOUS is listed in super.users.\n",
+            "super.users and allow.everyone.if.no.acl.found: from --super-users / --allow-everyone-if-no-acl-found (the broker did not report them; Kafka 4.4 and kacl mask them).\n"
+        )),
         "{out}"
     );
-    // The broker's answer wins over the flags.
     let root = [
         "--principal",
         "User:root",
@@ -412,9 +413,10 @@ fn explain_names_each_deciding_rule_as_kafkas_audit_line_does() {
         "Alter",
         "--cluster",
     ];
+    assert!(first_line(a, &root).ends_with("based on rule DefaultDeny"));
     let mut flagged = root.to_vec();
     flagged.extend(["--super-users", "User:root"]);
-    assert!(first_line(a, &flagged).ends_with("based on rule DefaultDeny"));
+    assert!(first_line(a, &flagged).ends_with("based on rule SuperUser"));
     assert_eq!(
         first_line(a, &["--principal", "User:alice", "--operation", "Describe", "--topic", "orders"]),
         "ALLOWED: Principal = User:alice is Allowed operation = DESCRIBE from host = * on resource = \
@@ -443,7 +445,9 @@ fn explain_names_each_deciding_rule_as_kafkas_audit_line_does() {
                 "--operation",
                 "Read",
                 "--topic",
-                "free"
+                "free",
+                "--allow-everyone-if-no-acl-found",
+                "true"
             ]
         ),
         "ALLOWED: Principal = User:bob is Allowed operation = READ from host = * on resource = \
@@ -465,7 +469,7 @@ fn explain_names_each_deciding_rule_as_kafkas_audit_line_does() {
         "DENIED: Principal = User:Alice is Denied operation = READ from host = * on resource = \
          Topic:LITERAL:orders based on rule DefaultDeny\n\
          Why: ACLs apply to the resource, but none matches this principal, host and operation.\n\
-         super.users and allow.everyone.if.no.acl.found: from the broker (DescribeConfigs).\n"
+         super.users and allow.everyone.if.no.acl.found: from --super-users / --allow-everyone-if-no-acl-found (the broker did not report them; Kafka 4.4 and kacl mask them).\n"
     ), "{out}");
     assert!(
         out.contains("principal User:alice differs from User:Alice only in case"),
@@ -531,7 +535,7 @@ fn explain_names_each_deciding_rule_as_kafkas_audit_line_does() {
     ));
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("json");
     assert_eq!(doc["decision"], "ALLOWED");
-    assert_eq!(doc["config_source"], "broker");
+    assert_eq!(doc["config_source"], "flags");
     assert_eq!(doc["candidates"].as_array().map(Vec::len), Some(2));
 }
 

@@ -96,7 +96,9 @@ const ALLOW_EVERYONE: &str = "allow.everyone.if.no.acl.found";
 /// on the BROKER resource of the first broker DescribeCluster names. `None` (the caller then
 /// falls back, and says so) when the broker does not serve DescribeConfigs, refuses it, or
 /// does not report `super.users` (Kafka lists only the keys it knows; an unset
-/// `allow.everyone.if.no.acl.found` is Kafka's default, false).
+/// `allow.everyone.if.no.acl.found` is Kafka's default, false), or masks it: Kafka 4.4 and
+/// kacl send both keys as sensitive, value null, so that describing broker configs does not
+/// tell who the super users are.
 pub async fn broker_authorizer_config(admin: &Admin) -> Option<AuthorizerConfig> {
     let cluster = admin
         .describe_cluster(DescribeClusterOptions::default())
@@ -113,11 +115,12 @@ pub async fn broker_authorizer_config(admin: &Admin) -> Option<AuthorizerConfig>
         .into_iter()
         .next()?
         .ok()?;
+    // A masked key comes back with no value: not a value of "", but none reported.
     let value = |key: &str| {
         entries
             .iter()
             .find(|e| e.name == key)
-            .map(|e| e.value.clone().unwrap_or_default())
+            .and_then(|e| e.value.clone())
     };
     let super_users = AuthorizerConfig::parse_super_users(&value(SUPER_USERS)?).ok()?;
     let allow_everyone_if_no_acl_found =

@@ -1,5 +1,5 @@
-//! DeleteGroups (API key 42): delete empty groups and their committed offsets. Forwarded by a
-//! gateway node.
+//! DeleteGroups (API key 42): delete empty groups and their committed offsets. Answered by a
+//! standalone node (it has no groups), forwarded by a gateway node.
 //!
 //! v1 answers before throttling on a quota violation; v2 is the first flexible version.
 

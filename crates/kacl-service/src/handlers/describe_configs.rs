@@ -3,16 +3,21 @@
 //!
 //! - TOPIC: DESCRIBE_CONFIGS on the topic (ALTER_CONFIGS implies it), else
 //!   TOPIC_AUTHORIZATION_FAILED; an illegal name INVALID_TOPIC_EXCEPTION, a missing topic
-//!   UNKNOWN_TOPIC_OR_PARTITION. Every config of Kafka 4's topic table with its effective value:
-//!   set on the topic (TOPIC_CONFIG), else a broker-level synonym in the server's properties
-//!   (STATIC_BROKER_CONFIG, e.g. `log.retention.hours`), else the default (DEFAULT_CONFIG).
-//!   Synonyms in Kafka's order: the topic's own setting, the static broker synonyms, then the
-//!   broker defaults.
+//!   UNKNOWN_TOPIC_OR_PARTITION. Every config of Kafka 4.4's topic table with its effective
+//!   value: set on the topic (TOPIC_CONFIG), else the cluster's dynamic default
+//!   (DYNAMIC_DEFAULT_BROKER_CONFIG: `min.insync.replicas`, see [`cluster_dynamic_defaults`]),
+//!   else a broker-level synonym in the server's properties (e.g. `log.retention.hours`), else
+//!   the default. Synonyms as Kafka's `ConfigHelper` lists them: the topic's own setting, then
+//!   the broker synonyms by source (dynamic default, static, default), from the topic config's
+//!   primary broker key on (`log.retention.ms` for `retention.ms`: with only
+//!   `log.retention.hours` present, none is listed and the source is DEFAULT_CONFIG).
 //! - BROKER: DESCRIBE_CONFIGS on the cluster, else CLUSTER_AUTHORIZATION_FAILED. This node's
-//!   id: the server's properties (STATIC_BROKER_CONFIG) and the broker defaults kacl knows
-//!   (DEFAULT_CONFIG), all read-only; passwords, JAAS configs and key material are sensitive
-//!   and their values are never sent. `""` (the cluster default): the dynamic defaults, of
-//!   which kacl has none. Another id: INVALID_REQUEST, Kafka's text.
+//!   id: the server's properties (STATIC_BROKER_CONFIG), the cluster's dynamic defaults and
+//!   the broker defaults kacl knows (DEFAULT_CONFIG), all read-only; a listener override's
+//!   synonyms go on to its base key. Passwords, JAAS configs, key material and the keys Kafka
+//!   cannot type (`super.users`, `allow.everyone.if.no.acl.found`) are sensitive and their
+//!   values are never sent. `""` (the cluster default): the dynamic defaults. Another id:
+//!   INVALID_REQUEST, Kafka's text.
 //! - BROKER_LOGGER: as Kafka checks the id; kacl has no log4j loggers, so the list is empty.
 //! - authorized results first, then the refused ones, as Kafka orders them.
 
@@ -25,7 +30,10 @@ use kacl_protocol::messages::describe_configs::{
     DescribeConfigsResponse, DescribeConfigsResult, DescribeConfigsSynonym,
 };
 use kacl_protocol::ErrorCode;
-use kacl_topics::{broker_synonyms, documentation, validate_topic_name, TOPIC_CONFIGS};
+use kacl_topics::{
+    broker_synonyms, documentation, is_untyped_broker_key, listener_base, validate_topic_name,
+    BrokerSynonym, TOPIC_CONFIGS,
+};
 
 use super::Handler;
 use crate::context::RequestContext;
@@ -40,10 +48,12 @@ pub(crate) const GROUP: i8 = 32;
 
 /// Config sources (`DescribeConfigsResponse.ConfigSource`).
 const TOPIC_CONFIG: i8 = 1;
+const DYNAMIC_DEFAULT_BROKER_CONFIG: i8 = 3;
 const STATIC_BROKER_CONFIG: i8 = 4;
 const DEFAULT_CONFIG: i8 = 5;
 
 /// `ConfigType` codes.
+const UNKNOWN_TYPE: i8 = 0;
 const PASSWORD: i8 = 9;
 
 /// Broker keys kacl applies whose Kafka default it reports when the file leaves them out.
@@ -57,7 +67,22 @@ const BROKER_DEFAULTS: &[(&str, &str)] = &[
     ("max.connections", "2147483647"),
     ("max.connections.per.ip", "2147483647"),
     ("sasl.server.max.receive.size", "524288"),
+    ("sasl.enabled.mechanisms", "GSSAPI"),
 ];
+
+/// The cluster-level dynamic broker defaults a Kafka 4.4 cluster holds from its start:
+/// with Eligible Leader Replicas on (4.x's default), the controller records
+/// `min.insync.replicas` cluster-wide, from its own static value or the default 1. kacl has no
+/// dynamic broker configs of its own, so these are all it reports at that level.
+pub fn cluster_dynamic_defaults(
+    broker: &BTreeMap<String, String>,
+) -> BTreeMap<&'static str, String> {
+    let value = broker
+        .get("min.insync.replicas")
+        .map_or("1", |v| v.trim())
+        .to_owned();
+    BTreeMap::from([("min.insync.replicas", value)])
+}
 
 /// Whether a broker key holds a secret (every PASSWORD-typed key of Kafka's broker config,
 /// listener overrides included, and kacl's SCRAM bootstrap credentials).
@@ -254,35 +279,50 @@ pub fn topic_entries_of(
     broker: &BTreeMap<String, String>,
     flags: Flags,
 ) -> Vec<DescribeConfigsResourceResult<'static>> {
+    let dynamic = cluster_dynamic_defaults(broker);
     let mut entries: Vec<DescribeConfigsResourceResult<'static>> = TOPIC_CONFIGS
         .iter()
         .map(|config| {
             let brokers = broker_synonyms(config.name);
             let own = set.get(config.name).map(|v| config.display_value(v));
-            let statics: Vec<(&str, &String)> = brokers
-                .iter()
-                .filter_map(|s| broker.get(s.name).map(|v| (s.name, v)))
-                .collect();
+            // Kafka's `configSynonyms`: by source, each in the synonyms' precedence order.
+            let mut listed: Vec<(&BrokerSynonym, &str, i8)> = Vec::new();
+            for s in brokers {
+                if let Some(value) = dynamic.get(s.name) {
+                    listed.push((s, value.as_str(), DYNAMIC_DEFAULT_BROKER_CONFIG));
+                }
+            }
+            for s in brokers {
+                if let Some(value) = broker.get(s.name) {
+                    listed.push((s, value.as_str(), STATIC_BROKER_CONFIG));
+                }
+            }
+            for s in brokers {
+                if let Some(default) = s.default_value {
+                    listed.push((s, default, DEFAULT_CONFIG));
+                }
+            }
             let value = own.clone().unwrap_or_else(|| {
-                brokers
+                listed
                     .iter()
-                    .find_map(|s| broker.get(s.name).and_then(|v| s.to_topic_value(v)))
+                    .find_map(|(s, v, _)| s.to_topic_value(v))
                     .map_or_else(
                         || config.default_value.to_owned(),
                         |v| config.display_value(&v),
                     )
             });
+            // ... then `dropWhile(_.name != primary)`: nothing before the primary broker key.
+            let primary = brokers.first().map(|s| s.name);
+            let from = listed
+                .iter()
+                .position(|(s, _, _)| Some(s.name) == primary)
+                .unwrap_or(listed.len());
             let mut synonyms = Vec::new();
             if let Some(own) = &own {
                 synonyms.push(synonym(config.name, Some(own), TOPIC_CONFIG));
             }
-            for (name, value) in &statics {
-                synonyms.push(synonym(name, Some(value), STATIC_BROKER_CONFIG));
-            }
-            for s in brokers {
-                if let Some(default) = s.default_value {
-                    synonyms.push(synonym(s.name, Some(default), DEFAULT_CONFIG));
-                }
+            for &(s, value, source) in &listed[from..] {
+                synonyms.push(synonym(s.name, Some(value), source));
             }
             entry(
                 config.name,
@@ -315,12 +355,30 @@ fn own_broker_id(ctx: &RequestContext<'_>, name: &str) -> Result<(), (ErrorCode,
 }
 
 fn broker_entries(ctx: &RequestContext<'_>, name: &str, flags: Flags) -> Entries {
+    let statics = &ctx.state.config.static_properties;
+    let dynamic = cluster_dynamic_defaults(statics);
     if name.is_empty() {
-        // The cluster-wide dynamic defaults: kacl has no dynamic broker configs.
-        return Ok(Vec::new());
+        // The cluster-wide dynamic defaults, each with only its dynamic-default synonym.
+        return Ok(dynamic
+            .iter()
+            .map(|(key, value)| {
+                let synonyms = vec![synonym(
+                    key,
+                    Some(value.as_str()),
+                    DYNAMIC_DEFAULT_BROKER_CONFIG,
+                )];
+                entry(
+                    key,
+                    Some(value.clone()),
+                    synonyms,
+                    (true, false, UNKNOWN_TYPE),
+                    None,
+                    flags,
+                )
+            })
+            .collect());
     }
     own_broker_id(ctx, name)?;
-    let statics = &ctx.state.config.static_properties;
     let mut defaults: BTreeMap<&str, &str> = BROKER_DEFAULTS.iter().copied().collect();
     for config in TOPIC_CONFIGS {
         for s in broker_synonyms(config.name) {
@@ -330,26 +388,52 @@ fn broker_entries(ctx: &RequestContext<'_>, name: &str, flags: Flags) -> Entries
         }
     }
     let mut names: Vec<&str> = statics.keys().map(String::as_str).collect();
-    names.extend(defaults.keys().filter(|k| !statics.contains_key(**k)));
+    names.extend(
+        defaults
+            .keys()
+            .chain(dynamic.keys())
+            .filter(|k| !statics.contains_key(**k)),
+    );
     names.sort_unstable();
+    names.dedup();
     Ok(names
         .into_iter()
         .map(|key| {
             let sensitive = is_sensitive_broker_key(key);
             let shown = |v: &str| (!sensitive).then(|| v.to_owned());
-            let mut synonyms = Vec::new();
-            if let Some(value) = statics.get(key) {
-                synonyms.push(synonym(key, shown(value).as_deref(), STATIC_BROKER_CONFIG));
+            // Kafka's `brokerConfigSynonyms`: a listener override, then its base key.
+            let base = listener_base(key);
+            let keys: Vec<&str> = if base == key {
+                vec![key]
+            } else {
+                vec![key, base]
+            };
+            let mut listed: Vec<(&str, &str, i8)> = Vec::new();
+            for &k in &keys {
+                if let Some(value) = dynamic.get(k) {
+                    listed.push((k, value.as_str(), DYNAMIC_DEFAULT_BROKER_CONFIG));
+                }
             }
-            if let Some(default) = defaults.get(key) {
-                synonyms.push(synonym(key, shown(default).as_deref(), DEFAULT_CONFIG));
+            for &k in &keys {
+                if let Some(value) = statics.get(k) {
+                    listed.push((k, value.as_str(), STATIC_BROKER_CONFIG));
+                }
             }
-            let value = statics
-                .get(key)
-                .map(String::as_str)
-                .or_else(|| defaults.get(key).copied())
-                .and_then(shown);
-            let config_type = if sensitive { PASSWORD } else { 0 };
+            for &k in &keys {
+                if let Some(&default) = defaults.get(k) {
+                    listed.push((k, default, DEFAULT_CONFIG));
+                }
+            }
+            let value = listed.first().and_then(|&(_, v, _)| shown(v));
+            let synonyms = listed
+                .iter()
+                .map(|&(k, v, source)| synonym(k, shown(v).as_deref(), source))
+                .collect();
+            let config_type = if sensitive && !is_untyped_broker_key(key) {
+                PASSWORD
+            } else {
+                UNKNOWN_TYPE
+            };
             entry(
                 key,
                 value,
@@ -431,16 +515,70 @@ mod tests {
             .unwrap()
             .contains("retention policy"));
 
+        // Kafka lists broker synonyms only from the primary key (`log.retention.ms`) on: with
+        // only `log.retention.hours` set the value follows it, but no synonym is listed.
         let retention = find(&entries, "retention.ms");
         assert_eq!(retention.value.as_deref(), Some("3600000"));
-        assert_eq!(retention.config_source, STATIC_BROKER_CONFIG);
-        assert_eq!(retention.synonyms[0].name, "log.retention.hours");
-        assert_eq!(retention.synonyms[0].value.as_deref(), Some("1"));
-        assert_eq!(retention.synonyms[1].source, DEFAULT_CONFIG);
+        assert_eq!(retention.config_source, DEFAULT_CONFIG);
+        assert!(retention.synonyms.is_empty());
+        for name in ["flush.ms", "segment.ms", "segment.jitter.ms"] {
+            assert!(find(&entries, name).synonyms.is_empty(), "{name}");
+        }
+
+        // The cluster-level dynamic default Kafka 4.4 keeps with ELR on.
+        let min_isr = find(&entries, "min.insync.replicas");
+        assert_eq!(min_isr.config_source, DYNAMIC_DEFAULT_BROKER_CONFIG);
+        let synonyms: Vec<(&str, i8)> = min_isr
+            .synonyms
+            .iter()
+            .map(|s| (&*s.name, s.source))
+            .collect();
+        assert_eq!(
+            synonyms,
+            [
+                ("min.insync.replicas", DYNAMIC_DEFAULT_BROKER_CONFIG),
+                ("min.insync.replicas", DEFAULT_CONFIG)
+            ]
+        );
 
         let throttled = find(&entries, "leader.replication.throttled.replicas");
         assert_eq!(throttled.config_source, DEFAULT_CONFIG);
         assert!(throttled.synonyms.is_empty());
+    }
+
+    #[test]
+    fn a_static_primary_key_lists_the_lower_precedence_synonyms_after_it() {
+        let broker = BTreeMap::from([
+            ("log.retention.ms".to_owned(), "5000".to_owned()),
+            ("min.insync.replicas".to_owned(), "2".to_owned()),
+        ]);
+        let entries = topic_entries_of(&BTreeMap::new(), &broker, ALL);
+        let retention = find(&entries, "retention.ms");
+        assert_eq!(retention.value.as_deref(), Some("5000"));
+        assert_eq!(retention.config_source, STATIC_BROKER_CONFIG);
+        let synonyms: Vec<(&str, i8)> = retention
+            .synonyms
+            .iter()
+            .map(|s| (&*s.name, s.source))
+            .collect();
+        assert_eq!(
+            synonyms,
+            [
+                ("log.retention.ms", STATIC_BROKER_CONFIG),
+                ("log.retention.hours", DEFAULT_CONFIG)
+            ]
+        );
+        let min_isr = find(&entries, "min.insync.replicas");
+        assert_eq!(min_isr.value.as_deref(), Some("2"));
+        let sources: Vec<i8> = min_isr.synonyms.iter().map(|s| s.source).collect();
+        assert_eq!(
+            sources,
+            [
+                DYNAMIC_DEFAULT_BROKER_CONFIG,
+                STATIC_BROKER_CONFIG,
+                DEFAULT_CONFIG
+            ]
+        );
     }
 
     #[test]
@@ -470,8 +608,10 @@ mod tests {
         ] {
             assert!(is_sensitive_broker_key(key), "{key}");
         }
-        for key in ["super.users", "allow.everyone.if.no.acl.found", "listeners"] {
-            assert!(!is_sensitive_broker_key(key), "{key}");
+        // Kafka's broker ConfigDef does not type the authorizer's keys, so it masks them.
+        for key in ["super.users", "allow.everyone.if.no.acl.found"] {
+            assert!(is_sensitive_broker_key(key), "{key}");
         }
+        assert!(!is_sensitive_broker_key("listeners"));
     }
 }

@@ -20,8 +20,8 @@ use kacl_protocol::messages::{
     alter_user_scram_credentials::AlterUserScramCredentialsResponse,
     create_acls::CreateAclsResponse, create_partitions::CreatePartitionsResponse,
     create_topics::CreateTopicsResponse, delete_acls::DeleteAclsResponse,
-    delete_topics::DeleteTopicsResponse, describe_acls::DescribeAclsResponse,
-    describe_cluster::DescribeClusterResponse,
+    delete_groups::DeleteGroupsResponse, delete_topics::DeleteTopicsResponse,
+    describe_acls::DescribeAclsResponse, describe_cluster::DescribeClusterResponse,
     describe_user_scram_credentials::DescribeUserScramCredentialsResponse,
     metadata::MetadataResponse,
 };
@@ -177,6 +177,12 @@ impl ResponseErrors for ListGroupsResponse<'_> {
 impl ResponseErrors for DescribeGroupsResponse<'_> {
     fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
         self.groups.iter().for_each(|g| code(g.error_code));
+    }
+}
+
+impl ResponseErrors for DeleteGroupsResponse<'_> {
+    fn for_each_error(&self, code: &mut dyn FnMut(i16)) {
+        self.results.iter().for_each(|g| code(g.error_code));
     }
 }
 

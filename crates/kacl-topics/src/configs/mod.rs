@@ -7,7 +7,10 @@ mod secrets;
 mod synonyms;
 
 pub use docs::documentation;
-pub use secrets::{is_sensitive_broker_key, KAFKA_PASSWORD_CONFIGS};
+pub use secrets::{
+    is_sensitive_broker_key, is_untyped_broker_key, listener_base, KAFKA_PASSWORD_CONFIGS,
+    KAFKA_UNTYPED_BROKER_CONFIGS,
+};
 pub use synonyms::{broker_synonyms, BrokerSynonym, Unit};
 
 use super::{java, TopicError};
@@ -118,11 +121,10 @@ const CLEANUP_POLICIES: &[&str] = &["compact", "delete"];
 const COMPRESSION_TYPES: &[&str] = &["uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"];
 const TIMESTAMP_TYPES: &[&str] = &["CreateTime", "LogAppendTime"];
 
-/// Every topic config Kafka 4.0/4.1 accepts, in `LogConfig`'s definition order, which is
-/// the order Kafka parses them in and so decides which bad value is reported first.
+/// Every topic config Kafka 4.4 accepts, in `LogConfig`'s definition order, which is the
+/// order Kafka parses them in and so decides which bad value is reported first.
 ///
-/// Deliberate differences: `remote.copy.lag.ms`/`remote.copy.lag.bytes` (newer than 4.1)
-/// and the test-only `internal.segment.bytes` are not accepted.
+/// Deliberate difference: the test-only `internal.segment.bytes` is not accepted.
 pub static TOPIC_CONFIGS: &[TopicConfigDef] = {
     use ConfigType::*;
     use Rule::*;
@@ -136,6 +138,12 @@ pub static TOPIC_CONFIGS: &[TopicConfigDef] = {
         def("retention.bytes", Long, "-1", Any),
         def("retention.ms", Long, "604800000", AtLeast(-1)),
         def("max.message.bytes", Int, "1048588", AtLeast(0)),
+        def(
+            "max.decompressed.message.bytes",
+            Int,
+            "2147483639",
+            Between(1, 2147483639),
+        ),
         def("index.interval.bytes", Int, "4096", AtLeast(0)),
         def("delete.retention.ms", Long, "86400000", AtLeast(0)),
         def("min.compaction.lag.ms", Long, "0", AtLeast(0)),
@@ -190,13 +198,14 @@ pub static TOPIC_CONFIGS: &[TopicConfigDef] = {
             "",
             ThrottledReplicas,
         ),
-        // A no-op since 4.0 (KAFKA-18269), still accepted until 5.0.
-        def("message.downconversion.enable", Boolean, "true", Any),
         def("remote.storage.enable", Boolean, "false", Any),
         def("local.retention.ms", Long, "-2", AtLeast(-2)),
         def("local.retention.bytes", Long, "-2", AtLeast(-2)),
         def("remote.log.copy.disable", Boolean, "false", Any),
+        def("remote.copy.lag.ms", Long, "0", AtLeast(-1)),
+        def("remote.copy.lag.bytes", Long, "-1", AtLeast(-1)),
         def("remote.log.delete.on.disable", Boolean, "false", Any),
+        def("errors.deadletterqueue.group.enable", Boolean, "false", Any),
     ]
 };
 

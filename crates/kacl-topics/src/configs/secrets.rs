@@ -29,6 +29,13 @@ pub const KAFKA_PASSWORD_CONFIGS: &[&str] = &[
     "zookeeper.ssl.truststore.password",
 ];
 
+/// Keys that Kafka's broker `ConfigDef` does not define because the authorizer, not the
+/// broker, reads them. Kafka's DescribeConfigs cannot tell their type and so masks them
+/// (value null, sensitive): whoever may describe broker configs does not learn who the super
+/// users are.
+pub const KAFKA_UNTYPED_BROKER_CONFIGS: &[&str] =
+    &["super.users", "allow.everyone.if.no.acl.found"];
+
 /// kacl's own keys that hold secrets.
 const KACL_SECRET_CONFIGS: &[&str] = &["kacl.scram.bootstrap.credentials"];
 
@@ -44,12 +51,19 @@ pub fn is_sensitive_broker_key(key: &str) -> bool {
     let listed = |table: &[&str]| table.contains(&lower.as_str()) || table.contains(&base);
     listed(KAFKA_PASSWORD_CONFIGS)
         || listed(KACL_SECRET_CONFIGS)
+        || is_untyped_broker_key(key)
         || SECRET_WORDS.iter().any(|word| lower.contains(word))
+}
+
+/// Whether `key` is one of [`KAFKA_UNTYPED_BROKER_CONFIGS`]: masked, but not a PASSWORD (its
+/// DescribeConfigs type is UNKNOWN, as Kafka sends it).
+pub fn is_untyped_broker_key(key: &str) -> bool {
+    KAFKA_UNTYPED_BROKER_CONFIGS.contains(&key.to_ascii_lowercase().as_str())
 }
 
 /// The key a listener override stands for: `listener.name.l.ssl.key.password` →
 /// `ssl.key.password`, `listener.name.l.plain.sasl.jaas.config` → `sasl.jaas.config`.
-fn listener_base(key: &str) -> &str {
+pub fn listener_base(key: &str) -> &str {
     let Some(rest) = key.strip_prefix("listener.name.") else {
         return key;
     };
@@ -88,8 +102,6 @@ mod tests {
     #[test]
     fn ordinary_keys_are_shown() {
         for key in [
-            "super.users",
-            "allow.everyone.if.no.acl.found",
             "listeners",
             "ssl.keystore.location",
             "ssl.keystore.type",
@@ -99,6 +111,19 @@ mod tests {
         ] {
             assert!(!is_sensitive_broker_key(key), "{key}");
         }
+    }
+
+    #[test]
+    fn the_authorizers_keys_are_masked_as_kafka_masks_them() {
+        for key in [
+            "super.users",
+            "allow.everyone.if.no.acl.found",
+            "Super.Users",
+        ] {
+            assert!(is_sensitive_broker_key(key), "{key}");
+            assert!(is_untyped_broker_key(key), "{key}");
+        }
+        assert!(!is_untyped_broker_key("ssl.key.password"));
     }
 
     #[test]

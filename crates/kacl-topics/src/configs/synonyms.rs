@@ -89,6 +89,14 @@ static SYNONYMS: &[(&str, &[BrokerSynonym])] = {
             &[syn("message.max.bytes", Some("1048588"), Same)],
         ),
         (
+            "max.decompressed.message.bytes",
+            &[syn(
+                "max.decompressed.message.bytes",
+                Some("2147483639"),
+                Same,
+            )],
+        ),
+        (
             "index.interval.bytes",
             &[syn("log.index.interval.bytes", Some("4096"), Same)],
         ),
@@ -165,16 +173,20 @@ static SYNONYMS: &[(&str, &[BrokerSynonym])] = {
             )],
         ),
         (
-            "message.downconversion.enable",
-            &[syn("log.message.downconversion.enable", Some("true"), Same)],
-        ),
-        (
             "local.retention.ms",
             &[syn("log.local.retention.ms", Some("-2"), Same)],
         ),
         (
             "local.retention.bytes",
             &[syn("log.local.retention.bytes", Some("-2"), Same)],
+        ),
+        (
+            "remote.copy.lag.ms",
+            &[syn("log.remote.copy.lag.ms", Some("0"), Same)],
+        ),
+        (
+            "remote.copy.lag.bytes",
+            &[syn("log.remote.copy.lag.bytes", Some("-1"), Same)],
         ),
     ]
 };

@@ -13,7 +13,7 @@ fn invalid(name: &str, value: &str) -> String {
 
 #[test]
 fn the_table_is_kafkas() {
-    assert_eq!(TOPIC_CONFIGS.len(), 34);
+    assert_eq!(TOPIC_CONFIGS.len(), 37);
     let expected = [
         ("cleanup.policy", ConfigType::List, "delete"),
         ("compression.type", ConfigType::String, "producer"),
@@ -43,6 +43,18 @@ fn the_table_is_kafkas() {
             "9223372036854775807",
         ),
         ("max.message.bytes", ConfigType::Int, "1048588"),
+        (
+            "max.decompressed.message.bytes",
+            ConfigType::Int,
+            "2147483639",
+        ),
+        ("remote.copy.lag.ms", ConfigType::Long, "0"),
+        ("remote.copy.lag.bytes", ConfigType::Long, "-1"),
+        (
+            "errors.deadletterqueue.group.enable",
+            ConfigType::Boolean,
+            "false",
+        ),
         (
             "message.timestamp.after.max.ms",
             ConfigType::Long,
@@ -81,6 +93,8 @@ fn the_table_is_kafkas() {
     }
     assert!(topic_config("Retention.ms").is_none());
     assert!(topic_config("message.format.version").is_none());
+    // Gone in Kafka 4.4 (a no-op since 4.0): "Unknown topic config name".
+    assert!(topic_config("message.downconversion.enable").is_none());
 }
 
 #[test]
@@ -124,7 +138,9 @@ fn good_values_pass() {
         ("leader.replication.throttled.replicas", "*"),
         ("leader.replication.throttled.replicas", "0:1, 1:2"),
         ("follower.replication.throttled.replicas", "0:1,"),
-        ("message.downconversion.enable", "false"),
+        ("errors.deadletterqueue.group.enable", "true"),
+        ("remote.copy.lag.ms", "-1"),
+        ("max.decompressed.message.bytes", "1"),
         ("local.retention.ms", "-2"),
     ];
     for (name, value) in good {
@@ -163,6 +179,11 @@ fn ranges_name_the_parsed_value() {
         ("min.insync.replicas", "+0", "Invalid value 0 for configuration min.insync.replicas: Value must be at least 1"),
         ("retention.ms", "-2", "Invalid value -2 for configuration retention.ms: Value must be at least -1"),
         ("max.message.bytes", "-1", "Invalid value -1 for configuration max.message.bytes: Value must be at least 0"),
+        // Kafka 4.4's texts, seen from a 4.4 broker (tests/tools-differential).
+        ("remote.copy.lag.ms", "-2", "Invalid value -2 for configuration remote.copy.lag.ms: Value must be at least -1"),
+        ("remote.copy.lag.bytes", "-2", "Invalid value -2 for configuration remote.copy.lag.bytes: Value must be at least -1"),
+        ("max.decompressed.message.bytes", "0", "Invalid value 0 for configuration max.decompressed.message.bytes: Value must be at least 1"),
+        ("max.decompressed.message.bytes", "2147483640", "Invalid value 2147483640 for configuration max.decompressed.message.bytes: Value must be no more than 2147483639"),
         (
             "segment.bytes",
             "14",

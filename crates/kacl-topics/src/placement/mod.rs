@@ -107,13 +107,14 @@ pub fn place_replicas(
     }
     if brokers.is_empty() {
         return Err(TopicError::InvalidReplicationFactor(
-            "All brokers are currently fenced.".to_owned(),
+            "All brokers are currently fenced, or have all their log directories cordoned."
+                .to_owned(),
         ));
     }
     let factor = usize::try_from(replication_factor).unwrap_or(usize::MAX);
     if factor > brokers.len() {
         return Err(TopicError::InvalidReplicationFactor(format!(
-            "The target replication factor of {replication_factor} cannot be reached because only {} broker(s) are registered.",
+            "The target replication factor of {replication_factor} cannot be reached because only {} broker(s) are registered or some brokers have all their log directories cordoned.",
             brokers.len()
         )));
     }

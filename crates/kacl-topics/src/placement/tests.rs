@@ -78,7 +78,7 @@ fn too_few_brokers_is_kafkas_message() {
     assert_eq!(
         create(1, 3, &[1]),
         Err(TopicError::InvalidReplicationFactor(
-            "Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be reached because only 1 broker(s) are registered."
+            "Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be reached because only 1 broker(s) are registered or some brokers have all their log directories cordoned."
                 .into()
         ))
     );
@@ -89,14 +89,14 @@ fn too_few_brokers_is_kafkas_message() {
     assert_eq!(
         plan_new_topic(1, -1, &[], defaults, &[7]),
         Err(TopicError::InvalidReplicationFactor(
-            "Unable to replicate the partition 2 time(s): The target replication factor of 2 cannot be reached because only 1 broker(s) are registered."
+            "Unable to replicate the partition 2 time(s): The target replication factor of 2 cannot be reached because only 1 broker(s) are registered or some brokers have all their log directories cordoned."
                 .into()
         ))
     );
     assert_eq!(
         create(1, 1, &[]),
         Err(TopicError::InvalidReplicationFactor(
-            "Unable to replicate the partition 1 time(s): All brokers are currently fenced.".into()
+            "Unable to replicate the partition 1 time(s): All brokers are currently fenced, or have all their log directories cordoned.".into()
         ))
     );
     let zero_default = TopicDefaults {
@@ -296,7 +296,7 @@ fn partition_increase_placer_errors_are_unprefixed() {
     assert_eq!(
         plan_partition_increase("t", &existing, 2, None, &[1]),
         Err(TopicError::InvalidReplicationFactor(
-            "The target replication factor of 2 cannot be reached because only 1 broker(s) are registered.".into()
+            "The target replication factor of 2 cannot be reached because only 1 broker(s) are registered or some brokers have all their log directories cordoned.".into()
         ))
     );
 }

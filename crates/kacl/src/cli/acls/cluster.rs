@@ -19,7 +19,7 @@ impl ConfigSource {
     pub(super) fn describe(self) -> &'static str {
         match self {
             ConfigSource::Broker => "super.users and allow.everyone.if.no.acl.found: from the broker (DescribeConfigs)",
-            ConfigSource::Flags => "super.users and allow.everyone.if.no.acl.found: from --super-users / --allow-everyone-if-no-acl-found (the broker did not serve them)",
+            ConfigSource::Flags => "super.users and allow.everyone.if.no.acl.found: from --super-users / --allow-everyone-if-no-acl-found (the broker did not report them; Kafka 4.4 and kacl mask them)",
         }
     }
 
