@@ -157,12 +157,17 @@ class R:
 
 
 class Conn:
-    """One connection, logged in with SASL/PLAIN (user None: PLAINTEXT)."""
+    """One connection, logged in with SASL/PLAIN (user None: PLAINTEXT), from `source_host`
+    when given."""
 
     def __init__(self, bootstrap: str, user: Optional[str] = None, password: Optional[str] = None,
-                 timeout: float = 20.0):
+                 timeout: float = 20.0, source_host: Optional[str] = None):
         host, port = bootstrap.rsplit(":", 1)
-        self.sock = socket.create_connection((host, int(port)), timeout=timeout)
+        # source_host: the local address to connect from (any of 127/8 on loopback), so a
+        # test can be a client inside or outside an ACL's CIDR range.
+        source = (source_host, 0) if source_host else None
+        self.sock = socket.create_connection((host, int(port)), timeout=timeout,
+                                             source_address=source)
         self.correlation = 0
         if user is not None:
             r = self.call(17, 1, W().string("PLAIN"), flexible=False)

@@ -11,7 +11,6 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-PY="$HERE/.venv/bin/python"
 TIMEOUT_S=${KACL_GATEWAY_SUITE_TIMEOUT:-900}
 
 if [ -z "${KACL_BIN:-}" ]; then
@@ -28,31 +27,4 @@ export KACL_BIN
 
 "$HERE/install.sh"
 
-RESULTS="$(mktemp -d "${TMPDIR:-/tmp}/kacl-gateway-results.XXXXXX")"
-trap 'rm -rf "$RESULTS"' EXIT
-junit="$RESULTS/junit.xml"
-started=$(date +%s)
-rc=0
-(cd "$HERE" && timeout --kill-after=30 "$TIMEOUT_S" "$PY" -m pytest -v --junitxml="$junit" "$@") || rc=$?
-
-passed=0 failed=0 skipped=0
-if [ -s "$junit" ]; then
-  read -r passed failed skipped < <("$PY" - "$junit" <<'PYEOF'
-import sys
-import xml.etree.ElementTree as ET
-root = ET.parse(sys.argv[1]).getroot()
-suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
-tests = sum(int(s.get("tests", 0)) for s in suites)
-failed = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
-skipped = sum(int(s.get("skipped", 0)) for s in suites)
-print(tests - failed - skipped, failed, skipped)
-PYEOF
-  ) || true
-fi
-# pytest failing without a failed test (collection error, timeout): count it as one.
-if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
-echo "== gateway tests: pytest exit code $rc, $(( $(date +%s) - started )) s"
-echo "$passed passed, $failed failed, $skipped skipped"
-if [ "$rc" -ne 0 ] || [ "$failed" -ne 0 ] || [ "$passed" -eq 0 ]; then
-  exit 1
-fi
+exec "$HERE/run_pytest.sh" gateway "$HERE" "$TIMEOUT_S" "$@"

@@ -44,7 +44,7 @@ from confluent_kafka.admin import (  # noqa: E402
 pytestmark = pytest.mark.timeout(240)
 
 USERS = {n: "%s-secret-%s" % (n, uuid.uuid4().hex[:6])
-         for n in ("admin", "kaclgw", "diff", "deleter", "idem", "dev")}
+         for n in ("admin", "kaclgw", "diff", "deleter", "idem", "dev", "subnet")}
 
 
 def _need(reason):
@@ -135,6 +135,41 @@ def topics(stack):
     stack.grant("diff", (ResourceType.TOPIC, names["open"], AclOperation.DESCRIBE),
                 (ResourceType.TOPIC, names["open"], AclOperation.WRITE))
     return names
+
+
+# --------------------------------------------------------------------------------------
+# CIDR hosts (Kafka 4.4): the client's real address decides
+
+
+def test_a_client_inside_a_denied_subnet_is_refused_as_kafka_refuses_it(stack, topics):
+    """ALLOW Describe from every host, DENY Describe from 127.0.0.2/31: a client connecting
+    from 127.0.0.2 or .3 is refused the topic (29), from .1 and .4 it is shown it, through
+    the gateway exactly as by Kafka 4.4 itself."""
+    name = topics["open"]
+    acls = [AclBinding(ResourceType.TOPIC, name, ResourcePatternType.LITERAL, "User:subnet",
+                       host, AclOperation.DESCRIBE, permission)
+            for host, permission in (("*", AclPermissionType.ALLOW),
+                                     ("127.0.0.2/31", AclPermissionType.DENY))]
+    for admin in (stack.gw_admin, stack.kafka_admin):
+        for future in admin.create_acls(acls, request_timeout=15).values():
+            future.result(20)
+    deny = AclBindingFilter(ResourceType.TOPIC, name, ResourcePatternType.LITERAL,
+                            "User:subnet", "127.0.0.2/31", AclOperation.DESCRIBE,
+                            AclPermissionType.DENY)
+    _wait(lambda: stack.kafka_admin.describe_acls(deny, request_timeout=15).result(20), 20,
+          "Kafka's CIDR ACL")
+
+    def errors(bootstrap, source):
+        with Conn(bootstrap, "subnet", USERS["subnet"], source_host=source) as c:
+            found, _ = metadata(c, 12, [(name, None)])
+        return [(t[0], t[1]) for t in found]
+
+    for source, code in (("127.0.0.1", 0), ("127.0.0.2", 29), ("127.0.0.3", 29),
+                         ("127.0.0.4", 0)):
+        by_kafka = errors(stack.kafka.bootstrap, source)
+        by_gateway = errors(stack.gateway.bootstrap, source)
+        assert by_kafka == [(code, name)], (source, by_kafka)
+        assert by_gateway == by_kafka, (source, by_gateway, by_kafka)
 
 
 # --------------------------------------------------------------------------------------
