@@ -485,6 +485,15 @@ mod tests {
         entries.iter().find(|e| e.name == name).unwrap()
     }
 
+    /// An entry's synonyms as (name, source), in the order they are listed.
+    fn synonyms_of<'a>(entry: &'a DescribeConfigsResourceResult<'static>) -> Vec<(&'a str, i8)> {
+        entry
+            .synonyms
+            .iter()
+            .map(|s| (&*s.name, s.source))
+            .collect()
+    }
+
     #[test]
     fn sources_and_synonyms_follow_kafkas_precedence() {
         let set = BTreeMap::from([("cleanup.policy".to_owned(), "Compact, Delete".to_owned())]);
@@ -496,13 +505,8 @@ mod tests {
         let cleanup = find(&entries, "cleanup.policy");
         assert_eq!(cleanup.value.as_deref(), Some("Compact,Delete"));
         assert_eq!(cleanup.config_source, TOPIC_CONFIG);
-        let synonyms: Vec<(&str, i8)> = cleanup
-            .synonyms
-            .iter()
-            .map(|s| (&*s.name, s.source))
-            .collect();
         assert_eq!(
-            synonyms,
+            synonyms_of(cleanup),
             [
                 ("cleanup.policy", TOPIC_CONFIG),
                 ("log.cleanup.policy", DEFAULT_CONFIG)
@@ -528,13 +532,8 @@ mod tests {
         // The cluster-level dynamic default Kafka 4.4 keeps with ELR on.
         let min_isr = find(&entries, "min.insync.replicas");
         assert_eq!(min_isr.config_source, DYNAMIC_DEFAULT_BROKER_CONFIG);
-        let synonyms: Vec<(&str, i8)> = min_isr
-            .synonyms
-            .iter()
-            .map(|s| (&*s.name, s.source))
-            .collect();
         assert_eq!(
-            synonyms,
+            synonyms_of(min_isr),
             [
                 ("min.insync.replicas", DYNAMIC_DEFAULT_BROKER_CONFIG),
                 ("min.insync.replicas", DEFAULT_CONFIG)
@@ -556,13 +555,8 @@ mod tests {
         let retention = find(&entries, "retention.ms");
         assert_eq!(retention.value.as_deref(), Some("5000"));
         assert_eq!(retention.config_source, STATIC_BROKER_CONFIG);
-        let synonyms: Vec<(&str, i8)> = retention
-            .synonyms
-            .iter()
-            .map(|s| (&*s.name, s.source))
-            .collect();
         assert_eq!(
-            synonyms,
+            synonyms_of(retention),
             [
                 ("log.retention.ms", STATIC_BROKER_CONFIG),
                 ("log.retention.hours", DEFAULT_CONFIG)
